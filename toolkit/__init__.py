@@ -1,0 +1,51 @@
+"""warmup-toolkit: tells benchmark authors when their numbers are real.
+
+Reads JMeter results, ClickBench result JSON and query-profile exports into a DuckDB store,
+finds JIT and cache warm-up, measures how far a short iteration window is from steady
+state, and writes one static HTML report.
+
+>>> import toolkit
+>>> with toolkit.open_store() as store:
+...     report = toolkit.ingest_path(store, toolkit.resource_dir("fixtures") / "clickbench")
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from toolkit.errors import (
+    InputFormatError,
+    StoreError,
+    StoreVersionError,
+    ToolkitError,
+    UsageError,
+)
+from toolkit.ingest import (
+    IngestOptions,
+    IngestResult,
+    detect_format,
+    ingest_file,
+    ingest_path,
+)
+from toolkit.ingest.iterations import ingest_iterations
+from toolkit.resources import resource_dir
+from toolkit.store import SCHEMA_VERSION, Store, open_store
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "IngestOptions",
+    "IngestResult",
+    "InputFormatError",
+    "Store",
+    "StoreError",
+    "StoreVersionError",
+    "ToolkitError",
+    "UsageError",
+    "__version__",
+    "detect_format",
+    "ingest_file",
+    "ingest_iterations",
+    "ingest_path",
+    "open_store",
+    "resource_dir",
+]

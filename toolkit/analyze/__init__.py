@@ -1,0 +1,1 @@
+"""Pure analyzers: frames and arrays in, dataclasses or frames out. Never import store/, report/ or cli/."""

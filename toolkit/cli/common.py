@@ -1,0 +1,184 @@
+"""The Typer app, shared options and the error boundary used by every command."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from toolkit.errors import ToolkitError
+from toolkit.ingest import IngestOptions, PathReport, ingest_paths
+from toolkit.store import Store, open_store
+
+app = typer.Typer(
+    name="warmup",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help=(
+        "Tells benchmark authors when their numbers are real: finds JIT and cache warm-up, "
+        "steady state, and how far a short iteration window is from it."
+    ),
+    epilog="Example: warmup gaps results/*.json   (or: warmup demo -o demo.html)",
+)
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="DuckDB store file (created if missing). Default: an in-memory store.",
+        envvar="WARMUP_DB",
+        dir_okay=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+PathsArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Input files or folders (read into an in-memory store unless --db)."),
+]
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print ``Error: message`` on stderr (one line) and exit with ``code``."""
+    typer.echo(f"Error: {' '.join(message.split())}", err=True)
+    raise typer.Exit(code)
+
+
+def info(message: str) -> None:
+    """A message for the user on stderr."""
+    typer.echo(message, err=True)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn :class:`ToolkitError` into one line on stderr and exit 1; bugs stay tracebacks."""
+    try:
+        yield
+    except ToolkitError as exc:
+        fail(str(exc))
+    except BrokenPipeError:
+        # `warmup gaps --json | head` closes stdout early: not an error
+        with contextlib.suppress(OSError):
+            sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115
+        raise typer.Exit(0) from None
+
+
+def print_json(payload: Any) -> None:
+    """Print ``payload`` as indented JSON on stdout (non-finite floats become null)."""
+    typer.echo(json.dumps(_finite(payload), indent=2, ensure_ascii=False))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+class _Progress:
+    """A progress bar on stderr for multi-file ingests (rich, shipped with Typer)."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int, path: Path) -> None:
+        if total < 2:
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._bar = Progress(
+                TextColumn("ingest"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[name]}"),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("ingest", total=total, name="")
+        self._bar.update(self._task, completed=done, name=path.name[-40:])
+
+    def close(self, total: int | None = None) -> None:
+        if self._bar is not None:
+            if total is not None:
+                self._bar.update(self._task, completed=total, name="")
+            self._bar.stop()
+
+
+def report_ingest(report: PathReport, *, quiet_stored: bool = False) -> None:
+    """Print one line per file (stderr) and one per error; does not exit."""
+    for result in report.results:
+        if result.status in ("stored", "replaced"):
+            if not quiet_stored:
+                suites = ", ".join(result.suites)
+                info(
+                    f"{result.path}: {result.format}, {result.rows} rows -> {suites} ({result.status})"
+                )
+        elif result.status == "duplicate":
+            info(f"{result.path}: {result.message}")
+        else:
+            info(result.message)
+        for warning in result.warnings:
+            info(f"warning: {warning}")
+    for error in report.errors:
+        typer.echo(f"Error: {' '.join(str(error).split())}", err=True)
+
+
+def run_ingest(
+    store: Store,
+    paths: Sequence[Path],
+    *,
+    format: str | None = None,
+    options: IngestOptions | None = None,
+    quiet_stored: bool = False,
+) -> PathReport:
+    """Ingest ``paths`` with a progress bar; print per-file lines; exit 1 if any failed."""
+    progress = _Progress()
+    try:
+        report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
+    finally:
+        progress.close()
+    report_ingest(report, quiet_stored=quiet_stored)
+    if report.errors:
+        raise typer.Exit(1)
+    return report
+
+
+@contextlib.contextmanager
+def analysis_store(paths: Sequence[Path] | None, db: Path | None) -> Iterator[Store]:
+    """The store an analysis command reads: ``--db`` (read-only), or the given files
+    ingested into an in-memory store (or into ``--db`` when both are given)."""
+    if paths:
+        with open_store(db) as store:
+            run_ingest(store, paths, quiet_stored=True)
+            yield store
+    elif db is not None:
+        with open_store(db, read_only=True) as store:
+            yield store
+    else:
+        fail("no input: give result files or folders, or --db STORE (see --help)", code=2)
+
+
+def with_errors(func: Callable[..., None]) -> Callable[..., None]:
+    """Decorator form of :func:`user_errors` for command functions."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        with user_errors():
+            func(*args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,51 @@
+"""The errors a user can fix. The CLI prints ``str(exc)`` on one line and exits 1.
+
+Anything else that escapes is a bug and stays a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ToolkitError(Exception):
+    """Base class: something the user can fix (bad input, bad option, locked store)."""
+
+
+class InputFormatError(ToolkitError):
+    """An input file is not in the format the toolkit expected.
+
+    The message names the file, and the line or field where it applies, so the user can
+    find the problem: ``results.json: field 'result[3][1]': expected a number or null,
+    got "fast"``.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        where = str(path)
+        if line is not None:
+            where = f"{where}:{line}"
+        if field is not None:
+            where = f"{where}: field {field!r}"
+        super().__init__(f"{where}: {message}")
+        self.path = Path(path)
+        self.line = line
+        self.field = field
+
+
+class StoreError(ToolkitError):
+    """The store cannot be opened or written (locked, damaged, wrong version)."""
+
+
+class StoreVersionError(StoreError):
+    """The store was written by a newer warmup-toolkit than this one."""
+
+
+class UsageError(ToolkitError):
+    """An option or argument value the toolkit cannot use (unknown suite, bad reference)."""

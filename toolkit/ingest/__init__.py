@@ -1,0 +1,182 @@
+"""Ingesters: read benchmark output files into the store, one transaction per file.
+
+``ingest_path(store, path)`` detects the format (``detect.py``), writes the file through
+the format's loader inside :meth:`toolkit.store.Store.new_source` and returns one
+:class:`IngestResult` per file. Directories are walked; a bad file among good ones is
+reported and the good ones are stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolkit.errors import InputFormatError, ToolkitError, UsageError
+from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, SkipFile
+from toolkit.store import SourceWriter, Store, file_sha256
+
+__all__ = [
+    "FORMATS",
+    "IngestOptions",
+    "IngestResult",
+    "Ingester",
+    "SkipFile",
+    "detect_format",
+    "ingest_file",
+    "ingest_path",
+]
+
+Status = Literal["stored", "replaced", "duplicate", "skipped", "failed"]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What happened to one input file."""
+
+    path: Path
+    format: str
+    status: Status
+    rows: int = 0
+    suites: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    message: str = ""
+
+
+def detect_format(path: Path) -> str:
+    """Return the name of the format of ``path`` (a key of ``FORMATS``).
+
+    Raises :class:`InputFormatError` when no ingester recognises the file.
+    """
+    from toolkit.ingest.detect import detect
+
+    return detect(path)
+
+
+def _loader_for(path: Path, format: str | None) -> Ingester:
+    if format is not None:
+        if format not in FORMATS:
+            known = ", ".join(sorted(FORMATS))
+            raise UsageError(f"unknown --format {format!r}; known formats: {known}")
+        return FORMATS[format]
+    return FORMATS[detect_format(path)]
+
+
+def ingest_file(
+    store: Store,
+    path: Path | str,
+    *,
+    format: str | None = None,
+    options: IngestOptions | None = None,
+    _fail_before_commit: Callable[[], None] | None = None,
+) -> IngestResult:
+    """Ingest one file in one transaction; return what happened.
+
+    A file already stored (same SHA-256) is a no-op unless ``options.replace``.
+    Raises :class:`ToolkitError` (the store unchanged) when the file is bad.
+    """
+    path = Path(path)
+    options = options or IngestOptions()
+    if not path.exists():
+        raise InputFormatError(path, "no such file")
+    if path.is_dir():
+        raise InputFormatError(path, "is a directory; use ingest_path() for folders")
+    ingester = _loader_for(path, format)
+    sha = file_sha256(path)
+    existing = store.find_source(sha)
+    if existing is not None and not options.replace:
+        return IngestResult(
+            path,
+            ingester.name,
+            "duplicate",
+            message=f"already stored (source {existing}); pass --replace to reload it",
+        )
+    try:
+        with store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace) as w:
+            w.fail_before_commit = _fail_before_commit
+            ingester.load(w, path, options)
+            writer: SourceWriter = w
+    except SkipFile as skip:
+        return IngestResult(path, ingester.name, "skipped", message=str(skip))
+    return IngestResult(
+        path,
+        ingester.name,
+        "replaced" if existing is not None else "stored",
+        rows=writer.rows,
+        suites=tuple(dict.fromkeys(writer.suite_names)),
+        warnings=tuple(writer.warnings),
+    )
+
+
+def candidate_files(root: Path) -> list[Path]:
+    """Files under ``root`` that some ingester may read, sorted for a stable order."""
+    from toolkit.ingest.detect import looks_ingestible
+
+    return sorted(p for p in root.rglob("*") if p.is_file() and looks_ingestible(p))
+
+
+@dataclass
+class PathReport:
+    """Results of ingesting a path (file or folder), errors included."""
+
+    results: list[IngestResult] = field(default_factory=list)
+    errors: list[ToolkitError] = field(default_factory=list)
+
+
+def ingest_path(
+    store: Store,
+    path: Path | str,
+    *,
+    format: str | None = None,
+    options: IngestOptions | None = None,
+    on_file: Callable[[int, int, Path], None] | None = None,
+) -> PathReport:
+    """Ingest a file or every ingestible file under a folder.
+
+    Each file is its own transaction: a bad file is recorded in ``errors`` and the others
+    are still stored. ``on_file(done, total, path)`` is called before each file (for a
+    progress bar).
+    """
+    path = Path(path)
+    report = PathReport()
+    if not path.exists():
+        report.errors.append(InputFormatError(path, "no such file or folder"))
+        return report
+    if path.is_dir():
+        files = candidate_files(path)
+        if not files:
+            report.errors.append(
+                InputFormatError(
+                    path,
+                    "folder holds no result files (.json, .jtl, .csv, .xml, .log, .gz, .parquet)",
+                )
+            )
+            return report
+    else:
+        files = [path]
+    for index, file in enumerate(files):
+        if on_file is not None:
+            on_file(index, len(files), file)
+        try:
+            report.results.append(ingest_file(store, file, format=format, options=options))
+        except ToolkitError as exc:
+            report.errors.append(exc)
+    return report
+
+
+def ingest_paths(
+    store: Store,
+    paths: Sequence[Path | str],
+    *,
+    format: str | None = None,
+    options: IngestOptions | None = None,
+    on_file: Callable[[int, int, Path], None] | None = None,
+) -> PathReport:
+    """:func:`ingest_path` over several paths, results concatenated."""
+    total = PathReport()
+    for path in paths:
+        part = ingest_path(store, path, format=format, options=options, on_file=on_file)
+        total.results.extend(part.results)
+        total.errors.extend(part.errors)
+    return total

@@ -1,0 +1,256 @@
+"""ClickBench result JSON (``research/clickbench.md`` §1).
+
+One file per (system, machine, date): ``result`` holds one row per query (43 in ClickBench)
+of N runs (3 in ClickBench; any N here), the first run cold, ``null`` for a failed run.
+Both repository layouts name the file: ``<system>/results/<YYYYMMDD>/<machine>.json`` and
+the older ``<system>/results/<machine>.json``. ``{"error": ...}`` files are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.errors import InputFormatError
+from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
+from toolkit.store import SourceWriter
+
+EXPECTED_QUERIES = 43
+_DATE_DIR = re.compile(r"^\d{8}$")
+
+
+def _sniff(path: Path, head: bytes) -> bool:
+    text = head.lstrip()
+    if not text.startswith(b"{"):
+        return False
+    return b'"result"' in head or (b'"error"' in head and len(head) < 4096)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+def _parse(path: Path, encoding: str | None) -> Any:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode(encoding or "utf-8")
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise InputFormatError(
+            path,
+            f"not valid {encoding or 'UTF-8'} text ({exc.reason if hasattr(exc, 'reason') else exc}); "
+            "pass --encoding (e.g. --encoding latin-1)",
+        ) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(
+            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    except ValueError as exc:
+        raise InputFormatError(path, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise InputFormatError(path, "invalid JSON: nested too deeply") from None
+
+
+def layout_from_path(path: Path) -> dict[str, str]:
+    """System directory, date directory and machine file from either repository layout.
+
+    Also reads the flattened form ``<system>__results__<YYYYMMDD>__<machine>.json``.
+    Returns only the parts it found.
+    """
+    parts: dict[str, str] = {}
+    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.stem
+    flat = stem.split("__")
+    if len(flat) >= 3 and flat[1] == "results":
+        parts["system_dir"] = flat[0]
+        if len(flat) >= 4 and _DATE_DIR.match(flat[2]):
+            parts["date_dir"] = flat[2]
+            parts["machine_file"] = "__".join(flat[3:])
+        else:
+            parts["machine_file"] = "__".join(flat[2:])
+        return parts
+    parents = path.parts[:-1]
+    parts["machine_file"] = stem
+    if len(parents) >= 2 and _DATE_DIR.match(parents[-1]) and parents[-2] == "results":
+        parts["date_dir"] = parents[-1]
+        if len(parents) >= 3:
+            parts["system_dir"] = parents[-3]
+    elif parents and parents[-1] == "results" and len(parents) >= 2:
+        parts["system_dir"] = parents[-2]
+    return parts
+
+
+def _optional_str(path: Path, doc: dict[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputFormatError(path, f"expected a string, got {json.dumps(value)[:60]}", field=key)
+    return value
+
+
+def _optional_number(path: Path, doc: dict[str, Any], key: str) -> float | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InputFormatError(
+            path, f"expected a number or null, got {json.dumps(value)[:60]}", field=key
+        )
+    return float(value)
+
+
+def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
+    """Validate ``result``: a list of rows, each a non-empty list of seconds >= 0 or null."""
+    if not isinstance(result, list):
+        raise InputFormatError(path, "expected an array of per-query arrays", field="result")
+    rows: list[list[float | None]] = []
+    for q, row in enumerate(result):
+        if row is None:
+            rows.append([None])
+            continue
+        if not isinstance(row, list) or not row:
+            raise InputFormatError(
+                path,
+                f"expected a non-empty array of run times, got {json.dumps(row)[:60]}",
+                field=f"result[{q}]",
+            )
+        values: list[float | None] = []
+        for r, value in enumerate(row):
+            if value is None:
+                values.append(None)
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputFormatError(
+                    path,
+                    f"expected seconds (a number) or null, got {json.dumps(value)[:60]}",
+                    field=f"result[{q}][{r}]",
+                )
+            if not math.isfinite(value) or value < 0:
+                raise InputFormatError(
+                    path,
+                    f"run time {value!r} is not a number of seconds >= 0",
+                    field=f"result[{q}][{r}]",
+                )
+            values.append(float(value))
+        rows.append(values)
+    return rows
+
+
+def _run_date(path: Path, doc: dict[str, Any], layout: dict[str, str]) -> date | None:
+    text = _optional_str(path, doc, "date")
+    if text:
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            raise InputFormatError(
+                path, f"expected a date YYYY-MM-DD, got {text[:40]!r}", field="date"
+            ) from None
+    if "date_dir" in layout:
+        return datetime.strptime(layout["date_dir"], "%Y%m%d").date()
+    return None
+
+
+def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
+    doc = _parse(path, options.encoding)
+    if not isinstance(doc, dict):
+        raise InputFormatError(path, "expected a JSON object with a 'result' array")
+    if "result" not in doc:
+        if "error" in doc:
+            raise SkipFile(
+                f"{path}: skipped: error-only ClickBench entry ({str(doc['error'])[:120]})"
+            )
+        raise InputFormatError(
+            path, "missing; this is not a ClickBench result file", field="result"
+        )
+    rows = parse_result_rows(path, doc["result"])
+    layout = layout_from_path(path)
+    system = _optional_str(path, doc, "system") or layout.get("system_dir")
+    machine = _optional_str(path, doc, "machine") or layout.get("machine_file")
+    if not system:
+        raise InputFormatError(path, 'missing and not in the path; add "system"', field="system")
+    if not machine:
+        raise InputFormatError(path, 'missing; add "machine"', field="machine")
+    run_date = _run_date(path, doc, layout)
+    tags_raw = doc.get("tags", [])
+    if not isinstance(tags_raw, list) or not all(isinstance(t, str) for t in tags_raw):
+        raise InputFormatError(path, "expected an array of strings", field="tags")
+    cluster = doc.get("cluster_size")
+    if cluster is not None and (
+        isinstance(cluster, bool) or not isinstance(cluster, int | float | str)
+    ):
+        raise InputFormatError(path, "expected a number or a string", field="cluster_size")
+    data_size = _optional_number(path, doc, "data_size")
+    extra_tags = [t for t in options.tags if "=" not in t]
+    attributes = dict(t.split("=", 1) for t in options.tags if "=" in t)
+    for key in ("system_dir", "date_dir", "machine_file"):
+        if key in layout:
+            attributes[key] = layout[key]
+    if doc.get("hide") is True:
+        attributes["hide"] = "true"
+    name = (
+        options.suite or f"{system} / {machine} / {run_date.isoformat() if run_date else 'undated'}"
+    )
+    if len(rows) != EXPECTED_QUERIES:
+        writer.warn(f"{path}: {len(rows)} query rows (ClickBench has {EXPECTED_QUERIES})")
+    suite_id = writer.suite(
+        name,
+        kind="iterations",
+        join=False,
+        system=system,
+        machine=machine,
+        run_date=run_date,
+        cluster_size=None if cluster is None else str(cluster),
+        proprietary=_optional_str(path, doc, "proprietary"),
+        hardware=_optional_str(path, doc, "hardware"),
+        tuned=_optional_str(path, doc, "tuned"),
+        tags=[*tags_raw, *extra_tags],
+        attributes=attributes,
+        comment=_optional_str(path, doc, "comment"),
+        load_time_s=_optional_number(path, doc, "load_time"),
+        data_size_bytes=None if data_size is None else round(data_size),
+        concurrent_qps=_optional_number(path, doc, "concurrent_qps"),
+        concurrent_error_ratio=_optional_number(path, doc, "concurrent_error_ratio"),
+    )
+    queries, indexes, its, seconds = [], [], [], []
+    for q, row in enumerate(rows):
+        for i, value in enumerate(row):
+            queries.append(f"Q{q}")
+            indexes.append(q)
+            its.append(i)
+            seconds.append(value)
+    frame = pl.DataFrame(
+        {
+            "suite_id": pl.Series([suite_id] * len(its), dtype=pl.Int64),
+            "source_id": pl.Series([writer.source_id] * len(its), dtype=pl.Int64),
+            "query": pl.Series(queries, dtype=pl.String),
+            "query_index": pl.Series(indexes, dtype=pl.Int32),
+            "process": pl.Series([0] * len(its), dtype=pl.Int32),
+            "iteration": pl.Series(its, dtype=pl.Int32),
+            "seconds": pl.Series(seconds, dtype=pl.Float64),
+        }
+    )
+    con = writer.store.con
+    con.register("_clickbench_in", frame.to_arrow())
+    try:
+        con.execute("INSERT INTO iterations SELECT * FROM _clickbench_in")
+    finally:
+        con.unregister("_clickbench_in")
+    writer.rows += frame.height
+
+
+register(
+    Ingester(
+        name="clickbench",
+        description="ClickBench result JSON (<system>/results/[<YYYYMMDD>/]<machine>.json)",
+        sniff=_sniff,
+        load=_load,
+        priority=20,
+    )
+)

@@ -1,0 +1,48 @@
+"""Pick the input format of a file from its name and first bytes, and say which."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from toolkit.errors import InputFormatError
+
+# Importing the ingester modules registers their formats.
+from toolkit.ingest import clickbench, iterations  # noqa: F401  (registration)
+from toolkit.ingest.registry import FORMATS
+
+_SUFFIXES = (".json", ".jtl", ".csv", ".tsv", ".xml", ".log", ".txt", ".gz", ".parquet", ".ndjson")
+HEAD_BYTES = 64 * 1024
+
+
+def looks_ingestible(path: Path) -> bool:
+    """Whether a file in a folder walk should be tried (by suffix; hidden files skipped)."""
+    return not path.name.startswith(".") and path.suffix.lower() in _SUFFIXES
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The first ``size`` bytes of ``path``, decompressed when it is gzip."""
+    with path.open("rb") as handle:
+        head = handle.read(size)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as handle:
+                return handle.read(size)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+    return head
+
+
+def detect(path: Path) -> str:
+    """Return the first format (by priority) whose sniffer accepts ``path``."""
+    head = read_head(path)
+    if not head.strip():
+        raise InputFormatError(path, "file is empty; nothing to ingest")
+    for ingester in sorted(FORMATS.values(), key=lambda i: (i.priority, i.name)):
+        if ingester.sniff(path, head):
+            return ingester.name
+    known = ", ".join(sorted(FORMATS))
+    raise InputFormatError(
+        path,
+        f"format not recognised (known formats: {known}); pass --format to choose one",
+    )

@@ -1,0 +1,432 @@
+"""The DuckDB store: ``open_store()``, schema migrations, provenance and per-file transactions.
+
+Schema files ``schemas/NNN_*.sql`` are numbered migrations: a new store runs them all, an
+older store runs the ones above its ``meta.schema_version``, a newer store is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from toolkit.errors import StoreError, StoreVersionError, UsageError
+from toolkit.resources import resource_dir
+
+__all__ = [
+    "DATA_TABLES",
+    "SCHEMA_VERSION",
+    "SourceWriter",
+    "Store",
+    "file_sha256",
+    "migrations",
+    "open_store",
+]
+
+#: Tables whose rows belong to one source (deleted together on ``--replace``).
+DATA_TABLES = ("iterations", "samples", "load_windows", "query_runs", "operator_runs")
+
+_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+_LOCK_MARKERS = ("Could not set lock", "Conflicting lock")
+
+
+def migrations() -> list[tuple[int, Path]]:
+    """Return the numbered schema files as ``(version, path)``, in order."""
+    found = []
+    for path in resource_dir("schemas").iterdir():
+        match = _MIGRATION_NAME.match(path.name)
+        if match:
+            found.append((int(match.group(1)), path))
+    return sorted(found)
+
+
+def _latest_version() -> int:
+    return migrations()[-1][0]
+
+
+SCHEMA_VERSION = _latest_version()
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _tool_version() -> str:
+    from toolkit import __version__
+
+    return __version__
+
+
+class Store:
+    """An open warmup-toolkit store (a DuckDB connection with the toolkit's schema).
+
+    Use :func:`open_store` to get one. ``store.con`` is the DuckDB connection: analyzers
+    read frames with :meth:`frame`; ingesters write through :meth:`new_source`.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None) -> None:
+        self.con = con
+        self.path = path
+
+    # -- life cycle -------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the connection (a no-op when already closed)."""
+        with contextlib.suppress(duckdb.Error):
+            self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version recorded in ``meta``."""
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    # -- reading ----------------------------------------------------------------------
+    def frame(self, sql: str, params: Sequence[object] | None = None) -> pl.DataFrame:
+        """Run ``sql`` and return the result as a Polars frame."""
+        # DuckDB 2.0: a relation from con.sql() converts without the DB-API copy warning,
+        # but refuses to run while an execute() result is unfinished (fetchone() leaves one)
+        self.con.complete()
+        frame = self.con.sql(sql, params=list(params) if params else None).pl()
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+
+    def sources(self) -> pl.DataFrame:
+        """Every ingested file, oldest first."""
+        return self.frame("SELECT * FROM sources ORDER BY source_id")
+
+    def suites(self) -> pl.DataFrame:
+        """Every suite with its row counts per data table, in ingest order."""
+        return self.frame(
+            """
+            SELECT s.*,
+                   (SELECT count(*) FROM iterations i WHERE i.suite_id = s.suite_id) AS iterations,
+                   (SELECT count(*) FROM samples x WHERE x.suite_id = s.suite_id) AS samples,
+                   (SELECT count(*) FROM load_windows w WHERE w.suite_id = s.suite_id)
+                       AS load_windows,
+                   (SELECT count(*) FROM query_runs q WHERE q.suite_id = s.suite_id)
+                       AS query_runs
+            FROM suites s ORDER BY s.suite_id
+            """
+        )
+
+    def suite_ids(self, names: Sequence[str] | None, *, kind: str | None = None) -> list[int]:
+        """Resolve suite names to ids (all suites of ``kind`` when ``names`` is empty).
+
+        Raises :class:`UsageError` naming the known suites when a name is unknown.
+        """
+        where = "WHERE kind = ?" if kind else ""
+        rows = self.con.execute(
+            f"SELECT suite_id, name FROM suites {where} ORDER BY suite_id",
+            [kind] if kind else [],
+        ).fetchall()
+        if not names:
+            return [int(r[0]) for r in rows]
+        by_name = {str(r[1]): int(r[0]) for r in rows}
+        ids = []
+        for name in names:
+            if name not in by_name:
+                known = ", ".join(sorted(by_name)) or "none"
+                raise UsageError(
+                    f"unknown suite {name!r}; known suites: {known} (list them with `warmup suites`)"
+                )
+            ids.append(by_name[name])
+        return ids
+
+    # -- writing ----------------------------------------------------------------------
+    def find_source(self, sha256: str) -> int | None:
+        """The id of the source with this SHA-256, or None."""
+        row = self.con.execute(
+            "SELECT source_id FROM sources WHERE sha256 = ?", [sha256]
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _delete_source(self, source_id: int) -> None:
+        for table in DATA_TABLES:
+            self.con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id])
+        self.con.execute("DELETE FROM suite_sources WHERE source_id = ?", [source_id])
+        self.con.execute(
+            "DELETE FROM suites WHERE suite_id NOT IN (SELECT suite_id FROM suite_sources)"
+        )
+        self.con.execute("DELETE FROM sources WHERE source_id = ?", [source_id])
+
+    @contextlib.contextmanager
+    def new_source(
+        self,
+        path: Path,
+        *,
+        format: str,
+        sha256: str,
+        replace: bool = False,
+    ) -> Iterator[SourceWriter]:
+        """Open one transaction that records ``path`` and the rows written for it.
+
+        Everything written through the yielded :class:`SourceWriter` (and any SQL run on
+        ``store.con`` inside the block) commits together when the block ends, or is rolled
+        back when it raises: a failing or killed ingest leaves the store as it was.
+        """
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            old = self.find_source(sha256)
+            if old is not None:
+                if not replace:
+                    raise StoreError(f"{path}: already stored as source {old}")
+                self._delete_source(old)
+            row = self.con.execute("SELECT nextval('source_ids')").fetchone()
+            assert row is not None
+            source_id = int(row[0])
+            self.con.execute(
+                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, 0, ?, ?, [])",
+                [
+                    source_id,
+                    str(path.resolve()),
+                    sha256,
+                    format,
+                    path.stat().st_size,
+                    datetime.now(UTC),
+                    _tool_version(),
+                ],
+            )
+            writer = SourceWriter(self, source_id, path)
+            yield writer
+            self.con.execute(
+                "UPDATE sources SET rows = ?, warnings = ? WHERE source_id = ?",
+                [writer.rows, list(writer.warnings), source_id],
+            )
+            if writer.fail_before_commit is not None:
+                writer.fail_before_commit()
+            self.con.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            raise
+
+
+@dataclass
+class SourceWriter:
+    """Writes the rows of one source inside its transaction (see :meth:`Store.new_source`)."""
+
+    store: Store
+    source_id: int
+    path: Path
+    rows: int = 0
+    warnings: list[str] = field(default_factory=list)
+    suite_names: list[str] = field(default_factory=list)
+    #: test hook: called after all rows are written, just before COMMIT
+    fail_before_commit: Callable[[], None] | None = None
+
+    def warn(self, message: str) -> None:
+        """Record a warning about this file (kept in ``sources.warnings``)."""
+        self.warnings.append(message)
+
+    def suite(
+        self,
+        name: str,
+        *,
+        kind: str,
+        join: bool = False,
+        system: str | None = None,
+        machine: str | None = None,
+        run_date: date | None = None,
+        cluster_size: str | None = None,
+        proprietary: str | None = None,
+        hardware: str | None = None,
+        tuned: str | None = None,
+        tags: Sequence[str] = (),
+        attributes: dict[str, str] | None = None,
+        comment: str | None = None,
+        load_time_s: float | None = None,
+        data_size_bytes: int | None = None,
+        concurrent_qps: float | None = None,
+        concurrent_error_ratio: float | None = None,
+    ) -> int:
+        """Create the suite ``name`` for this source and return its id.
+
+        With ``join=True`` an existing suite of the same name and kind is reused (several
+        JMeter load generators into one suite). Otherwise a taken name gets a ``#2``,
+        ``#3`` … suffix so two different files never mix their rows.
+        """
+        con = self.store.con
+        existing = con.execute(
+            "SELECT suite_id, kind FROM suites WHERE name = ?", [name]
+        ).fetchone()
+        if existing is not None and join:
+            if existing[1] != kind:
+                raise UsageError(
+                    f"suite {name!r} already holds {existing[1]} data; "
+                    f"choose another --suite for this {kind} file"
+                )
+            suite_id = int(existing[0])
+        else:
+            base, n = name, 1
+            while existing is not None:
+                n += 1
+                name = f"{base} #{n}"
+                existing = con.execute(
+                    "SELECT suite_id, kind FROM suites WHERE name = ?", [name]
+                ).fetchone()
+            row = con.execute("SELECT nextval('suite_ids')").fetchone()
+            assert row is not None
+            suite_id = int(row[0])
+            con.execute(
+                """INSERT INTO suites (suite_id, name, kind, system, machine, run_date,
+                       cluster_size, proprietary, hardware, tuned, tags, attributes, comment,
+                       load_time_s, data_size_bytes, concurrent_qps, concurrent_error_ratio)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [
+                    suite_id,
+                    name,
+                    kind,
+                    system,
+                    machine,
+                    run_date,
+                    cluster_size,
+                    proprietary,
+                    hardware,
+                    tuned,
+                    list(tags),
+                    json.dumps(attributes or {}, sort_keys=True),
+                    comment,
+                    load_time_s,
+                    data_size_bytes,
+                    concurrent_qps,
+                    concurrent_error_ratio,
+                ],
+            )
+        con.execute(
+            "INSERT INTO suite_sources VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [suite_id, self.source_id],
+        )
+        self.suite_names.append(name)
+        return suite_id
+
+
+def _connect(
+    path: Path | None, *, read_only: bool, lock_timeout: float
+) -> duckdb.DuckDBPyConnection:
+    if path is None:
+        return duckdb.connect(":memory:")
+    if read_only and not path.exists():
+        raise StoreError(f"{path}: no such store; create it with `warmup ingest --db {path} FILE`")
+    if not path.parent.exists():
+        raise StoreError(f"{path}: folder {path.parent} does not exist; create it first")
+    deadline = time.monotonic() + lock_timeout
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            text = str(exc)
+            if any(marker in text for marker in _LOCK_MARKERS):
+                if time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+                pid = re.search(r"PID (\d+)", text)
+                holder = f" (PID {pid.group(1)})" if pid else ""
+                raise StoreError(
+                    f"{path}: store is locked by another warmup process{holder}; waited "
+                    f"{lock_timeout:g} s. Retry when it finishes, or set WARMUP_LOCK_TIMEOUT "
+                    "to wait longer"
+                ) from None
+            raise StoreError(f"{path}: cannot open store: {text.splitlines()[0]}") from None
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StoreError(
+                f"{path}: not a readable warmup-toolkit store ({first}); "
+                "pass another --db or move this file away"
+            ) from None
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bool) -> None:
+    tables = {
+        str(r[0])
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
+    current = 0
+    if "meta" in tables:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        current = int(row[0]) if row else 0
+    elif tables:
+        raise StoreError(
+            f"{path}: holds tables but is not a warmup-toolkit store; pass another --db"
+        )
+    latest = _latest_version()
+    if current > latest:
+        raise StoreVersionError(
+            f"{path}: written by a newer warmup-toolkit (schema {current}); upgrade "
+            f"warmup-toolkit (this version reads schema {latest} and older)"
+        )
+    if current == latest:
+        return
+    if read_only:
+        raise StoreError(
+            f"{path}: store has schema {current} and needs migrating to {latest}; "
+            "open it once for writing (e.g. `warmup ingest --db` ...)"
+        )
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for version, sql_path in migrations():
+            if version <= current:
+                continue
+            con.execute(sql_path.read_text(encoding="utf-8"))
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(latest)])
+        con.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise
+
+
+def open_store(
+    path: Path | str | None = None,
+    *,
+    read_only: bool = False,
+    lock_timeout: float | None = None,
+) -> Store:
+    """Open (creating or migrating as needed) the store at ``path``; None = in memory.
+
+    A store held by another process is retried for ``lock_timeout`` seconds (default
+    ``WARMUP_LOCK_TIMEOUT`` or 10 s) before a :class:`StoreError` says so.
+
+    >>> with open_store() as store:
+    ...     store.schema_version >= 1
+    True
+    """
+    if lock_timeout is None:
+        lock_timeout = float(os.environ.get("WARMUP_LOCK_TIMEOUT", "10"))
+    resolved = Path(path) if path is not None else None
+    con = _connect(resolved, read_only=read_only, lock_timeout=lock_timeout)
+    try:
+        _migrate(con, resolved, read_only=read_only)
+    except BaseException:
+        con.close()
+        raise
+    return Store(con, resolved)
+
+
+def json_attributes(value: Any) -> dict[str, str]:
+    """Parse a ``suites.attributes`` JSON text."""
+    parsed = json.loads(value) if isinstance(value, str) else {}
+    return {str(k): str(v) for k, v in parsed.items()}
