@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +18,18 @@ SHARED_REAL = ROOT.parent / "shared" / "real"
 REQUIRE_ALL = os.environ.get("WARMUP_REQUIRE_ALL") == "1"
 
 
-def need(condition: bool, reason: str) -> None:
-    """Skip (locally) or fail (CI, WARMUP_REQUIRE_ALL=1) when ``condition`` is false."""
+def _need(condition: bool, reason: str) -> None:
     if condition:
         return
     if REQUIRE_ALL:
         pytest.fail(f"required in CI: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture
+def need() -> Callable[[bool, str], None]:
+    """``need(condition, reason)``: skip locally, fail in CI (WARMUP_REQUIRE_ALL=1)."""
+    return _need
 
 
 @pytest.fixture
@@ -35,14 +40,14 @@ def fixtures_dir() -> Path:
 @pytest.fixture
 def real_dir() -> Path:
     """``../shared/real`` (third-party files, read in place, never copied)."""
-    need(SHARED_REAL.is_dir(), f"{SHARED_REAL} not present")
+    _need(SHARED_REAL.is_dir(), f"{SHARED_REAL} not present")
     return SHARED_REAL
 
 
 @pytest.fixture
 def chromium_path() -> str:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    need(exe is not None, "Debian chromium not installed (apt-get install chromium)")
+    _need(exe is not None, "Debian chromium not installed (apt-get install chromium)")
     assert exe is not None
     return exe
 
