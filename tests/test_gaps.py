@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import jsonschema
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit import ingest_iterations
 from toolkit.analyze.gaps import iteration_gaps, series_gaps
@@ -189,7 +192,7 @@ def test_three_run_fixture_and_text_table(runner, fixtures_dir: Path) -> None:  
     result = runner.invoke(app, ["gaps", str(path)])
     assert result.exit_code == 0, result.stderr
     assert "+25.0 %" in result.stdout and "42/42" in result.stdout and "0/42" in result.stdout
-    assert "excluded from the sums: Q42" in result.stdout
+    assert "left out of the sums (failed runs or no reference): Q42" in result.stdout
     assert "Smallest hot-iteration count with gap <= 5 %: 2 (3 total runs)" in result.stdout
 
 
@@ -241,3 +244,47 @@ def test_library_frame_through_pipeline_validates() -> None:
     (suite,) = payload["suites"]
     assert [r["suite_sum_s"] for r in suite["rows"]] == [1.0, 0.5, 0.5]
     assert suite["per_query"][1]["excluded"] == "failed-run"
+
+
+def test_findings_carry_numbers_and_advice() -> None:
+    """Seed trajectory 1 as a one-query suite: hot(2) = 0.256 vs min-all 0.042 -> +510 %
+    with ClickBench's window; within 5 % from k = 3 (0.043 is +2.4 %)."""
+    from toolkit.analyze.gaps import gap_findings
+
+    t = iteration_gaps(_frame({"Q23": SEED_FIRST}))
+    window, worst = gap_findings(t, subject="seed")
+    assert window.rule == "gap-clickbench-window" and window.severity == "problem"
+    assert window.numbers["gap"] == pytest.approx(0.256 / 0.042 - 1)
+    assert "+510 %" in window.message and "run at least 3 hot iterations" in window.advice
+    assert worst.rule == "gap-worst-query"
+    assert worst.message.startswith("Q23: hot window min(run 2, run 3) is 6.1x the reference")
+    assert "(0.256 s vs 0.042 s)" in worst.message
+    flat = iteration_gaps(_frame({"q": [1.0, 0.5, 0.5, 0.5]}))
+    assert gap_findings(flat, subject="flat") == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(0.001, 100.0), min_size=4, max_size=4),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_min_all_properties(series: list[list[float]]) -> None:
+    """With min-all and no failures: sums never rise with k, gaps are >= 0, the last row
+    is the reference (gap 0, every query within), and k_for_target exists."""
+    t = iteration_gaps(_frame({f"q{i}": runs for i, runs in enumerate(series)}))
+    sums = [r.suite_sum_s for r in t.rows]
+    assert all(b <= a for a, b in itertools.pairwise(sums))
+    assert all(r.gap is not None and r.gap >= -1e-12 for r in t.rows)
+    assert t.rows[-1].gap == pytest.approx(0.0, abs=1e-12)
+    assert t.rows[-1].within_tolerance == len(series)
+    within = [r.within_tolerance for r in t.rows]
+    assert within == sorted(within)
+    assert t.k_for_target is not None and t.k_for_target <= 3
+    for q in t.per_query:
+        assert q.first_k_within is not None
+        value = q.hot_s_by_k[q.first_k_within - 1]
+        assert value is not None and q.reference_s is not None
+        assert value <= q.reference_s * 1.1 * (1 + 1e-9) + 1e-9

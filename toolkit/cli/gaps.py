@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE
+from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE, gap_findings
 from toolkit.cli.common import (
     DbOption,
     JsonOption,
@@ -20,7 +20,13 @@ from toolkit.cli.common import (
     print_json,
     with_errors,
 )
-from toolkit.pipeline.gaps import REFERENCES, SuiteGaps, gap_tables, gaps_payload
+from toolkit.pipeline.gaps import (
+    REFERENCES,
+    SuiteGaps,
+    gap_tables,
+    gaps_payload,
+    steady_provider,
+)
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -66,12 +72,8 @@ def print_gap_tables(results: Sequence[SuiteGaps]) -> None:
                 Text(f"{r.within_tolerance}/{r.queries}"),
             )
         console.print(table)
-        excluded = t.queries - t.included
-        if excluded:
-            names = ", ".join(q.query for q in t.per_query if q.excluded is not None)
-            console.print(
-                Text(f"{excluded} of {t.queries} queries excluded from the sums: {names}")
-            )
+        for finding in gap_findings(t, subject=item.suite):
+            console.print(Text(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
         if t.k_for_target is None:
             console.print(
                 Text(f"No hot-iteration count brings the gap within {_percent(t.target)}.")
@@ -81,7 +83,8 @@ def print_gap_tables(results: Sequence[SuiteGaps]) -> None:
                 Text(
                     f"Smallest hot-iteration count with gap <= {_percent(t.target)}: "
                     f"{t.k_for_target} ({t.runs_for_target} total runs)"
-                )
+                ),
+                soft_wrap=True,
             )
         console.print()
 
@@ -124,6 +127,8 @@ def gaps(
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}", code=2)
     if tolerance < 0 or target < 0:
         fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)", code=2)
+    if reference == "steady":
+        steady_provider()  # fails before any input is read when the engine is missing
     with analysis_store(paths, db) as store:
         results = gap_tables(
             store, suites=suite, reference=reference, tolerance=tolerance, target=target

@@ -7,16 +7,29 @@ builds the payload whose keys DESIGN.md fixes (``schemas/gaps.schema.json``).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
-from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE, GapTable, iteration_gaps
+from toolkit.analyze.gaps import (
+    DEFAULT_TARGET,
+    DEFAULT_TOLERANCE,
+    GapTable,
+    gap_findings,
+    iteration_gaps,
+)
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
-__all__ = ["REFERENCES", "SuiteGaps", "gap_tables", "gaps_payload", "steady_reference_s"]
+__all__ = [
+    "REFERENCES",
+    "SuiteGaps",
+    "gap_tables",
+    "gaps_payload",
+    "steady_provider",
+    "steady_reference_s",
+]
 
 #: Names accepted by ``--reference``.
 REFERENCES = ("min-all", "steady")
@@ -34,10 +47,10 @@ class SuiteGaps:
     table: GapTable
 
 
-def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
-    """Per-query steady-state seconds of a suite from the warm-up engine.
+def steady_provider() -> Callable[[Store, int], Mapping[str, float | None]]:
+    """The warm-up engine's per-query steady state, for ``--reference steady``.
 
-    The seam for ``--reference steady``: the warm-up engine provides
+    The seam: the warm-up engine provides
     ``toolkit.pipeline.warmup.steady_reference_s(store, suite_id)`` returning query name ->
     steady seconds (None = no steady state). Until it exists this raises
     :class:`UsageError`.
@@ -52,8 +65,12 @@ def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None
             "--reference steady needs the warm-up (steady-state) engine, which is not "
             "available in this version; use --reference min-all"
         )
-    result: Mapping[str, float | None] = provider(store, suite_id)
-    return result
+    return cast(Callable[[Store, int], Mapping[str, float | None]], provider)
+
+
+def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
+    """Per-query steady-state seconds of a suite (see :func:`steady_provider`)."""
+    return steady_provider()(store, suite_id)
 
 
 def gap_tables(
@@ -130,6 +147,17 @@ def gaps_payload(results: Sequence[SuiteGaps]) -> dict[str, Any]:
                         "excluded": r.excluded,
                     }
                     for r in t.rows
+                ],
+                "findings": [
+                    {
+                        "rule": f.rule,
+                        "severity": f.severity,
+                        "subject": f.subject,
+                        "message": f.message,
+                        "advice": f.advice,
+                        "numbers": f.numbers,
+                    }
+                    for f in gap_findings(t, subject=item.suite)
                 ],
                 "per_query": [
                     {
