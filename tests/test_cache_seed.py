@@ -125,7 +125,7 @@ def test_capacity_and_warmth(seed) -> None:  # type: ignore[no-untyped-def]
     assert xl.capacity_per_node_bytes == pytest.approx(48.5e9 / 16)
     assert medium.capacity_bytes == 51_300_000_000
     assert medium.capacity_per_node_bytes == pytest.approx(51.3e9 / 4)
-    assert "lower bound" in xl.capacity_note
+    assert "lower bound" in xl.capacity_note and "still read remotely" in xl.capacity_note
     # the seed: Medium "put almost all data to Local Cache after the first attempt";
     # X-Large reaches its final local share (87.5 %) within 2 % at run 5 (85.9 %)
     assert medium.runs_to_warm == 2

@@ -460,11 +460,11 @@ def cache_series(
             capacity = plateau
             last_run = runs[-1]
             still_remote = last_run.local_share is not None and last_run.local_share < 1 - epsilon
-            note = "lower bound: the cache held this query's data at the plateau; " + (
-                "part of it is still read remotely, so the cache is full at about this "
-                "size or the engine chose not to cache the rest"
+            note = (
+                "a lower bound: part of the data is still read remotely at the plateau, so "
+                "the cache is full near this size or the engine chose not to cache the rest"
                 if still_remote
-                else "the working set fits, the cache may be larger"
+                else "a lower bound: the working set fits, the cache may be larger"
             )
         else:
             note = "local bytes have not reached a plateau: run more times to estimate capacity"

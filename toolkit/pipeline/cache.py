@@ -28,7 +28,9 @@ def profile_runs(store: Store, suites: list[str] | None = None) -> pl.DataFrame:
         where = f"WHERE suite_id IN ({', '.join('?' for _ in ids)})"
         params = list(ids)
     return store.frame(
-        f"SELECT {_COLUMNS} FROM query_runs {where} ORDER BY series, cache_epoch, run",
+        f"SELECT {_COLUMNS} FROM query_runs {where} "
+        # series in the order they were first ingested
+        "ORDER BY min(rowid) OVER (PARTITION BY series), cache_epoch, run",
         params,
     )
 
@@ -129,3 +131,53 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
             }
         )
     return {"series": out}
+
+
+# -- units as the seed prints them (decimal: 1 GB = 10^9 bytes, profiles.md §0 item 7) ------
+
+
+def human_bytes(value: float | None) -> str:
+    """``121700000000`` → ``121.7 GB``; ``269900000`` → ``269.9 MB`` (decimal units)."""
+    if value is None:
+        return ""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value:.0f} B"
+
+
+def human_rate(bytes_per_s: float | None) -> str:
+    """``264.7e6`` → ``264.7 MB/s``; ``5.18e9`` → ``5.2 GB/s`` (decimal, like the seed)."""
+    if bytes_per_s is None:
+        return ""
+    if bytes_per_s >= 1e9:
+        return f"{bytes_per_s / 1e9:.1f} GB/s"
+    if bytes_per_s >= 1e6:
+        return f"{bytes_per_s / 1e6:.1f} MB/s"
+    return f"{bytes_per_s / 1e3:.1f} kB/s"
+
+
+def human_elapsed(seconds: float | None) -> str:
+    """Execution time as the seed's profile prints it: ``33.5s``, ``7m 48s``, ``31m``."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f}s" if seconds != int(seconds) else f"{int(seconds)}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes >= 60:
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}h {minutes}m {secs}s" if secs else f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s" if secs else f"{minutes}m"
+
+
+def human_minutes(seconds: float | None) -> str:
+    """A long duration to the nearest minute, in minutes below two hours: ``63 min``,
+    ``4 h 11 min`` (the seed writes "63 minutes" and "4 hours 10 minutes" for 62.9 and
+    250.6 min)."""
+    if seconds is None:
+        return ""
+    total = round(seconds / 60)
+    if total < 120:
+        return f"{total} min"
+    hours, minutes = divmod(total, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
