@@ -168,3 +168,12 @@ def test_curve_fit_and_attribution(seed) -> None:  # type: ignore[no-untyped-def
     assert att is not None and att.r_squared > 0.95
     # remote bytes explain the time: about 1/265 MB/s = 3.8 s per GB remote
     assert 2.0 < att.s_per_remote_byte * 1e9 < 6.0
+
+
+def test_runs_to_warm_edge_cases() -> None:
+    from toolkit.analyze.cache import runs_to_warm
+
+    assert runs_to_warm([10.0, 1.0], epsilon=0.02) == 2
+    assert runs_to_warm([10.0, 1.0, 1.01, 1.0], epsilon=0.02) == 2
+    assert runs_to_warm([10.0, 1.0, 2.0], epsilon=0.02) is None  # last run off the level
+    assert runs_to_warm([1.0], epsilon=0.02) is None

@@ -210,17 +210,19 @@ def run_io(
 
 def runs_to_warm(values: Sequence[float], *, epsilon: float, plateau_runs: int = 3) -> int | None:
     """First run (1-based) from which every value stays within ``epsilon`` (relative) of
-    the final level, the median of the last ``plateau_runs`` values (Zhang et al. HotCloud
+    the final level, the median of the last ``plateau_runs`` values (of at most n − 1) (Zhang et al. HotCloud
     2020: warm = enters and stays within ε; warmup-science.md §6.2 item 6, §8.13).
 
-    None when there are fewer than 2 values or the final level is 0.
+    None when there are fewer than 2 values, the final level is 0, or the last value is
+    itself off the final level (no steady level: a result, not an error).
     """
     if len(values) < 2:
         return None
-    final = _median(values[-plateau_runs:])
+    # the final level leaves out run 1 when the series is short (2-3 runs)
+    final = _median(values[-min(plateau_runs, len(values) - 1) :])
     if final == 0:
         return None
-    warm = len(values)
+    warm: int | None = None
     for k in range(len(values) - 1, -1, -1):
         if abs(values[k] - final) <= epsilon * abs(final):
             warm = k + 1

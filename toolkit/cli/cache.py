@@ -63,11 +63,14 @@ def cache(
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(markup=False, highlight=False)
+    # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
+    console = Console(markup=False, highlight=False, width=max(Console().width, 110))
     if not results:
         typer.echo("no profiled query series with data in the input", err=True)
         return
-    for s in results:
+    single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
+    shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
+    for s in shown:
         nodes = f", {s.nodes} nodes" if s.nodes else ""
         table = Table(title=Text(f"{s.series}{nodes}"), title_justify="left")
         for col in (
@@ -98,6 +101,8 @@ def cache(
         for line in _derived_lines(s):
             console.print(Text(f"  {line}"))
         console.print()
+    if shown is not single and single:
+        console.print(Text(f"{len(single)} series with a single run not shown (see --json)"))
 
 
 def _derived_lines(s: CacheSeries) -> list[str]:

@@ -10,7 +10,7 @@ import gzip
 import json
 import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -142,12 +142,14 @@ def write_runs(
     for run in runs:
         if run.series not in next_run:
             row = con.execute(
-                "SELECT coalesce(max(run), 0), max(start_time) FROM query_runs WHERE series = ?",
+                # epoch seconds: fetching TIMESTAMPTZ into Python would need pytz
+                "SELECT coalesce(max(run), 0), epoch(max(start_time)) FROM query_runs "
+                "WHERE series = ?",
                 [run.series],
             ).fetchone()
             next_run[run.series] = int(row[0]) + 1 if row else 1
             if row and row[1] is not None:
-                last_start[run.series] = row[1]
+                last_start[run.series] = datetime.fromtimestamp(float(row[1]), UTC)
         if run.run is None:
             run.run = next_run[run.series]
         next_run[run.series] = max(next_run[run.series], run.run + 1)
