@@ -42,3 +42,39 @@ def test_snowflake_info_schema_csv_with_result_cache_rerun(real_dir: Path, store
     assert copies[0][0] != copies[1][0]
     # DDL / USE statements (0 bytes in every run) are not cache series
     assert all(not name.startswith("26a86745") for name in series)
+
+
+DBX_COLD = "MitsuhiroItagaki__query_profiler_analysis__sample.json"
+DBX_WARM = "MitsuhiroItagaki__query_profiler_analysis__query-profile_01f078dc-e054-132c-9ea0-325160b677c7.json"
+
+
+def test_databricks_cold_warm_pair(real_dir: Path, store: Store) -> None:
+    cold = ingest_file(store, real_dir / "profiles" / DBX_COLD)
+    warm = ingest_file(store, real_dir / "profiles" / DBX_WARM)
+    assert (cold.format, warm.format) == ("databricks-profile", "databricks-profile")
+    # the warm download started 78 min before the cold one (another cluster): said, not hidden
+    assert any("before the run numbered ahead" in w for w in warm.warnings)
+    rows = store.con.execute(
+        "SELECT run, bytes_scanned, bytes_remote, bytes_local, split_method, elapsed_ms, "
+        "json_extract(attributes, '$.bytes_read_from_cache_percent')::INTEGER "
+        "FROM query_runs ORDER BY run"
+    ).fetchall()
+    assert [r[4] for r in rows] == ["reported", "reported"]
+    for _, read, remote, local, *_ in rows:
+        assert remote + local == read  # exactly, as reported
+    assert rows[0][1:4] == (170_808_259_448, 170_801_025_574, 7_233_874)
+    assert rows[1][1:4] == (171_072_235_345, 2_858_822_237, 168_213_413_108)
+    assert [r[6] for r in rows] == [0, 98]
+    (series,) = analyse_cache(store)
+    assert [round(100 * r.local_share) for r in series.runs] == [0, 98]
+    assert series.speedup is not None and round(series.speedup, 1) == 13.2
+    assert series.cold_s == 253.607 and series.warm_s == 19.261
+    # no I/O breakdown in the profile: rates fall back to whole elapsed time (lower bounds)
+    assert series.runs[0].rate_basis == "elapsed"
+    assert series.remote_rate == pytest.approx(170_801_025_574 / 253.607)
+    # scan operators keep the cache metrics by label
+    hits = store.con.execute(
+        "SELECT run, json_extract(io, '$.\"Cache hits size\"')::BIGINT FROM operator_runs "
+        "WHERE operator_type LIKE 'Scan %catalog_sales_demo' ORDER BY run"
+    ).fetchall()
+    assert hits == [(1, 5_767_168), (2, 168_210_308_248)]

@@ -455,7 +455,8 @@ def cache_series(
     plateau = capacity = None
     note = "no local-byte counts: capacity unknown"
     if len(local_bytes) >= 2:
-        tail = local_bytes[-plateau_runs:]
+        # as for runs to warm: a short series' plateau leaves out run 1
+        tail = local_bytes[-min(plateau_runs, len(local_bytes) - 1) :]
         level = _median(tail)
         if level > 0 and max(abs(v - level) for v in tail) <= plateau_spread * level:
             plateau = round(level)

@@ -125,7 +125,7 @@ def _derived_lines(s: CacheSeries) -> list[str]:
         )
     if s.local_remote_ratio is not None:
         lines.append(f"local cache is {s.local_remote_ratio:.0f}x faster than remote storage")
-    if s.compaction is not None and s.scanned_first != s.scanned_last:
+    if s.compaction is not None and abs(s.compaction - 1) > 0.02:
         lines.append(
             f"bytes scanned {human_bytes(s.scanned_first)} -> {human_bytes(s.scanned_last)} "
             f"({s.compaction:.2f}x less once cached)"

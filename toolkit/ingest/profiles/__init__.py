@@ -4,4 +4,8 @@
 from __future__ import annotations
 
 # Importing the modules registers their formats.
-from toolkit.ingest.profiles import generic, snowflake_history  # noqa: F401  (registration)
+from toolkit.ingest.profiles import (  # noqa: F401  (registration)
+    databricks,
+    generic,
+    snowflake_history,
+)
