@@ -78,3 +78,45 @@ def test_databricks_cold_warm_pair(real_dir: Path, store: Store) -> None:
         "WHERE operator_type LIKE 'Scan %catalog_sales_demo' ORDER BY run"
     ).fetchall()
     assert hits == [(1, 5_767_168), (2, 168_210_308_248)]
+
+
+def test_duckdb_profiles_ingest(real_dir: Path, store: Store) -> None:
+    files = sorted((real_dir / "profiles").glob("jetpham__calhacks25__*.json"))
+    assert len(files) == 3
+    for f in files:
+        assert ingest_file(store, f).format == "duckdb-profile"
+    rows = store.con.execute(
+        "SELECT series, run, elapsed_ms, split_method FROM query_runs ORDER BY elapsed_ms"
+    ).fetchall()
+    assert [round(r[2]) for r in rows] == [318, 518, 11334]  # latency 0.318 / 0.518 / 11.3 s
+    assert {r[3] for r in rows} == {"unavailable"}
+    # same text; the first two read table events, the third READ_CSV: two series
+    assert rows[0][0] == rows[1][0] and rows[0][0] != rows[2][0]
+    assert "events" in rows[0][0] and "READ_CSV" in rows[2][0]
+    scan = store.con.execute(
+        "SELECT operator_id, parent_id, time_ms FROM operator_runs "
+        "WHERE operator_type = 'TABLE_SCAN' ORDER BY time_ms LIMIT 1"
+    ).fetchone()
+    assert scan is not None and scan[0] == "0.0.0.0" and scan[1] == "0.0.0"
+    assert analyse_cache(store)  # timing-only series still analysed
+
+
+def test_profile_sniffers_leave_clickbench_and_iterations_alone(
+    real_dir: Path, tmp_path: Path
+) -> None:
+    from toolkit import detect_format
+
+    clickbench = sorted((real_dir / "profiles").glob("ClickHouse__ClickBench__*.json"))
+    assert len(clickbench) == 6
+    for f in clickbench:
+        assert detect_format(f) == "clickbench", f.name
+    it = tmp_path / "it.csv"
+    it.write_text("suite,query,iteration,seconds\nS,Q0,0,1.5\n")
+    assert detect_format(it) == "iterations"
+    expected = {
+        SNOWFLAKE_CSV: "snowflake-history",
+        DBX_COLD: "databricks-profile",
+        DBX_WARM: "databricks-profile",
+    }
+    for name, fmt in expected.items():
+        assert detect_format(real_dir / "profiles" / name) == fmt

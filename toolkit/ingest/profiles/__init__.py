@@ -6,6 +6,7 @@ from __future__ import annotations
 # Importing the modules registers their formats.
 from toolkit.ingest.profiles import (  # noqa: F401  (registration)
     databricks,
+    duckdb_profile,
     generic,
     snowflake_history,
 )
