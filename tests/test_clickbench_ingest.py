@@ -238,3 +238,31 @@ def test_iterations_csv_parquet_and_frame(tmp_path: Path) -> None:
         bad.write_text("suite,query,iteration,seconds\ns,q,0,1.0\ns,q,one,2.0\n")
         with pytest.raises(InputFormatError, match=r"bad.csv:3: column 'iteration'"):
             ingest_file(store, bad)
+
+
+def test_fixtures_are_generated_by_their_script_and_match_the_schema(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """fixtures/clickbench/* are exactly what fixtures/make_clickbench_fixture.py writes,
+    and valid ClickBench input."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_clickbench_fixture", fixtures_dir / "make_clickbench_fixture.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.json"))
+    committed = sorted(
+        p.relative_to(fixtures_dir / "clickbench")
+        for p in (fixtures_dir / "clickbench").rglob("*.json")
+    )
+    assert made == committed and len(made) == 2
+    schema = _clickbench_schema()
+    for rel in made:
+        assert (tmp_path / rel).read_bytes() == (fixtures_dir / "clickbench" / rel).read_bytes()
+        doc = json.loads((tmp_path / rel).read_text(encoding="utf-8"))
+        jsonschema.validate(doc, schema)
+        assert len(doc["result"]) == 43
