@@ -24,15 +24,14 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 @pytest.mark.slow
 def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WARMUP_DB")}
-    # copy the sources so the build never writes into the checkout
+    # copy just what the build reads, so it never writes into (or drags along) the checkout
     src = tmp_path / "src"
-    shutil.copytree(
-        ROOT,
-        src,
-        ignore=shutil.ignore_patterns(
-            ".git", "*.duckdb*", "__pycache__", ".*_cache", "dist", "build"
-        ),
-    )
+    src.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", ".*_cache", "*.duckdb*", "_data")
+    for folder in ("toolkit", "schemas", "reports", "fixtures"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
     wheels = tmp_path / "wheels"
     _run(
         [
