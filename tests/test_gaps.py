@@ -194,6 +194,21 @@ def test_three_run_fixture_and_text_table(runner, fixtures_dir: Path) -> None:  
     assert "+25.0 %" in result.stdout and "42/42" in result.stdout and "0/42" in result.stdout
     assert "left out of the sums (failed runs or no reference): Q42" in result.stdout
     assert "Smallest hot-iteration count with gap <= 5 %: 2 (3 total runs)" in result.stdout
+    detail = runner.invoke(app, ["gaps", str(path), "--per-query"])
+    assert detail.exit_code == 0, detail.stderr
+    # Q1: r = 0.25, cold 1.25, hot runs 0.3125 then 0.25 -> first within at k = 2
+    (q1,) = [line for line in detail.stdout.splitlines() if "│ Q1 " in line]
+    assert [c.strip() for c in q1.split("│")[1:-1]] == [
+        "Q1",
+        "1.25",
+        "0.3125",
+        "0.25",
+        "0.25",
+        "2",
+        "",
+    ]
+    (q42,) = [line for line in detail.stdout.splitlines() if "│ Q42 " in line]
+    assert "failed-run" in q42
 
 
 def test_db_input_suite_filter_and_tolerance(runner, fixtures_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -38,8 +38,41 @@ def _percent(fraction: float) -> str:
     return f"{fraction * 100:g} %"
 
 
-def print_gap_tables(results: Sequence[SuiteGaps]) -> None:
-    """Print one rich table per suite, like seed 002's, plus the target line."""
+def print_per_query(item: SuiteGaps) -> None:
+    """One row per query: cold, hot(k) for every k, reference, first k within tolerance."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    t = item.table
+    title = f"{item.suite}: per query, seconds; k = hot(k), the min of hot runs 1..k"
+    table = Table(title=Text(title), title_justify="left")
+    for header in ("query", "cold", *(f"k={k}" for k in range(1, t.runs)), "ref"):
+        table.add_column(header, justify="left" if header == "query" else "right")
+    table.add_column("first k", justify="right")
+    table.add_column("note")
+    show_process = any(q.process for q in t.per_query)
+
+    def cell(value: float | None) -> Text:
+        return Text("-" if value is None else f"{value:.4g}")
+
+    for q in t.per_query:
+        name = f"{q.query} [p{q.process}]" if show_process else q.query
+        table.add_row(
+            Text(name),
+            cell(q.cold_s),
+            *(cell(v) for v in q.hot_s_by_k),
+            cell(q.reference_s),
+            Text("-" if q.first_k_within is None else str(q.first_k_within)),
+            Text(q.excluded or ""),
+        )
+    console = Console(markup=False, highlight=False)
+    # a wide table is more useful wrapped by the terminal than with every cell truncated
+    Console(markup=False, highlight=False, width=max(console.width, 60 + 8 * t.runs)).print(table)
+
+
+def print_gap_tables(results: Sequence[SuiteGaps], *, per_query: bool = False) -> None:
+    """Print one rich table per suite, like seed 002's, plus findings and the target line."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -49,6 +82,8 @@ def print_gap_tables(results: Sequence[SuiteGaps]) -> None:
         info("no iteration suites to analyze")
         return
     for item in results:
+        if per_query:
+            print_per_query(item)
         t = item.table
         tol = _percent(t.tolerance)
         title = Text(f"{item.suite}: reference {t.reference}")
@@ -115,6 +150,9 @@ def gaps(
         typer.Option("--target", help="Suite gap to reach, as a fraction (0.05 = 5 %)."),
     ] = DEFAULT_TARGET,
     suite: SuiteOption = None,
+    per_query: Annotated[
+        bool, typer.Option("--per-query", help="Also print hot(k) of every query.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """How far "hot = min of the first k hot runs" is from the reference, for every k.
@@ -136,7 +174,7 @@ def gaps(
     if as_json:
         print_json(gaps_payload(results))
     else:
-        print_gap_tables(results)
+        print_gap_tables(results, per_query=per_query)
 
 
 @app.command(epilog="Example: warmup demo -o demo.html")
