@@ -266,3 +266,13 @@ def test_fixtures_are_generated_by_their_script_and_match_the_schema(
         doc = json.loads((tmp_path / rel).read_text(encoding="utf-8"))
         jsonschema.validate(doc, schema)
         assert len(doc["result"]) == 43
+
+
+@pytest.mark.real
+def test_cli_reports_error_only_file_as_skipped(runner, real_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    f = real_dir / "clickbench" / "cedardb__results__20260509__c6a.metal.json"
+    result = runner.invoke(app, ["ingest", str(f)])
+    assert result.exit_code == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "cedardb" in line]
+    assert len(lines) == 1
+    assert "skipped: error-only ClickBench entry" in lines[0]

@@ -303,3 +303,57 @@ def test_min_all_properties(series: list[list[float]]) -> None:
         value = q.hot_s_by_k[q.first_k_within - 1]
         assert value is not None and q.reference_s is not None
         assert value <= q.reference_s * 1.1 * (1 + 1e-9) + 1e-9
+
+
+@pytest.mark.real
+def test_real_files_match_an_independent_computation(runner, real_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every real ClickBench file: the rows of `warmup gaps --json` equal a direct
+    computation from json.load (queries with any null hot run or a null row left out;
+    hot(k) = min(runs[1..k]); reference = min(runs[1:]))."""
+    folder = real_dir / "clickbench"
+    result = runner.invoke(app, ["gaps", str(folder), "--json"])
+    assert result.exit_code == 0, result.stderr
+    suites = {s["suite"]: s for s in json.loads(result.stdout)["suites"]}
+    checked = 0
+    for f in sorted(folder.glob("*.json")):
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        if "result" not in doc:
+            continue
+        name = f"{doc['system']} / {doc['machine']} / {doc['date']}"
+        candidates = [s for n, s in suites.items() if n == name or n.startswith(name + " #")]
+        rows = doc["result"]
+        n_hot = max(len(r) for r in rows if r is not None) - 1
+        ok = [r for r in rows if r is not None and all(v is not None for v in r[1:])]
+        ref = sum(min(r[1:]) for r in ok)
+        expected = [
+            (k, sum(min(r[1 : k + 1]) for r in ok), len(rows) - len(ok))
+            for k in range(1, n_hot + 1)
+        ]
+        matches = [
+            s
+            for s in candidates
+            if [(r["hot_iterations"], r["suite_sum_s"], r["excluded"]) for r in s["rows"]]
+            == [(k, pytest.approx(total, abs=1e-9), ex) for k, total, ex in expected]
+        ]
+        assert matches, f.name
+        for row, (_k, total, _ex) in zip(matches[0]["rows"], expected, strict=True):
+            assert row["gap"] == pytest.approx(total / ref - 1, abs=1e-12)
+        checked += 1
+    assert checked == 43
+
+
+def test_zero_second_reference_is_kept() -> None:
+    """ClickBench rounds to 1 ms: Doris Q0 is [0.45, 0.01, 0]. min-all = 0 s stays a
+    reference: hot(1) = 0.01 is not within ±10 % of 0, hot(2) = 0 is; sums include it."""
+    t = iteration_gaps(_frame({"Q0": [0.45, 0.01, 0.0], "Q1": [1.0, 0.5, 0.25]}))
+    q0 = t.per_query[0]
+    assert (q0.excluded, q0.reference_s, q0.first_k_within, q0.cold_hot_ratio) == (
+        None,
+        0.0,
+        2,
+        None,
+    )
+    assert [r.suite_sum_s for r in t.rows] == [0.51, 0.25]
+    assert t.rows[0].gap == pytest.approx(0.26 / 0.25)
+    only_zero = iteration_gaps(_frame({"Q0": [0.45, 0.01, 0.0]}))
+    assert [r.gap for r in only_zero.rows] == [None, None]

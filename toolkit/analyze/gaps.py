@@ -21,7 +21,7 @@ one row to the next, and a sum over a different set of queries is not comparable
 still listed per query (``excluded = "failed-run"``, ``failed_runs`` counted) and every
 row reports how many queries it excluded. A failed cold run does not exclude the query
 (the cold run is not part of any hot window); its ``cold_s`` is None. A query whose
-supplied reference is missing or not a positive number ("no steady state") is excluded
+supplied reference is missing or not a number >= 0 ("no steady state") is excluded
 with ``excluded = "no-reference"``.
 
 Several processes (forks/restarts, the ``process`` column): each (query, process) pair is
@@ -29,8 +29,9 @@ its own series with its own runs, reference (``min-all``) and row contributions,
 suite of P processes sums P series per query. A supplied ``reference_s`` is keyed by
 query name and applies to every process of that query.
 
-A reference of 0 s (ClickBench rounds to 1 ms, so a 0 can appear) cannot be the
-denominator of a ratio: such a query is excluded as "no-reference" too.
+A reference of 0 s (ClickBench rounds to 1 ms, so a 0 can appear) is kept: "within"
+is tested as |hot(k) − reference| <= tolerance × reference, which needs no division (a
+0 s reference is met only by 0 s), and the cold/reference ratio is then None.
 
 Comparisons use a relative slack of 1e-9 so that values that are equal on paper (a gap of
 exactly the target) are not lost to binary rounding.
@@ -97,6 +98,7 @@ class GapRow:
     suite_sum_s: float
     reference_sum_s: float
     #: (suite_sum − reference_sum) / reference_sum; None when no query is included
+    #: or the reference sum is 0 s
     gap: float | None
     within_tolerance: int
     queries: int
@@ -134,7 +136,8 @@ class GapTable:
 
 
 def _within(value: float, reference: float, tolerance: float) -> bool:
-    return abs(value / reference - 1.0) <= tolerance * (1.0 + _SLACK) + _SLACK
+    # |value/reference - 1| <= tolerance without dividing (reference may be 0 s)
+    return abs(value - reference) <= (tolerance + _SLACK) * reference + _SLACK * 1e-3
 
 
 def series_gaps(
@@ -151,7 +154,7 @@ def series_gaps(
 
     ``hot_runs`` is the number of hot runs of the suite (default: this series'); runs
     beyond the end of ``runs`` count as missing. With ``use_reference`` the given
-    ``reference_s`` is the reference (None or <= 0: excluded as "no-reference"); else the
+    ``reference_s`` is the reference (None, NaN or < 0: excluded as "no-reference"); else the
     reference is ``min-all``, the min of the hot runs.
     """
     hot = list(runs[1:])
@@ -171,16 +174,12 @@ def series_gaps(
     excluded: Exclusion | None = "failed-run" if len(ok) < n_hot else None
     reference: float | None
     if use_reference:
-        good = reference_s is not None and math.isfinite(reference_s) and reference_s > 0
+        good = reference_s is not None and math.isfinite(reference_s) and reference_s >= 0
         reference = reference_s if good else None
         if reference is None and excluded is None:
             excluded = "no-reference"
     else:
         reference = min(ok) if ok else None
-        if reference is not None and reference <= 0:
-            # a 0 s run cannot be a ratio's denominator; ClickBench rounds to 1 ms
-            reference = None
-            excluded = excluded or "no-reference"
     first_k = None
     if reference is not None:
         for k, value in enumerate(hot_by_k, start=1):
@@ -188,7 +187,7 @@ def series_gaps(
                 first_k = k
                 break
     cold_s = None if cold is None or math.isnan(cold) else cold
-    ratio = None if cold_s is None or reference is None else cold_s / reference
+    ratio = None if cold_s is None or not reference else cold_s / reference
     return QueryGaps(
         query=query,
         process=process,
@@ -274,7 +273,8 @@ def iteration_gaps(
     k_for_target = None
     for k in range(1, n_hot + 1):
         suite_sum = math.fsum(q.hot_s_by_k[k - 1] or 0.0 for q in included)
-        gap = (suite_sum - reference_sum) / reference_sum if included else None
+        # None when nothing is included (or every reference is 0 s: no relative gap)
+        gap = (suite_sum - reference_sum) / reference_sum if reference_sum > 0 else None
         within = 0
         for q in included:
             value, ref = q.hot_s_by_k[k - 1], q.reference_s
