@@ -482,3 +482,97 @@ def load_report(
         "window_s": window_s,
         "suites": [analyze_load_suite(store, i, names[i], window_s=window_s) for i in ids],
     }
+
+
+def _steady_series(
+    store: Store, suite_id: int, suite: dict[str, Any], label: str
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """Per-window throughput (/s) and mean latency (ms) after the warm-up end of ``label``."""
+    entry = next((x for x in suite["labels"] if x["label"] == label), None)
+    if entry is None or entry["warmup_status"] not in ("warmup", "none"):
+        return None
+    if suite["source"] == "summariser":
+        frame = store.frame(
+            """SELECT count, seconds, avg_ms FROM load_windows
+               WHERE suite_id = ? AND kind = '+' AND seconds > 0 ORDER BY source_id, line""",
+            [suite_id],
+        )
+        end = 0
+        if entry["warmup_end_s"]:
+            cum = np.cumsum(frame["seconds"].to_numpy())
+            end = int(np.searchsorted(cum, entry["warmup_end_s"], side="left")) + 1
+        part = frame.slice(end)
+        return (
+            (part["count"] / part["seconds"]).to_numpy(),
+            part["avg_ms"].to_numpy(),
+        )
+    window_s = float(suite["window_s"])
+    window_ms = max(1, round(window_s * 1000))
+    frame = _windows(store, suite_id, int(suite["start_ms"]), window_ms, by_label=label != ALL)
+    if label != ALL:
+        frame = frame.filter(pl.col("label") == label)
+    if frame.height < 2:
+        return None
+    first, last = int(frame["w"].min()), int(frame["w"].max())  # type: ignore[arg-type]
+    n = np.zeros(last - first + 1)
+    mean_ms = np.full(last - first + 1, np.nan)
+    idx = frame["w"].to_numpy().astype(np.int64) - first
+    n[idx] = frame["n"].to_numpy()
+    mean_ms[idx] = frame["mean_ms"].to_numpy()
+    start = round((entry["warmup_end_s"] or 0.0) / window_s) - first
+    start = max(0, start)
+    return n[start:-1] / window_s, mean_ms[start:-1]
+
+
+def compare_report(
+    store: Store, a: str, b: str, *, window_s: float = 1.0, level: float = 0.95
+) -> dict[str, Any]:
+    """The ``warmup compare --json`` payload: steady throughput and mean-latency ratios
+    B/A with Fieller CIs over batch means of the steady windows (research/
+    warmup-science.md §4.2, §8.14), for ALL and every label present in both suites."""
+    from toolkit.analyze.compare import fieller_ratio
+    from toolkit.analyze.timeseries import batch_means
+
+    ids = store.suite_ids([a, b], kind="load")
+    suites = [
+        analyze_load_suite(store, i, n, window_s=window_s) for i, n in zip(ids, (a, b), strict=True)
+    ]
+    labels_a = {x["label"] for x in suites[0]["labels"]}
+    common = [x["label"] for x in suites[1]["labels"] if x["label"] in labels_a]
+    rows = []
+    for label in common:
+        la = next(x for x in suites[0]["labels"] if x["label"] == label)
+        lb = next(x for x in suites[1]["labels"] if x["label"] == label)
+        sa = _steady_series(store, ids[0], suites[0], label)
+        sb = _steady_series(store, ids[1], suites[1], label)
+        row: dict[str, Any] = {"label": label, "steady": sa is not None and sb is not None}
+        for key, pos, field in (("throughput", 0, "steady"), ("latency_mean_ms", 1, None)):
+            va = (
+                la["throughput"]["steady"]
+                if field
+                else (la["latency_ms"]["steady"] or {}).get("mean")
+            )
+            vb = (
+                lb["throughput"]["steady"]
+                if field
+                else (lb["latency_ms"]["steady"] or {}).get("mean")
+            )
+            ci = None
+            if sa is not None and sb is not None:
+                ci = fieller_ratio(batch_means(sb[pos]), batch_means(sa[pos]), level=level)
+            row[key] = {
+                "a": va,
+                "b": vb,
+                "ratio": (vb / va) if va and vb is not None else None,
+                "ci": [ci.lo, ci.hi] if ci is not None and ci.lo is not None else None,
+            }
+        for p in ("p50", "p99"):
+            pa_ = (la["latency_ms"]["steady"] or {}).get(p)
+            pb_ = (lb["latency_ms"]["steady"] or {}).get(p)
+            row[f"latency_{p}_ms"] = {
+                "a": pa_,
+                "b": pb_,
+                "ratio": (pb_ / pa_) if pa_ and pb_ is not None else None,
+            }
+        rows.append(row)
+    return {"a": a, "b": b, "level": level, "labels": rows}
