@@ -11,6 +11,7 @@ from toolkit.cli import (
     cache,  # noqa: F401  (registration)
     gaps,  # noqa: F401  (registration)
     ingest,  # noqa: F401  (registration)
+    load,  # noqa: F401  (registration)
     score,  # noqa: F401  (registration)
 )
 from toolkit.cli.common import app

@@ -179,6 +179,16 @@ def _sniff(path: Path, head: bytes) -> bool:
     return False
 
 
+def suite_name(path: Path) -> str:
+    """Default suite name of a result file: its name without ``.gz`` and result suffixes
+    (``run-1.csv.jtl.gz`` → ``run-1``; dots inside the name are kept)."""
+    name = path.name
+    for suffix in (".gz", ".jtl", ".csv", ".tsv", ".xml", ".log", ".txt", ".jtl", ".csv"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
 def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -337,7 +347,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         raise InputFormatError(path, f"column {dup!r} appears twice in the header", line=1)
     con = writer.store.con
     suite_id = writer.suite(
-        options.suite or path.name.split(".")[0],
+        options.suite or suite_name(path),
         kind="load",
         join=options.suite is not None,
         tags=[t for t in options.tags if "=" not in t],

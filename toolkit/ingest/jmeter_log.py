@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.jmeter import suite_name
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
@@ -169,7 +170,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             path, "no summariser lines ('summary + N in HH:MM:SS = R/s Avg: ...') found"
         )
     suite_id = writer.suite(
-        options.suite or path.name.split(".")[0],
+        options.suite or suite_name(path),
         kind="load",
         join=options.suite is not None,
         tags=[t for t in options.tags if "=" not in t],

@@ -22,7 +22,7 @@ from xml.parsers import expat
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.jmeter import TC_PREFIX
+from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
@@ -237,7 +237,7 @@ def _open(path: Path) -> IO[bytes]:
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     suite_id = writer.suite(
-        options.suite or path.name.split(".")[0],
+        options.suite or suite_name(path),
         kind="load",
         join=options.suite is not None,
         tags=[t for t in options.tags if "=" not in t],
