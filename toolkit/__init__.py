@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
 from toolkit.errors import (
     InputFormatError,
     StoreError,
@@ -36,12 +37,14 @@ __all__ = [
     "IngestOptions",
     "IngestResult",
     "InputFormatError",
+    "SeriesAnalysis",
     "Store",
     "StoreError",
     "StoreVersionError",
     "ToolkitError",
     "UsageError",
     "__version__",
+    "analyze_series",
     "detect_format",
     "ingest_file",
     "ingest_iterations",
