@@ -335,15 +335,15 @@ def short_series(
     trend), ``no-cache-effect``. ``noise_rel`` = 5 % (research §8.6), ``noise_abs_s`` =
     ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel."""
     x = np.asarray(values, dtype=np.float64).ravel()
-    r = int(x.size)
-    if r == 0:
+    r = int(np.isfinite(x).sum())
+    if x.size == 0:
         raise ValueError("empty series")
     cold = float(x[0])
-    if r == 1:
-        return ShortSeries(1, cold, None, None, None, None, False, "single-run")
-    hot = x[1:]
+    hot = x[1:][np.isfinite(x[1:])]
+    if hot.size == 0:
+        return ShortSeries(r, cold, None, None, None, None, False, "single-run")
     hmin = float(hot.min())
-    ratio = cold / hmin if hmin > 0 else math.inf
+    ratio = cold / hmin if hmin > 0 and math.isfinite(cold) else math.nan
     spread = float((hot.max() - hmin) / hmin) if hmin > 0 else math.inf
     rho: float | None = None
     if hot.size >= 3:
@@ -364,12 +364,16 @@ def short_series(
         cls = "still-warming"
     elif not noise_ok:
         cls = "noisy"
-    elif ratio > 1.0 + noise_rel and cold - hmin > noise_abs_s:
+    elif math.isfinite(ratio) and ratio > 1.0 + noise_rel and cold - hmin > noise_abs_s:
         cls = "step"
     else:
         cls = "no-cache-effect"
-    hot_s = float(min(x[1], x[2])) if r >= 3 else float(x[1])
-    return ShortSeries(r, cold, hot_s, ratio, spread, rho, warming, cls)
+    # ClickBench: hot = min(run 2, run 3), null when either failed
+    pair = x[1:3]
+    hot_s = float(pair.min()) if pair.size and np.all(np.isfinite(pair)) else None
+    return ShortSeries(
+        r, cold, hot_s, None if math.isnan(ratio) else ratio, spread, rho, warming, cls
+    )
 
 
 # ------------------------------------------------------------------------- comparators
@@ -649,10 +653,11 @@ def analyze_series(
     n = int(x.size)
     findings: list[Finding] = []
     cold_ratio = None
-    if n >= 2 and float(x[1:].min()) > 0:
-        cold_ratio = float(x[0] / x[1:].min())
+    hot_runs = raw[1:][np.isfinite(raw[1:])]
+    if raw.size and math.isfinite(raw[0]) and hot_runs.size and float(hot_runs.min()) > 0:
+        cold_ratio = float(raw[0] / hot_runs.min())
     if n <= short_max:
-        sh = short_series(x, noise_rel=noise_rel) if n else None
+        sh = short_series(raw, noise_rel=noise_rel) if n else None
         return SeriesAnalysis(
             n, "short", None, None, None, None, (), (), (), (), None, cold_ratio, sh, (), (), 1
         )
@@ -738,8 +743,8 @@ def analyze_series(
                 {"iteration": sp.iteration, "seconds": sp.seconds, "ratio": sp.ratio},
             )
         )
-    if steady_s is not None and n >= 2:
-        min_all = float(x[1:].min())
+    if steady_s is not None and hot_runs.size:
+        min_all = float(hot_runs.min())
         if min_all < steady_s * (1.0 - min_all_tolerance):
             findings.append(
                 Finding(
@@ -784,7 +789,7 @@ def analyze_series(
         segments=tuple(raw_segments),
         penalty=seg.penalty,
         cold_ratio=cold_ratio,
-        short=short_series(x, noise_rel=noise_rel) if n <= 10 else None,
+        short=short_series(raw, noise_rel=noise_rel) if raw.size <= 10 else None,
         comparators=comps,
         findings=tuple(findings),
         batch=b,
