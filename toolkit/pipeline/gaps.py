@@ -6,7 +6,6 @@ builds the payload whose keys DESIGN.md fixes (``schemas/gaps.schema.json``).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -35,25 +34,13 @@ class SuiteGaps:
 
 
 def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
-    """Per-query steady-state seconds of a suite from the warm-up engine.
-
-    The seam for ``--reference steady``: the warm-up engine provides
-    ``toolkit.pipeline.warmup.steady_reference_s(store, suite_id)`` returning query name ->
-    steady seconds (None = no steady state). Until it exists this raises
-    :class:`UsageError`.
+    """Per-query steady-state seconds of a suite from the warm-up engine
+    (:func:`toolkit.pipeline.detect.steady_reference_s`): query name -> steady seconds,
+    None when a process of the query has no steady state or too few runs (2-5) to have one.
     """
-    try:
-        module = importlib.import_module("toolkit.pipeline.warmup")
-    except ImportError:
-        module = None
-    provider = getattr(module, "steady_reference_s", None)
-    if provider is None:
-        raise UsageError(
-            "--reference steady needs the warm-up (steady-state) engine, which is not "
-            "available in this version; use --reference min-all"
-        )
-    result: Mapping[str, float | None] = provider(store, suite_id)
-    return result
+    from toolkit.pipeline.detect import steady_reference_s as engine_reference
+
+    return engine_reference(store, suite_id)
 
 
 def gap_tables(
