@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 
 from toolkit.analyze.gaps import GapTable, iteration_gaps
 from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
+from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
 from toolkit.errors import (
     InputFormatError,
     StoreError,
@@ -44,12 +45,14 @@ __all__ = [
     "InputFormatError",
     "ScoreEntry",
     "ScoreTable",
+    "SeriesAnalysis",
     "Store",
     "StoreError",
     "StoreVersionError",
     "ToolkitError",
     "UsageError",
     "__version__",
+    "analyze_series",
     "clickbench_scores",
     "detect_format",
     "gap_tables",

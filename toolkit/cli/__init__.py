@@ -9,6 +9,7 @@ from __future__ import annotations
 # Importing a command module registers its commands on ``app``.
 from toolkit.cli import (
     cache,  # noqa: F401  (registration)
+    detect,  # noqa: F401  (registration)
     gaps,  # noqa: F401  (registration)
     ingest,  # noqa: F401  (registration)
     load,  # noqa: F401  (registration)

@@ -6,11 +6,10 @@ builds the payload whose keys DESIGN.md fixes (``schemas/gaps.schema.json``).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, cast
+from typing import Any
 
 from toolkit.analyze.gaps import (
     DEFAULT_TARGET,
@@ -48,29 +47,21 @@ class SuiteGaps:
 
 
 def steady_provider() -> Callable[[Store, int], Mapping[str, float | None]]:
-    """The warm-up engine's per-query steady state, for ``--reference steady``.
+    """The warm-up engine's per-query steady state, for ``--reference steady``
+    (:func:`toolkit.pipeline.detect.steady_reference_s`)."""
+    from toolkit.pipeline.detect import steady_reference_s as engine_reference
 
-    The seam: the warm-up engine provides
-    ``toolkit.pipeline.warmup.steady_reference_s(store, suite_id)`` returning query name ->
-    steady seconds (None = no steady state). Until it exists this raises
-    :class:`UsageError`.
-    """
-    try:
-        module = importlib.import_module("toolkit.pipeline.warmup")
-    except ImportError:
-        module = None
-    provider = getattr(module, "steady_reference_s", None)
-    if provider is None:
-        raise UsageError(
-            "--reference steady needs the warm-up (steady-state) engine, which is not "
-            "available in this version; use --reference min-all"
-        )
-    return cast(Callable[[Store, int], Mapping[str, float | None]], provider)
+    return engine_reference
 
 
 def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
-    """Per-query steady-state seconds of a suite (see :func:`steady_provider`)."""
-    return steady_provider()(store, suite_id)
+    """Per-query steady-state seconds of a suite from the warm-up engine
+    (:func:`toolkit.pipeline.detect.steady_reference_s`): query name -> steady seconds,
+    None when a process of the query has no steady state or too few runs (2-5) to have one.
+    """
+    from toolkit.pipeline.detect import steady_reference_s as engine_reference
+
+    return engine_reference(store, suite_id)
 
 
 def gap_tables(
