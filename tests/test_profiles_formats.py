@@ -73,24 +73,38 @@ def test_snowflake_account_usage_json_split_from_fraction(tmp_path: Path, store:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "field"),
+    ("fmt", "field", "expected"),
     [
-        ("snowflake-history", "QUERY_ID"),
-        ("profile-csv", "series"),
+        ("snowflake-history", "QUERY_ID", "Snowflake QUERY_HISTORY"),
+        ("profile-csv", "series", "generic profile CSV"),
+        ("clickhouse-query-log", "query_id", "ClickHouse system.query_log"),
+        ("databricks-profile", "query", "Databricks query-profile JSON"),
+        ("databricks-history", "res", "Databricks query-history API JSON"),
+        ("duckdb-profile", "latency", "DuckDB JSON profile"),
     ],
 )
 def test_forced_format_rejects_other_file(
-    fmt: str, field: str, tmp_path: Path, store: Store
+    fmt: str, field: str, expected: str, tmp_path: Path, store: Store
 ) -> None:
-    other = tmp_path / "iterations.csv"
-    other.write_text("suite,query,iteration,seconds\nS,Q0,0,1.5\n")
+    """One line naming the format expected (and, for a file of the same syntax, the field
+    missed); the store unchanged."""
+    iterations = tmp_path / "iterations.csv"
+    iterations.write_text("suite,query,iteration,seconds\nS,Q0,0,1.5\n")
+    clickbench = tmp_path / "clickbench.json"
+    clickbench.write_text(json.dumps({"system": "S", "machine": "m", "result": [[1.0, 0.5]]}))
+    same_syntax = iterations if fmt in ("snowflake-history", "profile-csv") else clickbench
+    if fmt == "clickhouse-query-log":
+        same_syntax = iterations
     before = _counts(store)
-    with pytest.raises(InputFormatError) as info:
-        ingest_file(store, other, format=fmt)
-    message = str(info.value)
-    assert "\n" not in message
-    assert f"field {field!r}" in message
-    assert _counts(store) == before
+    for other in (iterations, clickbench):
+        with pytest.raises(InputFormatError) as info:
+            ingest_file(store, other, format=fmt)
+        message = str(info.value)
+        assert "\n" not in message
+        assert expected in message, message
+        if other is same_syntax:
+            assert f"field {field!r}" in message, message
+        assert _counts(store) == before
 
 
 def test_generic_csv_bad_value_names_line_and_column(tmp_path: Path, store: Store) -> None:
@@ -109,3 +123,74 @@ def test_generic_csv_minimal_columns_time_only(tmp_path: Path, store: Store) -> 
     assert s.warm_metric == "elapsed" and s.runs_to_warm == 3
     assert s.speedup == pytest.approx(10.0)
     assert s.remote_rate is None and s.capacity_bytes is None
+
+
+def _ch_row(qid: str, start: str, ms: int, events: dict[str, int], **extra: object) -> str:
+    row = {
+        "query_id": qid,
+        "initial_query_id": qid,
+        "is_initial_query": 1,
+        "hostname": "ch-1",
+        "type": "QueryFinish",
+        "query_start_time_microseconds": start,
+        "query_duration_ms": str(ms),
+        "normalized_query_hash": "11822389211538021339",
+        "query_cache_usage": "None",
+        "read_bytes": "6453034043",
+        "ProfileEvents": {k: str(v) for k, v in events.items()},  # UInt64 quoted
+        "query": "SELECT count() FROM t",
+        **extra,
+    }
+    return json.dumps(row)
+
+
+def test_clickhouse_query_log_json_each_row(tmp_path: Path, store: Store) -> None:
+    # Altinity KB worked example: cold 707,763,327 B from S3 in 20.77 s of S3 reads;
+    # warm 705,258,980 B from the filesystem cache and 13,979 B from S3
+    lines = [
+        json.dumps({"query_id": "a", "type": "QueryStart", "query_duration_ms": "0"}),
+        _ch_row(
+            "a",
+            "2026-07-16 09:40:00.000001",
+            21000,
+            {"ReadBufferFromS3Bytes": 707763327, "ReadBufferFromS3Microseconds": 20766862},
+        ),
+        _ch_row(
+            "b",
+            "2026-07-16 09:41:12.503114",
+            9421,
+            {"CachedReadBufferReadFromCacheBytes": 705258980, "ReadBufferFromS3Bytes": 13979},
+        ),
+        _ch_row("c", "2026-07-16 09:42:00.000000", 3, {}, query_cache_usage="Read"),
+    ]
+    path = tmp_path / "query_log.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    result = ingest_file(store, path)
+    assert (result.format, result.rows) == ("clickhouse-query-log", 3)
+    rows = store.con.execute(
+        "SELECT run, bytes_remote, bytes_local, split_method, remote_read_ms, result_cache_hit "
+        "FROM query_runs ORDER BY run"
+    ).fetchall()
+    assert rows[0] == (1, 707_763_327, 0, "from_counters", 20766.862, False)
+    assert rows[1][:4] == (2, 13_979, 705_258_980, "from_counters")
+    assert rows[2][5] is True
+    (series,) = analyse_cache(store)
+    assert series.excluded_runs == (3,)
+    assert series.speedup == pytest.approx(21000 / 9421)
+    assert series.runs[1].local_share == pytest.approx(705258980 / (705258980 + 13979))
+
+
+def test_clickhouse_csv_with_names_map_text(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "query_log.csv"
+    path.write_text(
+        "query_id,type,query_duration_ms,normalized_query_hash,read_bytes,ProfileEvents\n"
+        "x,QueryFinish,1500,42,1000,\"{'ReadBufferFromS3Bytes':900,'SelectedBytes':1000}\"\n"
+        "y,QueryFinish,300,42,1000,\"{'CachedReadBufferReadFromCacheBytes':880,"
+        "'CachedReadBufferReadFromSourceBytes':20}\"\n"
+    )
+    assert ingest_file(store, path).format == "clickhouse-query-log"
+    rows = store.con.execute(
+        "SELECT bytes_remote, bytes_local FROM query_runs ORDER BY run"
+    ).fetchall()
+    # no S3 counter in run 2: the cache misses (from source) are the remote bytes
+    assert rows == [(900, 0), (20, 880)]
