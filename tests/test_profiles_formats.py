@@ -81,6 +81,7 @@ def test_snowflake_account_usage_json_split_from_fraction(tmp_path: Path, store:
         ("databricks-profile", "query", "Databricks query-profile JSON"),
         ("databricks-history", "res", "Databricks query-history API JSON"),
         ("duckdb-profile", "latency", "DuckDB JSON profile"),
+        ("snowflake-operator-stats", "QUERY_ID", "GET_QUERY_OPERATOR_STATS"),
     ],
 )
 def test_forced_format_rejects_other_file(
@@ -92,7 +93,8 @@ def test_forced_format_rejects_other_file(
     iterations.write_text("suite,query,iteration,seconds\nS,Q0,0,1.5\n")
     clickbench = tmp_path / "clickbench.json"
     clickbench.write_text(json.dumps({"system": "S", "machine": "m", "result": [[1.0, 0.5]]}))
-    same_syntax = iterations if fmt in ("snowflake-history", "profile-csv") else clickbench
+    csv_formats = ("snowflake-history", "profile-csv", "snowflake-operator-stats")
+    same_syntax = iterations if fmt in csv_formats else clickbench
     if fmt == "clickhouse-query-log":
         same_syntax = iterations
     before = _counts(store)
@@ -194,3 +196,82 @@ def test_clickhouse_csv_with_names_map_text(tmp_path: Path, store: Store) -> Non
     ).fetchall()
     # no S3 counter in run 2: the cache misses (from source) are the remote bytes
     assert rows == [(900, 0), (20, 880)]
+
+
+def test_snowflake_operator_stats_join_history_gives_seed_rate(
+    tmp_path: Path, store: Store
+) -> None:
+    """QUERY_HISTORY (times, bytes, cache fraction) + GET_QUERY_OPERATOR_STATS (TableScan
+    share and its remote-I/O share) = the seed's method, from real export shapes."""
+    import csv
+
+    history = [
+        {
+            "QUERY_ID": qid,
+            "QUERY_PARAMETERIZED_HASH": "h",
+            "WAREHOUSE_NAME": "WH",
+            "WAREHOUSE_SIZE": "X-Large",
+            "EXECUTION_STATUS": "SUCCESS",
+            "QUERY_TYPE": "SELECT",
+            "START_TIME": start,
+            "TOTAL_ELAPSED_TIME": ms + 400,
+            "EXECUTION_TIME": ms,
+            "BYTES_SCANNED": scanned,
+            "PERCENTAGE_SCANNED_FROM_CACHE": local / scanned,
+        }
+        for qid, start, ms, scanned, local in (
+            ("q1", "2024-05-01T10:00:00-07:00", 468000, 121_700_000_000, 269_900_000),
+            ("q2", "2024-05-01T10:09:00-07:00", 209000, 81_500_000_000, 29_300_000_000),
+        )
+    ]
+    (tmp_path / "history.json").write_text(json.dumps(history))
+    ops = tmp_path / "operators.csv"
+    with ops.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(
+            [
+                "QUERY_ID",
+                "STEP_ID",
+                "OPERATOR_ID",
+                "PARENT_OPERATORS",
+                "OPERATOR_TYPE",
+                "OPERATOR_STATISTICS",
+                "EXECUTION_TIME_BREAKDOWN",
+                "OPERATOR_ATTRIBUTES",
+            ]
+        )
+        for qid, scan, remote, processing in (("q1", 0.99, 0.99, 0.01), ("q2", 0.978, 0.99, 0.01)):
+            out.writerow(
+                [qid, 1, 0, "", "Result", "{}", json.dumps({"overall_percentage": 0.0}), "{}"]
+            )
+            # zero keys (local_disk_io) omitted, as Snowflake does; shares of the query
+            out.writerow(
+                [
+                    qid,
+                    1,
+                    1,
+                    "[0]",
+                    "TableScan",
+                    json.dumps({"io": {"bytes_scanned": 1, "scan_progress": 1}}),
+                    json.dumps(
+                        {
+                            "overall_percentage": scan,
+                            "remote_disk_io": scan * remote,
+                            "processing": scan * processing,
+                        }
+                    ),
+                    json.dumps({"table_name": "DB.PUBLIC.EVENTS"}),
+                ]
+            )
+    assert ingest_file(store, ops).format == "snowflake-operator-stats"
+    assert ingest_file(store, tmp_path / "history.json").format == "snowflake-history"
+    (series,) = analyse_cache(store)
+    assert series.nodes == 16
+    rates = [r.remote_rate for r in series.runs]
+    # 121.43 GB / (468 s × 0.99 × 0.99) = 264.8 MB/s; 52.2 GB / (209 × 0.978 × 0.99) = 258.0
+    assert rates[0] / 1e6 == pytest.approx(264.7, rel=0.002)
+    assert rates[1] / 1e6 == pytest.approx(258.0, rel=0.002)
+    parent = store.con.execute(
+        "SELECT parent_id FROM operator_runs WHERE operator_type = 'TableScan' LIMIT 1"
+    ).fetchone()
+    assert parent == ("1.0",)

@@ -138,7 +138,8 @@ def run_io(
     """Per-run tier bytes and rates of one series, in run order.
 
     ``remote_rate = bytes_remote / (elapsed × scan_share × remote_io_share)`` and the local
-    rate likewise (seed; profiles.md §11.6). A missing ``scan_share`` counts as 1 (the
+    rate likewise (seed; profiles.md §11.6); ``elapsed`` is the execution time
+    (``io_time_s``) when the frame has it. A missing ``scan_share`` counts as 1 (the
     whole query is the scan). Without I/O shares the fallback is ``bytes / elapsed`` for a
     run whose bytes are at least ``dominant_tier`` in one tier (a lower bound, basis
     ``elapsed``). A rate whose I/O time is under ``min_io_s`` seconds is not reported.
@@ -149,6 +150,7 @@ def run_io(
         name: _col(frame, name)
         for name in (
             "elapsed_s",
+            "io_time_s",
             "bytes_scanned",
             "bytes_remote",
             "bytes_local",
@@ -159,6 +161,8 @@ def run_io(
     }
     for i, run in enumerate(runs):
         elapsed = cols["elapsed_s"][i] or 0.0
+        # execution time when the source has it (the breakdown shares are of execution)
+        io_time = cols["io_time_s"][i] or elapsed
         scanned, remote, local = (
             cols[c][i] for c in ("bytes_scanned", "bytes_remote", "bytes_local")
         )
@@ -171,15 +175,15 @@ def run_io(
         basis: RateBasis | None = None
         if rio is not None or lio is not None:
             basis = "breakdown"
-            scan_part = elapsed * (1.0 if scan is None else scan)
+            scan_part = io_time * (1.0 if scan is None else scan)
             remote_s = None if rio is None else scan_part * rio
             local_s = None if lio is None else scan_part * lio
         elif share is not None:
             basis = "elapsed"
             if share <= 1 - dominant_tier:
-                remote_s = elapsed
+                remote_s = io_time
             elif share >= dominant_tier:
-                local_s = elapsed
+                local_s = io_time
         remote_rate = (
             remote / remote_s
             if remote is not None and remote > 0 and remote_s is not None and remote_s >= min_io_s

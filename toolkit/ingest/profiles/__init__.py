@@ -10,4 +10,5 @@ from toolkit.ingest.profiles import (  # noqa: F401  (registration)
     duckdb_profile,
     generic,
     snowflake_history,
+    snowflake_operators,
 )
