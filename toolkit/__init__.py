@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from toolkit.analyze.cache import CacheSeries, cache_series
 from toolkit.errors import (
     InputFormatError,
     StoreError,
@@ -28,11 +29,13 @@ from toolkit.ingest import (
     ingest_path,
 )
 from toolkit.ingest.iterations import ingest_iterations
+from toolkit.pipeline.cache import analyse_cache
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CacheSeries",
     "IngestOptions",
     "IngestResult",
     "InputFormatError",
@@ -42,6 +45,8 @@ __all__ = [
     "ToolkitError",
     "UsageError",
     "__version__",
+    "analyse_cache",
+    "cache_series",
     "detect_format",
     "ingest_file",
     "ingest_iterations",
