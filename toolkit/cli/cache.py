@@ -145,9 +145,9 @@ def _derived_lines(s: CacheSeries) -> list[str]:
     elif s.capacity_note:
         lines.append(s.capacity_note)
     if s.speedup is not None:
+        label = "cold-to-warm speed-up" if s.speedup >= 1 else "no speed-up: later runs slower"
         lines.append(
-            f"cold-to-warm speed-up {s.speedup:.1f}x ({human_elapsed(s.cold_s)} -> "
-            f"{human_elapsed(s.warm_s)})"
+            f"{label} {s.speedup:.1f}x ({human_elapsed(s.cold_s)} -> {human_elapsed(s.warm_s)})"
         )
     if s.fit is not None:
         tau = (
