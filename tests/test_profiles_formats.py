@@ -178,6 +178,8 @@ def test_clickhouse_query_log_json_each_row(tmp_path: Path, store: Store) -> Non
     assert rows[2][5] is True
     (series,) = analyse_cache(store)
     assert series.excluded_runs == (3,)
+    # Altinity KB: 707.8 MB in 20.77 s of S3 reads = 34 MB/s per reading thread
+    assert series.runs[0].remote_stream_rate / 1e6 == pytest.approx(34.08, abs=0.01)
     assert series.speedup == pytest.approx(21000 / 9421)
     assert series.runs[1].local_share == pytest.approx(705258980 / (705258980 + 13979))
 

@@ -49,6 +49,10 @@ class RunIO:
     remote_rate: float | None
     local_rate: float | None
     rate_basis: RateBasis | None
+    #: remote bytes / summed remote-read time (ClickHouse ReadBufferFromS3Microseconds,
+    #: Databricks "Cloud storage request duration"): throughput per reading stream, not the
+    #: cluster's bandwidth (profiles.md §11.6 "counter method")
+    remote_stream_rate: float | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ def run_io(
             "scan_share",
             "remote_io_share",
             "local_io_share",
+            "remote_read_s",
         )
     }
     for i, run in enumerate(runs):
@@ -194,6 +199,8 @@ def run_io(
             if local is not None and local > 0 and local_s is not None and local_s >= min_io_s
             else None
         )
+        read_s = cols["remote_read_s"][i]
+        stream = remote / read_s if remote and read_s and read_s > 0 else None
         out.append(
             RunIO(
                 run=run,
@@ -207,6 +214,7 @@ def run_io(
                 remote_rate=remote_rate,
                 local_rate=local_rate,
                 rate_basis=basis if (remote_rate or local_rate) else None,
+                remote_stream_rate=stream,
             )
         )
     return out

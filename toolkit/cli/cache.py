@@ -118,6 +118,13 @@ def _derived_lines(s: CacheSeries) -> list[str]:
             f"remote rate {human_rate(s.remote_rate)} (run {s.remote_rate_run}, the largest "
             f"remote read){lower}: 1 TB in {human_minutes(s.remote_time_per_tb_s)}"
         )
+    streams = [r for r in s.runs if r.remote_stream_rate is not None]
+    if streams:
+        top = max(streams, key=lambda r: r.bytes_remote or 0)
+        lines.append(
+            f"remote read per stream {human_rate(top.remote_stream_rate)} (run {top.run}: remote "
+            "bytes / summed read time of all streams; not the cluster's bandwidth)"
+        )
     if s.local_rate is not None:
         lines.append(
             f"local rate {human_rate(s.local_rate)} (median of runs): 1 TB in "

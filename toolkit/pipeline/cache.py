@@ -44,7 +44,7 @@ _COLUMNS = """q.series, q.cache_epoch, q.run, q.elapsed_ms / 1000.0 AS elapsed_s
     coalesce(q.remote_io_share, s.op_remote_io) AS remote_io_share,
     coalesce(q.local_io_share, s.op_local_io) AS local_io_share,
     coalesce(q.processing_share, s.op_processing) AS processing_share,
-    q.result_cache_hit, q.nodes, q.split_method, q.system, q.warehouse_size"""
+    q.remote_read_ms / 1000.0 AS remote_read_s, q.result_cache_hit, q.nodes, q.split_method, q.system, q.warehouse_size"""
 
 
 def profile_runs(store: Store, suites: list[str] | None = None) -> pl.DataFrame:
@@ -124,6 +124,7 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                         "remote_rate": r.remote_rate,
                         "local_rate": r.local_rate,
                         "rate_basis": r.rate_basis,
+                        "remote_stream_rate": r.remote_stream_rate,
                     }
                     for r in s.runs
                 ],
