@@ -88,3 +88,18 @@ def test_result_cache_hits_are_excluded() -> None:
     assert s.excluded_runs == (2,)
     assert [r.run for r in s.runs] == [1, 3, 4]
     assert s.speedup == pytest.approx(5.0)
+
+
+def test_findings() -> None:
+    from toolkit.analyze.cache import cache_findings
+
+    frame = pl.DataFrame(
+        {
+            "run": [1, 2, 3, 4, 5, 6],
+            "elapsed_s": [100.0, 0.07, 40.0, 20.0, 10.0, 5.0],
+            "result_cache_hit": [False, True, False, False, False, False],
+        }
+    )
+    rules = {f.rule: f for f in cache_findings(cache_series(frame, series="q"))}
+    assert "USE_CACHED_RESULT = FALSE" in rules["cache.result-cache"].advice
+    assert "not settled within 5 runs" in rules["cache.not-warm"].message

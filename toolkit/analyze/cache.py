@@ -22,6 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from toolkit.analyze.findings import Finding
+
 TB = 1e12  #: the seed's "1 TB" (decimal, like its MB/s and GB/s)
 
 RateBasis = Literal["breakdown", "elapsed"]
@@ -528,3 +530,58 @@ def cache_series(
         fits=fits,
         attribution=attribution,
     )
+
+
+def cache_findings(s: CacheSeries, *, jit_trend: float = -0.7) -> list[Finding]:
+    """Methodology findings for one series (profiles.md §11.6 result-cache contamination
+    check; warmup-science.md §6.3 cache vs JIT; §8.13 warm definition)."""
+    found: list[Finding] = []
+    if s.excluded_runs:
+        runs = ", ".join(str(r) for r in s.excluded_runs)
+        found.append(
+            Finding(
+                "cache.result-cache",
+                "problem",
+                s.series,
+                f"run {runs} came from the result cache and measured no query work",
+                "disable the result cache for benchmark sessions "
+                "(Snowflake: ALTER SESSION SET USE_CACHED_RESULT = FALSE)",
+                {"excluded_runs": len(s.excluded_runs)},
+            )
+        )
+    if len(s.runs) >= 3 and (s.runs_to_warm is None or s.runs_to_warm >= len(s.runs)):
+        found.append(
+            Finding(
+                "cache.not-warm",
+                "warning",
+                s.series,
+                f"the {s.warm_metric.replace('_', ' ')} has not settled within {len(s.runs)} runs",
+                "run the query more times before reading hot numbers",
+                {"runs": len(s.runs)},
+            )
+        )
+    elif s.runs_to_warm is not None and s.runs_to_warm > 2:
+        found.append(
+            Finding(
+                "cache.slow-fill",
+                "info",
+                s.series,
+                f"the cache fills over several runs: warm from run {s.runs_to_warm}",
+                f"discard the first {s.runs_to_warm - 1} runs when measuring warm performance",
+                {"runs_to_warm": s.runs_to_warm},
+            )
+        )
+    att = s.attribution
+    if att is not None and att.residual_trend is not None and att.residual_trend <= jit_trend:
+        found.append(
+            Finding(
+                "cache.jit",
+                "warning",
+                s.series,
+                "time keeps falling with the run after remote and local bytes are accounted for "
+                f"(Spearman ρ {att.residual_trend:.2f})",
+                "look for JIT or compilation warm-up besides the cache",
+                {"residual_trend": att.residual_trend},
+            )
+        )
+    return found

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from toolkit.analyze.cache import CacheSeries
+from toolkit.analyze.cache import CacheSeries, cache_findings
 from toolkit.cli.common import (
     DbOption,
     JsonOption,
@@ -108,9 +108,6 @@ def cache(
 def _derived_lines(s: CacheSeries) -> list[str]:
     """The seed's derived figures for one series, one sentence each."""
     lines: list[str] = []
-    if s.excluded_runs:
-        runs = ", ".join(str(r) for r in s.excluded_runs)
-        lines.append(f"result-cache hits excluded from the warm-up: run {runs}")
     if s.remote_rate is not None:
         basis = next((r.rate_basis for r in s.runs if r.run == s.remote_rate_run), None)
         lower = " (lower bound: whole elapsed time)" if basis == "elapsed" else ""
@@ -168,10 +165,6 @@ def _derived_lines(s: CacheSeries) -> list[str]:
         lines.append(
             f"time model t = {att.intercept_s:.1f} s + {att.s_per_remote_byte * 1e9:.2f} s/GB remote"
             f" + {att.s_per_local_byte * 1e9:.3f} s/GB local (R² {att.r_squared:.3f})"
-            + (
-                "; residual keeps falling with the run: a JIT/compilation effect besides the cache"
-                if att.residual_trend is not None and att.residual_trend < -0.7
-                else ""
-            )
         )
+    lines.extend(f"{f.severity}: {f.sentence()}" for f in cache_findings(s))
     return lines

@@ -11,7 +11,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.analyze.cache import CacheSeries, cache_series
+from toolkit.analyze.cache import CacheSeries, cache_findings, cache_series
+from toolkit.errors import UsageError
 from toolkit.store import Store
 
 # Scan operators (Snowflake GET_QUERY_OPERATOR_STATS) joined by query id: their summed share
@@ -72,7 +73,12 @@ def analyse_cache(
     epsilon: float = 0.02,
     min_io_s: float = 1.0,
 ) -> list[CacheSeries]:
-    """Run :func:`toolkit.analyze.cache.cache_series` on every series in the store."""
+    """Run :func:`toolkit.analyze.cache.cache_series` on every series in the store.
+
+    ``epsilon`` (0 < ε < 1, default 2 %, warmup-science.md §8.13) is the warm tolerance.
+    """
+    if not 0 < epsilon < 1:
+        raise UsageError(f"--epsilon {epsilon!r} must be a fraction between 0 and 1 (e.g. 0.02)")
     frame = profile_runs(store, suites)
     results: list[CacheSeries] = []
     if frame.is_empty():
@@ -147,6 +153,15 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                 "warm_s": s.warm_s,
                 "speedup": s.speedup,
                 "fit": _fit_json(s),
+                "findings": [
+                    {
+                        "rule": f.rule,
+                        "severity": f.severity,
+                        "message": f.message,
+                        "advice": f.advice,
+                    }
+                    for f in cache_findings(s)
+                ],
                 "attribution": None
                 if att is None
                 else {
