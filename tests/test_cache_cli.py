@@ -69,3 +69,39 @@ def test_cache_db_round_trip(runner: CliRunner, fixtures_dir: Path, tmp_path: Pa
     result = runner.invoke(app, ["cache", "--db", str(db), "--json"])
     assert result.exit_code == 0, result.output
     assert [s["series"] for s in json.loads(result.stdout)["series"]] == ["X-Large", "Medium"]
+
+
+def test_forced_wrong_format_is_one_line_and_store_unchanged(
+    runner: CliRunner, tmp_path: Path, fixtures_dir: Path
+) -> None:
+    db = tmp_path / "s.duckdb"
+    fixture = fixtures_dir / "profiles" / "warehouse_warmup.csv"
+    first = tmp_path / "first.csv"
+    first.write_text("series,run,elapsed_s\nA,1,10\nA,2,1\nB,1,5\nB,2,1\n")
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(first)]).exit_code == 0
+    result = runner.invoke(
+        app, ["ingest", "--db", str(db), "--format", "snowflake-history", str(fixture)]
+    )
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1
+    assert "Snowflake QUERY_HISTORY" in errors[0] and "field 'QUERY_ID'" in errors[0]
+    listed = runner.invoke(app, ["cache", "--db", str(db), "--json"])
+    series = [s["series"] for s in json.loads(listed.stdout)["series"]]
+    assert series == ["A", "B"]  # only the first file is stored
+
+
+def test_cache_json_on_real_databricks_pair(runner: CliRunner, real_dir: Path) -> None:
+    folder = real_dir / "profiles"
+    cold = folder / "MitsuhiroItagaki__query_profiler_analysis__sample.json"
+    warm = next(folder.glob("MitsuhiroItagaki__*query-profile_01f078dc*.json"))
+    result = runner.invoke(app, ["cache", str(cold), str(warm), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    schema = json.loads((resource_dir("schemas") / "cache.schema.json").read_text())
+    jsonschema.validate(payload, schema)
+    (series,) = payload["series"]
+    assert [round(100 * r["local_share"]) for r in series["runs"]] == [0, 98]
+    assert round(series["speedup"], 1) == 13.2
+    text = runner.invoke(app, ["cache", str(cold), str(warm)])
+    assert "cold-to-warm speed-up 13.2x (4m 14s -> 19.3s)" in text.stdout

@@ -71,7 +71,11 @@ def test_databricks_cold_warm_pair(real_dir: Path, store: Store) -> None:
     assert series.cold_s == 253.607 and series.warm_s == 19.261
     # no I/O breakdown in the profile: rates fall back to whole elapsed time (lower bounds)
     assert series.runs[0].rate_basis == "elapsed"
-    assert series.remote_rate == pytest.approx(170_801_025_574 / 253.607)
+    assert series.remote_rate == pytest.approx(170_801_025_574 / 248.051)  # execution time
+    # counter method, per request stream (profiles.md §4.3: 15.9 MB/s cold, 22.4 MB/s warm)
+    streams = [r.remote_stream_rate for r in series.runs]
+    assert streams[0] is not None and round(streams[0] / 1e6, 1) == 15.9
+    assert streams[1] is not None and round(streams[1] / 1e6, 1) == 22.4
     # scan operators keep the cache metrics by label
     hits = store.con.execute(
         "SELECT run, json_extract(io, '$.\"Cache hits size\"')::BIGINT FROM operator_runs "

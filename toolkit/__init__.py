@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from toolkit.analyze.cache import CacheSeries, cache_series
 from toolkit.analyze.gaps import GapTable, iteration_gaps
 from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
 from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
@@ -31,6 +32,7 @@ from toolkit.ingest import (
     ingest_path,
 )
 from toolkit.ingest.iterations import ingest_iterations
+from toolkit.pipeline.cache import analyse_cache
 from toolkit.pipeline.demo import run_demo
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
 from toolkit.pipeline.score import score_payload, suite_scores
@@ -39,6 +41,7 @@ from toolkit.store import SCHEMA_VERSION, Store, open_store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CacheSeries",
     "GapTable",
     "IngestOptions",
     "IngestResult",
@@ -52,7 +55,9 @@ __all__ = [
     "ToolkitError",
     "UsageError",
     "__version__",
+    "analyse_cache",
     "analyze_series",
+    "cache_series",
     "clickbench_scores",
     "detect_format",
     "gap_tables",

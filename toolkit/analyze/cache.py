@@ -22,6 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from toolkit.analyze.findings import Finding
+
 TB = 1e12  #: the seed's "1 TB" (decimal, like its MB/s and GB/s)
 
 RateBasis = Literal["breakdown", "elapsed"]
@@ -49,6 +51,10 @@ class RunIO:
     remote_rate: float | None
     local_rate: float | None
     rate_basis: RateBasis | None
+    #: remote bytes / summed remote-read time (ClickHouse ReadBufferFromS3Microseconds,
+    #: Databricks "Cloud storage request duration"): throughput per reading stream, not the
+    #: cluster's bandwidth (profiles.md §11.6 "counter method")
+    remote_stream_rate: float | None = None
 
 
 @dataclass(frozen=True)
@@ -138,7 +144,8 @@ def run_io(
     """Per-run tier bytes and rates of one series, in run order.
 
     ``remote_rate = bytes_remote / (elapsed × scan_share × remote_io_share)`` and the local
-    rate likewise (seed; profiles.md §11.6). A missing ``scan_share`` counts as 1 (the
+    rate likewise (seed; profiles.md §11.6); ``elapsed`` is the execution time
+    (``io_time_s``) when the frame has it. A missing ``scan_share`` counts as 1 (the
     whole query is the scan). Without I/O shares the fallback is ``bytes / elapsed`` for a
     run whose bytes are at least ``dominant_tier`` in one tier (a lower bound, basis
     ``elapsed``). A rate whose I/O time is under ``min_io_s`` seconds is not reported.
@@ -149,16 +156,20 @@ def run_io(
         name: _col(frame, name)
         for name in (
             "elapsed_s",
+            "io_time_s",
             "bytes_scanned",
             "bytes_remote",
             "bytes_local",
             "scan_share",
             "remote_io_share",
             "local_io_share",
+            "remote_read_s",
         )
     }
     for i, run in enumerate(runs):
         elapsed = cols["elapsed_s"][i] or 0.0
+        # execution time when the source has it (the breakdown shares are of execution)
+        io_time = cols["io_time_s"][i] or elapsed
         scanned, remote, local = (
             cols[c][i] for c in ("bytes_scanned", "bytes_remote", "bytes_local")
         )
@@ -171,15 +182,15 @@ def run_io(
         basis: RateBasis | None = None
         if rio is not None or lio is not None:
             basis = "breakdown"
-            scan_part = elapsed * (1.0 if scan is None else scan)
+            scan_part = io_time * (1.0 if scan is None else scan)
             remote_s = None if rio is None else scan_part * rio
             local_s = None if lio is None else scan_part * lio
         elif share is not None:
             basis = "elapsed"
             if share <= 1 - dominant_tier:
-                remote_s = elapsed
+                remote_s = io_time
             elif share >= dominant_tier:
-                local_s = elapsed
+                local_s = io_time
         remote_rate = (
             remote / remote_s
             if remote is not None and remote > 0 and remote_s is not None and remote_s >= min_io_s
@@ -190,6 +201,8 @@ def run_io(
             if local is not None and local > 0 and local_s is not None and local_s >= min_io_s
             else None
         )
+        read_s = cols["remote_read_s"][i]
+        stream = remote / read_s if remote and read_s and read_s > 0 else None
         out.append(
             RunIO(
                 run=run,
@@ -203,6 +216,7 @@ def run_io(
                 remote_rate=remote_rate,
                 local_rate=local_rate,
                 rate_basis=basis if (remote_rate or local_rate) else None,
+                remote_stream_rate=stream,
             )
         )
     return out
@@ -516,3 +530,58 @@ def cache_series(
         fits=fits,
         attribution=attribution,
     )
+
+
+def cache_findings(s: CacheSeries, *, jit_trend: float = -0.7) -> list[Finding]:
+    """Methodology findings for one series (profiles.md §11.6 result-cache contamination
+    check; warmup-science.md §6.3 cache vs JIT; §8.13 warm definition)."""
+    found: list[Finding] = []
+    if s.excluded_runs:
+        runs = ", ".join(str(r) for r in s.excluded_runs)
+        found.append(
+            Finding(
+                "cache.result-cache",
+                "problem",
+                s.series,
+                f"run {runs} came from the result cache and measured no query work",
+                "disable the result cache for benchmark sessions "
+                "(Snowflake: ALTER SESSION SET USE_CACHED_RESULT = FALSE)",
+                {"excluded_runs": len(s.excluded_runs)},
+            )
+        )
+    if len(s.runs) >= 3 and (s.runs_to_warm is None or s.runs_to_warm >= len(s.runs)):
+        found.append(
+            Finding(
+                "cache.not-warm",
+                "warning",
+                s.series,
+                f"the {s.warm_metric.replace('_', ' ')} has not settled within {len(s.runs)} runs",
+                "run the query more times before reading hot numbers",
+                {"runs": len(s.runs)},
+            )
+        )
+    elif s.runs_to_warm is not None and s.runs_to_warm > 2:
+        found.append(
+            Finding(
+                "cache.slow-fill",
+                "info",
+                s.series,
+                f"the cache fills over several runs: warm from run {s.runs_to_warm}",
+                f"discard the first {s.runs_to_warm - 1} runs when measuring warm performance",
+                {"runs_to_warm": s.runs_to_warm},
+            )
+        )
+    att = s.attribution
+    if att is not None and att.residual_trend is not None and att.residual_trend <= jit_trend:
+        found.append(
+            Finding(
+                "cache.jit",
+                "warning",
+                s.series,
+                "time keeps falling with the run after remote and local bytes are accounted for "
+                f"(Spearman ρ {att.residual_trend:.2f})",
+                "look for JIT or compilation warm-up besides the cache",
+                {"residual_trend": att.residual_trend},
+            )
+        )
+    return found

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from toolkit.analyze.cache import CacheSeries
+from toolkit.analyze.cache import CacheSeries, cache_findings
 from toolkit.cli.common import (
     DbOption,
     JsonOption,
@@ -108,15 +108,19 @@ def cache(
 def _derived_lines(s: CacheSeries) -> list[str]:
     """The seed's derived figures for one series, one sentence each."""
     lines: list[str] = []
-    if s.excluded_runs:
-        runs = ", ".join(str(r) for r in s.excluded_runs)
-        lines.append(f"result-cache hits excluded from the warm-up: run {runs}")
     if s.remote_rate is not None:
         basis = next((r.rate_basis for r in s.runs if r.run == s.remote_rate_run), None)
         lower = " (lower bound: whole elapsed time)" if basis == "elapsed" else ""
         lines.append(
             f"remote rate {human_rate(s.remote_rate)} (run {s.remote_rate_run}, the largest "
             f"remote read){lower}: 1 TB in {human_minutes(s.remote_time_per_tb_s)}"
+        )
+    streams = [r for r in s.runs if r.remote_stream_rate is not None]
+    if streams:
+        top = max(streams, key=lambda r: r.bytes_remote or 0)
+        lines.append(
+            f"remote read per stream {human_rate(top.remote_stream_rate)} (run {top.run}: remote "
+            "bytes / summed read time of all streams; not the cluster's bandwidth)"
         )
     if s.local_rate is not None:
         lines.append(
@@ -145,9 +149,9 @@ def _derived_lines(s: CacheSeries) -> list[str]:
     elif s.capacity_note:
         lines.append(s.capacity_note)
     if s.speedup is not None:
+        label = "cold-to-warm speed-up" if s.speedup >= 1 else "no speed-up: later runs slower"
         lines.append(
-            f"cold-to-warm speed-up {s.speedup:.1f}x ({human_elapsed(s.cold_s)} -> "
-            f"{human_elapsed(s.warm_s)})"
+            f"{label} {s.speedup:.1f}x ({human_elapsed(s.cold_s)} -> {human_elapsed(s.warm_s)})"
         )
     if s.fit is not None:
         tau = (
@@ -161,10 +165,6 @@ def _derived_lines(s: CacheSeries) -> list[str]:
         lines.append(
             f"time model t = {att.intercept_s:.1f} s + {att.s_per_remote_byte * 1e9:.2f} s/GB remote"
             f" + {att.s_per_local_byte * 1e9:.3f} s/GB local (R² {att.r_squared:.3f})"
-            + (
-                "; residual keeps falling with the run: a JIT/compilation effect besides the cache"
-                if att.residual_trend is not None and att.residual_trend < -0.7
-                else ""
-            )
         )
+    lines.extend(f"{f.severity}: {f.sentence()}" for f in cache_findings(s))
     return lines

@@ -18,7 +18,19 @@ from toolkit.ingest import (
 )
 from toolkit.ingest.registry import FORMATS
 
-_SUFFIXES = (".json", ".jtl", ".csv", ".tsv", ".xml", ".log", ".txt", ".gz", ".parquet", ".ndjson")
+_SUFFIXES = (
+    ".json",
+    ".jsonl",
+    ".jtl",
+    ".csv",
+    ".tsv",
+    ".xml",
+    ".log",
+    ".txt",
+    ".gz",
+    ".parquet",
+    ".ndjson",
+)
 HEAD_BYTES = 64 * 1024
 
 

@@ -11,26 +11,57 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.analyze.cache import CacheSeries, cache_series
+from toolkit.analyze.cache import CacheSeries, cache_findings, cache_series
+from toolkit.errors import UsageError
 from toolkit.store import Store
 
-_COLUMNS = """series, cache_epoch, run, elapsed_ms / 1000.0 AS elapsed_s, bytes_scanned,
-    bytes_remote, bytes_local, scan_share, remote_io_share, local_io_share, result_cache_hit,
-    nodes, split_method, system, warehouse_size"""
+# Scan operators (Snowflake GET_QUERY_OPERATOR_STATS) joined by query id: their summed share
+# of the query's time, their time-weighted I/O shares within the scan, and their cache split
+_SCANS = """
+SELECT query_id,
+       sum(time_share) AS op_scan_share,
+       sum(time_share * coalesce(TRY_CAST(json_extract_string(breakdown, '$.remote_disk_io')
+           AS DOUBLE), 0)) / nullif(sum(time_share), 0) AS op_remote_io,
+       sum(time_share * coalesce(TRY_CAST(json_extract_string(breakdown, '$.local_disk_io')
+           AS DOUBLE), 0)) / nullif(sum(time_share), 0) AS op_local_io,
+       sum(time_share * coalesce(TRY_CAST(json_extract_string(breakdown, '$.processing')
+           AS DOUBLE), 0)) / nullif(sum(time_share), 0) AS op_processing,
+       sum(TRY_CAST(json_extract_string(io, '$.bytes_scanned') AS DOUBLE)) AS op_bytes,
+       sum(TRY_CAST(json_extract_string(io, '$.bytes_scanned') AS DOUBLE)
+           * TRY_CAST(json_extract_string(io, '$.cache_fraction') AS DOUBLE)) AS op_local_bytes
+FROM operator_runs
+WHERE query_id IS NOT NULL AND operator_type IN ('TableScan', 'ExternalScan', 'IndexScan')
+GROUP BY query_id
+"""
+
+_COLUMNS = """q.series, q.cache_epoch, q.run, q.elapsed_ms / 1000.0 AS elapsed_s,
+    coalesce(q.exec_ms, q.elapsed_ms) / 1000.0 AS io_time_s, q.bytes_scanned,
+    coalesce(q.bytes_remote, CAST(q.bytes_scanned
+        - round(q.bytes_scanned * s.op_local_bytes / nullif(s.op_bytes, 0)) AS BIGINT))
+        AS bytes_remote,
+    coalesce(q.bytes_local, CAST(round(q.bytes_scanned * s.op_local_bytes
+        / nullif(s.op_bytes, 0)) AS BIGINT)) AS bytes_local,
+    coalesce(q.scan_share, s.op_scan_share) AS scan_share,
+    coalesce(q.remote_io_share, s.op_remote_io) AS remote_io_share,
+    coalesce(q.local_io_share, s.op_local_io) AS local_io_share,
+    coalesce(q.processing_share, s.op_processing) AS processing_share,
+    q.remote_read_ms / 1000.0 AS remote_read_s, q.result_cache_hit, q.nodes, q.split_method, q.system, q.warehouse_size"""
 
 
 def profile_runs(store: Store, suites: list[str] | None = None) -> pl.DataFrame:
-    """All ``query_runs`` rows (of the named suites) with elapsed time in seconds."""
+    """All ``query_runs`` rows (of the named suites), elapsed and I/O time in seconds, with
+    the scan shares of ``operator_runs`` filled in by query id where the run has none."""
     ids = store.suite_ids(suites, kind="profile") if suites else None
     where = ""
     params: list[object] = []
     if ids is not None:
-        where = f"WHERE suite_id IN ({', '.join('?' for _ in ids)})"
+        where = f"WHERE q.suite_id IN ({', '.join('?' for _ in ids)})"
         params = list(ids)
     return store.frame(
-        f"SELECT {_COLUMNS} FROM query_runs {where} "
+        f"WITH scans AS ({_SCANS}) SELECT {_COLUMNS} "
+        f"FROM query_runs q LEFT JOIN scans s ON s.query_id = q.query_id {where} "
         # series in the order they were first ingested
-        "ORDER BY min(rowid) OVER (PARTITION BY series), cache_epoch, run",
+        "ORDER BY min(q.rowid) OVER (PARTITION BY q.series), q.cache_epoch, q.run",
         params,
     )
 
@@ -42,7 +73,12 @@ def analyse_cache(
     epsilon: float = 0.02,
     min_io_s: float = 1.0,
 ) -> list[CacheSeries]:
-    """Run :func:`toolkit.analyze.cache.cache_series` on every series in the store."""
+    """Run :func:`toolkit.analyze.cache.cache_series` on every series in the store.
+
+    ``epsilon`` (0 < ε < 1, default 2 %, warmup-science.md §8.13) is the warm tolerance.
+    """
+    if not 0 < epsilon < 1:
+        raise UsageError(f"--epsilon {epsilon!r} must be a fraction between 0 and 1 (e.g. 0.02)")
     frame = profile_runs(store, suites)
     results: list[CacheSeries] = []
     if frame.is_empty():
@@ -94,6 +130,7 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                         "remote_rate": r.remote_rate,
                         "local_rate": r.local_rate,
                         "rate_basis": r.rate_basis,
+                        "remote_stream_rate": r.remote_stream_rate,
                     }
                     for r in s.runs
                 ],
@@ -116,6 +153,15 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                 "warm_s": s.warm_s,
                 "speedup": s.speedup,
                 "fit": _fit_json(s),
+                "findings": [
+                    {
+                        "rule": f.rule,
+                        "severity": f.severity,
+                        "message": f.message,
+                        "advice": f.advice,
+                    }
+                    for f in cache_findings(s)
+                ],
                 "attribution": None
                 if att is None
                 else {

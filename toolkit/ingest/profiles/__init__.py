@@ -5,8 +5,10 @@ from __future__ import annotations
 
 # Importing the modules registers their formats.
 from toolkit.ingest.profiles import (  # noqa: F401  (registration)
+    clickhouse,
     databricks,
     duckdb_profile,
     generic,
     snowflake_history,
+    snowflake_operators,
 )

@@ -197,24 +197,37 @@ def write_runs(
             ],
         )
         writer.rows += 1
-        for op in run.operators:
-            con.execute(
-                "INSERT INTO operator_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    suite_id,
-                    writer.source_id,
-                    run.series,
-                    run.run,
-                    run.query_id,
-                    op.operator_id,
-                    op.parent_id,
-                    op.operator_type,
-                    op.time_share,
-                    op.time_ms,
-                    json.dumps(op.breakdown, sort_keys=True),
-                    json.dumps(op.io, sort_keys=True, default=str),
-                ],
-            )
+        write_operators(writer, suite_id, run.series, run.run, run.query_id, run.operators)
+
+
+def write_operators(
+    writer: SourceWriter,
+    suite_id: int,
+    series: str,
+    run: int,
+    query_id: str | None,
+    operators: list[ProfileOperator],
+) -> None:
+    """Insert ``operator_runs`` rows of one execution."""
+    con = writer.store.con
+    for op in operators:
+        con.execute(
+            "INSERT INTO operator_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                suite_id,
+                writer.source_id,
+                series,
+                run,
+                query_id,
+                op.operator_id,
+                op.parent_id,
+                op.operator_type,
+                op.time_share,
+                op.time_ms,
+                json.dumps(op.breakdown, sort_keys=True),
+                json.dumps(op.io, sort_keys=True, default=str),
+            ],
+        )
 
 
 def _before(a: datetime, b: datetime) -> bool:
