@@ -28,6 +28,7 @@ from toolkit.ingest import (
     ingest_path,
 )
 from toolkit.ingest.iterations import ingest_iterations
+from toolkit.report.render import render_report, write_report
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
 
@@ -47,5 +48,7 @@ __all__ = [
     "ingest_iterations",
     "ingest_path",
     "open_store",
+    "render_report",
     "resource_dir",
+    "write_report",
 ]
