@@ -64,3 +64,22 @@ def report(
             store, output, title=title, plotlyjs=mode, tolerance=tolerance, window=window
         )
     info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@app.command(epilog="Example: warmup demo -o demo.html")
+@with_errors
+def demo(
+    output: OutputOption = Path("demo.html"),
+    plotlyjs: PlotlyJsOption = "inline",
+) -> None:
+    """Run the toolkit end to end on its bundled fixtures (synthetic ClickBench suites,
+    JMeter load tests, query profiles): print the gap tables and write the full report."""
+    from toolkit.cli.gaps import print_gap_tables
+    from toolkit.pipeline.demo import run_demo
+
+    mode = plotlyjs_mode(plotlyjs)
+    if not output.parent.is_dir():
+        fail(f"{output}: folder {output.parent} does not exist; create it first")
+    result = run_demo(output, plotlyjs=mode)
+    print_gap_tables(result.gaps)
+    info(f"wrote {result.output} ({result.output.stat().st_size / 1e6:.1f} MB)")

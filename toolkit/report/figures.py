@@ -107,6 +107,35 @@ def thin(
     return [list(xs[::step]), *(list(s[::step]) for s in series)]
 
 
+def short_seconds(value: float) -> str:
+    """Compact axis label for seconds: 42ms, 1.5s, 2min."""
+    if value < 1e-3:
+        return f"{value * 1e6:.3g}µs"
+    if value < 1:
+        return f"{value * 1e3:.3g}ms"
+    if value < 120:
+        return f"{value:.3g}s"
+    return f"{value / 60:.3g}min"
+
+
+def log_axis(values: Sequence[float | None], label: Any = short_seconds) -> dict[str, Any]:
+    """A log axis with ticks at 1, 2, 5 x 10^n inside the data range (plotly's own log
+    ticks label minor digits without units on short ranges)."""
+    finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not finite:
+        return {"type": "log"}
+    lo, hi = min(finite), max(finite)
+    ticks: list[float] = []
+    for exp in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for mant in (1, 2, 5):
+            v = mant * 10.0**exp
+            if lo / 2 <= v <= hi * 2:
+                ticks.append(float(f"{v:.6g}"))
+    if len(ticks) < 2:
+        ticks = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
+    return {"type": "log", "tickvals": ticks, "ticktext": [label(t) for t in ticks]}
+
+
 def _figure(height: int, **layout: Any) -> go.Figure:
     fig = go.Figure()
     fig.update_layout(template=TEMPLATE, height=height, **layout)
@@ -116,7 +145,7 @@ def _figure(height: int, **layout: Any) -> go.Figure:
 def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figure:
     """Gap of the suite sum against the reference, and queries within ±tolerance, vs k.
 
-    ``suites``: ``{"name", "queries", "rows": [{"hot_iterations", "gap", "within_tolerance"}]}``
+    ``suites``: ``{"name", "rows": [{"hot_iterations", "gap", "within_tolerance", "queries"}]}``
     (the ``gaps --json`` contract). Gap on the left axis (%), within-tolerance share on the
     right axis (% of queries), one colour per suite (suites overlaid).
     """
@@ -136,6 +165,7 @@ def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figu
             "overlaying": "y",
             "side": "right",
             "range": [0, 105],
+            "dtick": 25,
             "ticksuffix": "%",
             "showgrid": False,
         },
@@ -147,8 +177,7 @@ def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figu
         rows = suite["rows"]
         ks = [r["hot_iterations"] for r in rows]
         gaps = [None if r["gap"] is None else 100 * r["gap"] for r in rows]
-        queries = max(int(suite["queries"]), 1)
-        within = [100 * r["within_tolerance"] / queries for r in rows]
+        within = [100 * r["within_tolerance"] / max(int(r["queries"]), 1) for r in rows]
         fig.add_trace(
             go.Scatter(
                 x=ks,
@@ -199,7 +228,7 @@ def trajectory_chart(
         showlegend=False,
         margin={"l": 48, "r": 8, "t": 30 if title else 8, "b": 28},
         xaxis={"dtick": 1 if max((len(r) for _, r in runs), default=0) <= 12 else None},
-        yaxis={"type": "log", "exponentformat": "SI", "ticksuffix": "s"},
+        yaxis=log_axis([v for _, pts in runs for _, v in pts] + [steady, *(steady_ci or ())]),
     )
     for n, (process, points) in enumerate(runs):
         colour = OKABE_ITO[n % len(OKABE_ITO)]
@@ -365,11 +394,11 @@ def cache_chart(
         xaxis={"title": {"text": "run"}, "dtick": 1},
         yaxis={"title": {"text": "bytes scanned (GB)"}, "rangemode": "tozero"},
         yaxis2={
-            "title": {"text": "elapsed (s)"},
+            "title": {"text": "elapsed (log)"},
             "overlaying": "y",
             "side": "right",
-            "type": "log",
             "showgrid": False,
+            **log_axis([*elapsed_s, *(fitted_s or ())]),
         },
         margin={"l": 56, "r": 60, "t": 36, "b": 80},
     )

@@ -61,7 +61,10 @@ def fmt_seconds(value: float | None) -> str:
         return f"{value * 1e6:.3g} µs"
     if value < 1:
         return f"{value * 1e3:.3g} ms"
-    return f"{value:.3g} s"
+    if value < 60:
+        return f"{value:.3g} s"
+    minutes, seconds = divmod(round(value), 60)
+    return f"{minutes}m {seconds}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60}m"
 
 
 def fmt_pct(value: float | None, *, signed: bool = True) -> str:
@@ -83,10 +86,11 @@ def fmt_rate(value: float | None) -> str:
     return "–" if value is None else f"{fmt_bytes(value)}/s"
 
 
-def num(value: float | None, fmt: Callable[[float | None], str]) -> Cell:
-    """A numeric cell: formatted text, sorting by the raw number (missing sorts last)."""
-    sortable = value if value is not None and math.isfinite(value) else None
-    return Cell(fmt(value), sortable)
+def num(value: float | None, fmt: Callable[[float], str]) -> Cell:
+    """A numeric cell: formatted text, sorting by the raw number; missing shows "–"."""
+    if value is None or not math.isfinite(value):
+        return Cell("–", None)
+    return Cell(fmt(value), value)
 
 
 def tone_of(gap: float | None, tolerance: float) -> Tone:
@@ -101,7 +105,7 @@ def slug(*parts: object) -> str:
     return "-".join(str(p) for p in parts)
 
 
-# -- iterations: temporary bridge until pipeline/gaps.py and pipeline/detect.py land --------
+# -- iterations ---------------------------------------------------------------------------
 
 
 def iteration_frame(store: Store) -> pl.DataFrame:
@@ -116,85 +120,21 @@ def iteration_frame(store: Store) -> pl.DataFrame:
     )
 
 
-def _hot_min(values: Sequence[float | None], k: int) -> float | None:
-    hot = [v for v in values[1 : k + 1] if v is not None]
-    return min(hot) if hot else None
-
-
-def bridge_gaps(frame: pl.DataFrame, params: ReportParams) -> dict[str, Any]:
-    """The ``gaps --json`` payload computed directly (reference ``min-all``: the seed's
-    definition, min of all hot runs per query). Temporary: replaced by pipeline/gaps.py."""
-    suites = []
-    for (suite_id,), part in frame.group_by(["suite_id"], maintain_order=True):
-        first = part.row(0, named=True)
-        per_query = []
-        max_hot = 0
-        for (_query,), q in part.filter(pl.col("process") == part["process"].min()).group_by(
-            ["query"], maintain_order=True
-        ):
-            seconds = q.sort("iteration")["seconds"].to_list()
-            hot_n = len(seconds) - 1
-            max_hot = max(max_hot, hot_n)
-            reference = _hot_min(seconds, hot_n)
-            hot_by_k = [_hot_min(seconds, k) for k in range(1, hot_n + 1)]
-            first_k = next(
-                (
-                    k
-                    for k, h in enumerate(hot_by_k, start=1)
-                    if h is not None and reference and abs(h / reference - 1) <= params.tolerance
-                ),
-                None,
-            )
-            per_query.append(
-                {
-                    "query": q["query"][0],
-                    "query_index": int(q["query_index"][0]),
-                    "cold_s": seconds[0],
-                    "hot_s_by_k": hot_by_k,
-                    "reference_s": reference,
-                    "first_k_within": first_k,
-                }
-            )
-        rows = []
-        usable = [p for p in per_query if p["reference_s"]]
-        ref_sum = sum(p["reference_s"] for p in usable)
-        for k in range(1, max_hot + 1):
-            values = [
-                (p["hot_s_by_k"][k - 1] if k <= len(p["hot_s_by_k"]) else None, p["reference_s"])
-                for p in usable
-            ]
-            total = sum(h for h, _ in values if h is not None)
-            within = sum(
-                1 for h, r in values if h is not None and abs(h / r - 1) <= params.tolerance
-            )
-            rows.append(
-                {
-                    "hot_iterations": k,
-                    "total_runs": k + 1,
-                    "suite_sum_s": total,
-                    "gap": total / ref_sum - 1 if ref_sum else None,
-                    "within_tolerance": within,
-                }
-            )
-        suites.append(
-            {
-                "suite": first["suite"],
-                "suite_id": int(suite_id),
-                "system": first["system"],
-                "queries": len(per_query),
-                "reference": params.reference,
-                "tolerance": params.tolerance,
-                "rows": rows,
-                "per_query": per_query,
-            }
-        )
-    return {"suites": suites}
-
-
 def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
-    payload: dict[str, Any] = ctx.cached(
-        "gaps", lambda: bridge_gaps(iteration_frame(ctx.store), ctx.params)
-    )
+    """The ``warmup gaps --json`` payload of the store (pipeline/gaps.py), each suite with
+    its ``suite_id`` added so other sections can join on it."""
+
+    def compute() -> dict[str, Any]:
+        from toolkit.pipeline.gaps import gap_tables
+        from toolkit.pipeline.gaps import gaps_payload as payload_of
+
+        results = gap_tables(ctx.store, tolerance=ctx.params.tolerance)
+        payload = payload_of(results)
+        for item, suite in zip(results, payload["suites"], strict=True):
+            suite["suite_id"] = item.suite_id
+        return payload
+
+    payload: dict[str, Any] = ctx.cached("gaps", compute)
     return payload
 
 
@@ -203,7 +143,8 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
 
 def gaps_findings(payload: dict[str, Any], params: ReportParams) -> list[Finding]:
     """Per suite with more hot runs than the benchmark's window: how far the window's suite
-    sum is from the reference, and the first k within half the tolerance."""
+    sum is from the reference, how many queries are off, and the gaps analyzer's k for its
+    target (``k_for_target``, gap <= 5 %; toolkit/analyze/gaps.py)."""
     found = []
     for suite in payload["suites"]:
         rows = {r["hot_iterations"]: r for r in suite["rows"]}
@@ -213,29 +154,29 @@ def gaps_findings(payload: dict[str, Any], params: ReportParams) -> list[Finding
         gap = row["gap"]
         if gap is None:
             continue
-        queries = suite["queries"]
+        queries = row["queries"]
         off = queries - row["within_tolerance"]
-        target = params.tolerance / 2
-        enough = next(
-            (
-                k
-                for k in sorted(rows)
-                if rows[k]["gap"] is not None and abs(rows[k]["gap"]) <= target
-            ),
-            None,
-        )
+        enough = suite.get("k_for_target")
         severity: Severity = "problem" if abs(gap) > params.tolerance else "info"
         message = (
             f"{suite['suite']}: with {params.window} hot iterations the suite sum is "
             f"{gap:+.0%} off the reference ({fmt_seconds(row['suite_sum_s'])} vs "
-            f"{fmt_seconds(row['suite_sum_s'] / (1 + gap))}); {off} of {queries} queries are "
+            f"{fmt_seconds(row['reference_sum_s'])}); {off} of {queries} queries are "
             f"off by more than {params.tolerance:.0%}"
         )
-        advice = (
-            f"run at least {enough} hot iterations (gap {rows[enough]['gap']:+.0%})"
-            if enough is not None and enough > params.window
-            else "the benchmark's window is close to the reference"
-        )
+        if enough is not None and enough > params.window:
+            advice = (
+                f"run at least {enough} hot iterations ({enough + 1} runs): the gap is then "
+                f"{rows[enough]['gap']:+.0%}"
+            )
+        elif enough is None:
+            advice = (
+                f"run more than {len(rows)} hot iterations: none of these windows is within "
+                f"{suite.get('target', params.tolerance / 2):.0%} of the reference"
+            )
+        else:
+            advice = "the benchmark's own window is close enough to the reference"
+            severity = "info"
         found.append(
             Finding(
                 rule="hot-window-gap",
@@ -277,7 +218,7 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
                 num(r["total_runs"], lambda v: f"{v:.0f}"),
                 num(r["suite_sum_s"], lambda v: f"{v:.3f}"),
                 Cell(fmt_pct(r["gap"]), r["gap"], tone),
-                Cell(f"{r['within_tolerance']}/{suite['queries']}", r["within_tolerance"]),
+                Cell(f"{r['within_tolerance']}/{r['queries']}", r["within_tolerance"]),
             )
         )
     return Table(
@@ -312,7 +253,7 @@ def _gap_summary_table(suites: Sequence[dict[str, Any]], params: ReportParams) -
                 num(suite["queries"], lambda v: f"{v:.0f}"),
                 num(suite["rows"][-1]["hot_iterations"], lambda v: f"{v:.0f}"),
                 Cell(fmt_pct(gap), gap, tone),
-                Cell(f"{row['within_tolerance']}/{suite['queries']}", row["within_tolerance"]),
+                Cell(f"{row['within_tolerance']}/{row['queries']}", row["within_tolerance"]),
             )
         )
     return Table(
@@ -349,7 +290,7 @@ def gaps_section(ctx: ReportContext) -> Section | None:
         Chart(
             "fig-gaps",
             figures.gaps_chart(
-                [{"name": s["suite"], "queries": s["queries"], "rows": s["rows"]} for s in shown],
+                [{"name": s["suite"], "rows": s["rows"]} for s in shown],
                 tolerance=params.tolerance,
             ),
             caption=(
@@ -386,10 +327,17 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         return None
     gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
     multi_suite = len(gaps) > 1
+    per_query = {
+        (suite_id, q["query"]): q
+        for suite_id, suite in gaps.items()
+        for q in reversed(suite["per_query"])  # the first process wins
+    }
     series: list[dict[str, Any]] = []
     for (suite_id, query), part in frame.group_by(["suite_id", "query"], maintain_order=True):
-        suite = gaps[int(suite_id)]
-        info = next(p for p in suite["per_query"] if p["query"] == query)
+        suite = gaps.get(int(suite_id))
+        info = per_query.get((int(suite_id), str(query)))
+        if suite is None or info is None:
+            continue
         runs = [
             (int(proc), list(zip(p["iteration"].to_list(), p["seconds"].to_list(), strict=True)))
             for (proc,), p in part.group_by(["process"], maintain_order=True)
@@ -402,8 +350,9 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
             {
                 "suite": suite["suite"],
                 "suite_id": int(suite_id),
+                "system": suite["system"],
                 "query": query,
-                "query_index": info["query_index"],
+                "query_index": int(part["query_index"][0]),
                 "runs": [{"process": p, "seconds": [s for _, s in pts]} for p, pts in runs],
                 "reference_s": ref,
                 "window_gap": gap,
@@ -418,7 +367,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     for n, s in enumerate(series[:MAX_PANELS]):
         gap = s["window_gap"]
         tone = tone_of(gap, ctx.params.tolerance)
-        heading = f"{s['query']}" + (f" · {s['suite']}" if multi_suite else "")
+        heading = f"{s['query']}" + (f" · {s['system'] or s['suite']}" if multi_suite else "")
         fig = figures.trajectory_chart(
             title="",
             runs=s["_runs"],
@@ -468,6 +417,149 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         "Each panel is one query's run times; the worst warm-up comes first.",
         (grid,),
         {"series": series},
+    )
+
+
+#: Cache series drawn at most (all are in the tables and report-data).
+MAX_CACHE_CHARTS = 12
+
+
+def fitted_elapsed(fit: Any, runs: Sequence[int]) -> list[float | None]:
+    """Values of the analyzer's best warm-up model at each run (toolkit/analyze/cache.py
+    ``CurveFit``: step = t∞ + A at run 1 then t∞; geometric t∞ + A·q^(k−1); power
+    t∞ + A·k^(−β))."""
+    out: list[float | None] = []
+    for k in runs:
+        if fit.model == "step":
+            out.append(fit.t_inf_s + (fit.amplitude_s if k == runs[0] else 0.0))
+        elif fit.model == "geometric" and fit.q is not None:
+            out.append(fit.t_inf_s + fit.amplitude_s * fit.q ** (k - 1))
+        elif fit.model == "power" and fit.beta is not None:
+            out.append(fit.t_inf_s + fit.amplitude_s * k ** (-fit.beta))
+        else:
+            out.append(None)
+    return out
+
+
+def cache_findings(payload: dict[str, Any]) -> list[Finding]:
+    """Per series with a measured cache: warm-up length, speed-up and tier rates."""
+    found = []
+    for s in payload["series"]:
+        if s["runs_to_warm"] is None or s["cold_s"] is None or s["warm_s"] is None:
+            continue
+        if s["runs_to_warm"] <= 1:
+            continue
+        rates = ""
+        if s["remote_rate"] and s["local_rate"]:
+            rates = (
+                f"; remote reads run at {fmt_rate(s['remote_rate'])}, local at "
+                f"{fmt_rate(s['local_rate'])} ({s['local_rate'] / s['remote_rate']:.0f}x)"
+            )
+        found.append(
+            Finding(
+                rule="cache-warmup",
+                severity="warning",
+                subject=s["series"],
+                message=(
+                    f"{s['series']}: the cache is warm from run {s['runs_to_warm']} "
+                    f"({fmt_seconds(s['cold_s'])} cold, {fmt_seconds(s['warm_s'])} warm, "
+                    f"{s['speedup']:.1f}x){rates}"
+                    if s["speedup"]
+                    else f"{s['series']}: the cache is warm from run {s['runs_to_warm']}{rates}"
+                ),
+                advice=(
+                    f"report cold and warm separately, or discard the first "
+                    f"{s['runs_to_warm'] - 1} runs before measuring"
+                ),
+                numbers={
+                    "runs_to_warm": s["runs_to_warm"],
+                    "cold_s": s["cold_s"],
+                    "warm_s": s["warm_s"],
+                    "remote_rate": s["remote_rate"],
+                    "local_rate": s["local_rate"],
+                },
+            )
+        )
+    return found
+
+
+def cache_section(ctx: ReportContext) -> Section | None:
+    """Cache warm-up from query profiles: stacked remote/local bytes and time per run,
+    the fitted curve, and the rates table (pipeline/cache.py)."""
+    from toolkit.pipeline.cache import analyse_cache, cache_payload
+
+    results = analyse_cache(ctx.store)
+    if not results:
+        return None
+    payload = cache_payload(results)
+    blocks: list[Block] = []
+    for n, (result, s) in enumerate(
+        zip(results[:MAX_CACHE_CHARTS], payload["series"], strict=False)
+    ):
+        runs = [r["run"] for r in s["runs"]]
+        fit = result.fit
+        blocks.append(
+            Chart(
+                f"fig-cache-{n}",
+                figures.cache_chart(
+                    title=figures.plot_text(s["series"]),
+                    runs=runs,
+                    remote_bytes=[r["bytes_remote"] for r in s["runs"]],
+                    local_bytes=[r["bytes_local"] for r in s["runs"]],
+                    elapsed_s=[r["elapsed_s"] for r in s["runs"]],
+                    fitted_s=fitted_elapsed(fit, runs) if fit is not None else None,
+                    fit_label=f"fitted {fit.model} curve" if fit is not None else "",
+                ),
+            )
+        )
+    blocks.append(
+        Table(
+            "table-cache",
+            "Transfer rates, warm-up and cache size per series",
+            (
+                Column("series"),
+                Column("nodes", True),
+                Column("runs", True),
+                Column("remote rate", True, "bulk rate: the run moving the most remote bytes"),
+                Column("local rate", True, "median of the per-run local rates"),
+                Column("local/remote", True),
+                Column("1 TB remote", True, "time to read 10^12 bytes at the remote rate"),
+                Column("warm from run", True),
+                Column("cold → warm", True),
+                Column("cached working set", True, "plateau of local bytes: a lower bound"),
+                Column("best fit"),
+            ),
+            tuple(
+                (
+                    Cell(s["series"]),
+                    num(s["nodes"], lambda v: f"{v:.0f}"),
+                    num(len(s["runs"]), lambda v: f"{v:.0f}"),
+                    num(s["remote_rate"], fmt_rate),
+                    num(s["local_rate"], fmt_rate),
+                    num(s["local_remote_ratio"], lambda v: f"{v:.0f}x"),
+                    num(s["remote_time_per_tb_s"], lambda v: f"{v / 60:.0f} min"),
+                    num(s["runs_to_warm"], lambda v: f"{v:.0f}"),
+                    Cell(
+                        f"{fmt_seconds(s['cold_s'])} → {fmt_seconds(s['warm_s'])}",
+                        s["speedup"],
+                    ),
+                    num(s["capacity_bytes"], fmt_bytes),
+                    Cell("–" if s["fit"] is None else s["fit"]["model"]),
+                )
+                for s in payload["series"]
+            ),
+        )
+    )
+    return Section(
+        "cache",
+        "Cache warm-up",
+        (
+            "Per run: bytes read from remote storage (orange) and from the local cache (blue), "
+            "and the elapsed time (black, right axis, log) with the best-fitting warm-up curve."
+        ),
+        tuple(blocks),
+        payload,
+        tuple(cache_findings(payload)),
     )
 
 
@@ -538,4 +630,5 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
 SECTIONS: tuple[Callable[[ReportContext], Section | None], ...] = (
     gaps_section,
     trajectories_section,
+    cache_section,
 )
