@@ -187,3 +187,30 @@ def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ") and "does not exist" in result.stderr
     assert not (tmp_path / "missing").exists()
+
+
+def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None:
+    from toolkit.pipeline.demo import demo_inputs, run_demo
+
+    feeds = {
+        "clickbench": {"gaps", "trajectories"},
+        "profiles": {"cache"},
+        "jmeter": {"load"},
+    }
+    expected = {"provenance"}
+    for folder in demo_inputs():
+        expected |= feeds[folder.name]
+    assert {"gaps", "trajectories", "cache"} <= expected
+    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+    html = out.read_text(encoding="utf-8")
+    data = embedded_data(html)
+    jsonschema.validate(data, schema())
+    assert set(data["sections"]) == expected
+    for section in expected:
+        assert f'<section id="{section}">' in html
+    rules = {f["rule"] for f in data["findings"]}
+    assert {"hot-window-gap", "cache-warmup"} <= rules
+    # the seed-shaped fixture: +50 % at ClickBench's window, 5 hot iterations to reach 5 %
+    jvm = next(f for f in data["findings"] if f["subject"].startswith("JVMEngine"))
+    assert jvm["numbers"]["gap"] == pytest.approx(0.5)
+    assert jvm["numbers"]["recommended_hot_iterations"] == 5

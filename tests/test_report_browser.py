@@ -148,3 +148,21 @@ def test_injected_markup_stays_text_in_the_browser(browser: Any, tmp_path: Path)
     assert "<img src=x onerror=alert(1)>" in text
     assert "<script>alert(1)</script>" in text
     page.screenshot(path=str(tmp_path / "xss.png"), full_page=True)
+
+
+def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
+    from toolkit.pipeline.demo import run_demo
+
+    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+    page, log = open_report(browser, out)
+    drawn = assert_figures_drawn(page)
+    assert drawn == out.read_text(encoding="utf-8").count('class="plotly-graph-div"')
+    assert log.errors == [] and log.requests == [] and log.dialogs == []
+    findings = page.locator("#findings li.finding")
+    assert findings.count() >= 2
+    assert all(findings.nth(i).is_visible() for i in range(findings.count()))
+    # re-sorting the small multiples by query order puts Q0 first
+    page.select_option("select[data-grid='grid-trajectories']", "query")
+    first = page.locator("#grid-trajectories .panel-title").first.inner_text()
+    assert first.startswith("Q0 ")
+    page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
