@@ -53,7 +53,10 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
     for needed in (
         "toolkit/_resources/schemas/001_core.sql",
         "toolkit/_resources/schemas/gaps.schema.json",
-        "toolkit/_resources/reports/demo.html.j2",
+        "toolkit/_resources/reports/report.html.j2",
+        "toolkit/_resources/reports/report.css",
+        "toolkit/_resources/reports/report.js",
+        "toolkit/_resources/schemas/report-data.schema.json",
         "toolkit/_resources/fixtures/clickbench/jvm-engine/results/20260519/c6a.metal.json",
     ):
         assert needed in names, needed
@@ -81,5 +84,27 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     done = _run([str(venv / "bin" / "warmup"), "demo", "-o", "out.html"], away, env)
     html = (away / "out.html").read_text(encoding="utf-8")
-    assert "JVMEngine (synthetic)" in html and "<td>+80.0 %</td>" in html
+    assert "JVMEngine (synthetic)" in html and ">+80%</td>" in html
+    assert 'id="report-data"' in html and 'id="fig-gaps"' in html
     assert "wrote out.html" in done.stderr
+    # warmup report from the wheel: templates and schemas found outside the checkout
+    fixtures = _run(
+        [str(py), "-c", "import toolkit; print(toolkit.resource_dir('fixtures'))"], away, env
+    ).stdout.strip()
+    assert str(venv) in fixtures
+    done = _run(
+        [
+            str(venv / "bin" / "warmup"),
+            "report",
+            f"{fixtures}/clickbench",
+            "-o",
+            "report.html",
+            "--title",
+            "from the wheel",
+        ],
+        away,
+        env,
+    )
+    html = (away / "report.html").read_text(encoding="utf-8")
+    assert "<title>from the wheel</title>" in html and 'id="trajectories"' in html
+    assert "wrote report.html" in done.stderr

@@ -36,6 +36,7 @@ from toolkit.pipeline.cache import analyse_cache
 from toolkit.pipeline.demo import run_demo
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
 from toolkit.pipeline.score import score_payload, suite_scores
+from toolkit.report.render import render_report, write_report
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
 
@@ -67,8 +68,10 @@ __all__ = [
     "ingest_path",
     "iteration_gaps",
     "open_store",
+    "render_report",
     "resource_dir",
     "run_demo",
     "score_payload",
     "suite_scores",
+    "write_report",
 ]

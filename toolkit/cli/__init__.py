@@ -13,6 +13,7 @@ from toolkit.cli import (
     gaps,  # noqa: F401  (registration)
     ingest,  # noqa: F401  (registration)
     load,  # noqa: F401  (registration)
+    report,  # noqa: F401  (registration)
     score,  # noqa: F401  (registration)
 )
 from toolkit.cli.common import app

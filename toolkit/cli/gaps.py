@@ -1,9 +1,8 @@
-"""``warmup gaps`` (the iteration-gap table) and ``warmup demo``."""
+"""``warmup gaps``: the iteration-gap table (``warmup demo`` lives in cli/report.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -175,19 +174,3 @@ def gaps(
         print_json(gaps_payload(results))
     else:
         print_gap_tables(results, per_query=per_query)
-
-
-@app.command(epilog="Example: warmup demo -o demo.html")
-@with_errors
-def demo(
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="HTML file to write.", dir_okay=False)
-    ] = Path("demo.html"),
-) -> None:
-    """Run the toolkit end to end on its bundled fixtures: print the gap tables and write
-    a small HTML page."""
-    from toolkit.pipeline.demo import run_demo
-
-    result = run_demo(output)
-    print_gap_tables(result.gaps)
-    info(f"wrote {result.output}")

@@ -1,0 +1,216 @@
+"""The HTML report: sections, escaping, determinism, embedded data and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import plotly.offline
+import pytest
+
+import toolkit
+from toolkit.cli import app
+
+WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
+XSS = "<script>alert(1)</script></script><img src=x onerror=alert(1)>"
+# the seed's two trajectories (seeds/002): cold + 9 hot runs, seconds
+SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
+SEED_B = [0.972, 0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
+
+
+def clickbench_file(folder: Path, *, system: str = "jvm-engine", name: str = "c6a.json") -> Path:
+    path = folder / name
+    doc = {
+        "system": system,
+        "date": "2026-05-19",
+        "machine": "c6a.metal",
+        "result": [SEED_A, SEED_B],
+    }
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def embedded_data(html: str) -> Any:
+    match = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
+    )
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def schema() -> Any:
+    return json.loads((toolkit.resource_dir("schemas") / "report-data.schema.json").read_text())
+
+
+def render(path: Path, **kwargs: Any) -> str:
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        return toolkit.render_report(store, generated_at=WHEN, **kwargs)
+
+
+def test_findings_quote_the_window_gap(tmp_path: Path) -> None:
+    html = render(clickbench_file(tmp_path))
+    data = embedded_data(html)
+    # hot(2) = min of hot runs 1-2: 0.256 + 0.116 = 0.372 s; min of all hot: 0.042 + 0.030
+    (finding,) = data["findings"]
+    assert finding["rule"] == "hot-window-gap"
+    assert finding["numbers"]["gap"] == pytest.approx(0.372 / 0.072 - 1, rel=1e-9)
+    assert finding["numbers"]["queries_off"] == 2
+    assert "+417%" in finding["message"] and "2 of 2 queries" in finding["message"]
+    # SEED_A is within 10 % from k=3, SEED_B (0.030 at k=5) only from k=5
+    assert finding["numbers"]["recommended_hot_iterations"] == 5
+    assert html.index('id="findings"') < html.index('id="gaps"') < html.index('id="provenance"')
+    assert "+417%" in html
+
+
+def test_gap_table_rows_follow_min_of_first_k(tmp_path: Path) -> None:
+    data = embedded_data(render(clickbench_file(tmp_path)))
+    (suite,) = data["sections"]["gaps"]["suites"]
+    sums = [row["suite_sum_s"] for row in suite["rows"]]
+    assert sums[:5] == pytest.approx(
+        [0.256 + 0.461, 0.256 + 0.116, 0.043 + 0.066, 0.042 + 0.055, 0.042 + 0.030]
+    )
+    assert [row["within_tolerance"] for row in suite["rows"]][:5] == [0, 0, 1, 1, 2]
+
+
+def test_two_renders_are_byte_identical(tmp_path: Path) -> None:
+    path = clickbench_file(tmp_path)
+    assert render(path) == render(path)
+
+
+def test_generation_time_comes_from_source_date_epoch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, clickbench_file(tmp_path))
+        first = toolkit.render_report(store, plotlyjs="cdn")
+        second = toolkit.render_report(store, plotlyjs="cdn")
+    assert first == second
+    assert embedded_data(first)["generated_at"] == "2023-11-14T22:13:20Z"
+
+
+def test_embedded_data_validates_against_schema(tmp_path: Path) -> None:
+    data = embedded_data(render(clickbench_file(tmp_path)))
+    jsonschema.validate(data, schema())
+    assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}
+    (source,) = data["sections"]["provenance"]["sources"]
+    assert source["name"] == "c6a.json" and len(source["sha256"]) == 64
+
+
+def test_empty_store_has_provenance_only() -> None:
+    with toolkit.open_store() as store:
+        html = toolkit.render_report(store, generated_at=WHEN)
+    data = embedded_data(html)
+    jsonschema.validate(data, schema())
+    assert set(data["sections"]) == {"provenance"}
+    assert "No findings" in html
+
+
+def test_plotlyjs_inlined_once_and_figures_have_fixed_ids(tmp_path: Path) -> None:
+    html = render(clickbench_file(tmp_path))
+    bundle = plotly.offline.get_plotlyjs()
+    assert html.count(bundle[:500]) == 1
+    assert "<script src=" not in html
+    ids = re.findall(r'<div id="(fig-[a-z0-9-]+)" class="plotly-graph-div"', html)
+    assert ids == ["fig-gaps", "fig-traj-0", "fig-traj-1"]
+    assert len(html) - len(bundle) < 200_000
+
+
+def test_plotlyjs_directory_and_cdn(tmp_path: Path) -> None:
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, clickbench_file(tmp_path))
+        out = toolkit.write_report(
+            store, tmp_path / "r.html", plotlyjs="directory", generated_at=WHEN
+        )
+        cdn = toolkit.render_report(store, plotlyjs="cdn", generated_at=WHEN)
+    html = out.read_text(encoding="utf-8")
+    assert '<script src="plotly.min.js"' in html
+    assert (tmp_path / "plotly.min.js").stat().st_size > 1_000_000
+    assert len(html) < 200_000
+    version = plotly.offline.get_plotlyjs_version()
+    assert f'<script src="https://cdn.plot.ly/plotly-{version}.min.js"' in cdn
+
+
+def test_untrusted_strings_are_escaped(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    # a file name cannot hold "/", so it carries the parts of the payload that fit
+    bench = clickbench_file(
+        folder, system=XSS, name="<img src=x onerror=alert(1)><script>alert(1).json"
+    )
+    csv = folder / "harness.csv"
+    csv.write_text(
+        "suite,query,iteration,seconds\n"
+        + "".join(f'"{XSS}","{XSS.replace(chr(34), "")}",{i},{s}\n' for i, s in enumerate(SEED_A)),
+        encoding="utf-8",
+    )
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, bench)
+        toolkit.ingest_file(store, csv)
+        html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn")
+    for raw in ("<script>alert(1)", "</script></script>", "<img src=x"):
+        assert raw not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert html.count("<script") == html.count("</script>")
+    data = embedded_data(html)
+    assert XSS in {f["subject"] for f in data["findings"]}
+    assert any(
+        s["name"].startswith("<img src=x") for s in data["sections"]["provenance"]["sources"]
+    )
+
+
+def test_cli_report_writes_file(tmp_path: Path, runner: Any) -> None:
+    path = clickbench_file(tmp_path)
+    out = tmp_path / "out.html"
+    result = runner.invoke(app, ["report", str(path), "-o", str(out), "--title", "Trino <warm>"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert "<title>Trino &lt;warm&gt;</title>" in html
+    assert "wrote" in result.stderr
+
+
+def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
+    path = clickbench_file(tmp_path)
+    result = runner.invoke(
+        app, ["report", str(path), "--plotlyjs", "web", "-o", str(tmp_path / "x.html")]
+    )
+    assert result.exit_code == 2
+    assert "unknown --plotlyjs 'web'; use one of: inline, directory, cdn" in result.stderr
+    result = runner.invoke(app, ["report", "-o", str(tmp_path / "x.html")])
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["report", str(path), "-o", str(tmp_path / "missing" / "x.html")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: ") and "does not exist" in result.stderr
+    assert not (tmp_path / "missing").exists()
+
+
+def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None:
+    from toolkit.pipeline.demo import demo_inputs, run_demo
+
+    feeds = {
+        "clickbench": {"gaps", "trajectories"},
+        "profiles": {"cache"},
+        "jmeter": {"load"},
+    }
+    expected = {"provenance"}
+    for folder in demo_inputs():
+        expected |= feeds[folder.name]
+    assert {"gaps", "trajectories", "cache"} <= expected
+    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+    html = out.read_text(encoding="utf-8")
+    data = embedded_data(html)
+    jsonschema.validate(data, schema())
+    assert set(data["sections"]) == expected
+    for section in expected:
+        assert f'<section id="{section}">' in html
+    rules = {f["rule"] for f in data["findings"]}
+    assert {"hot-window-gap", "cache-warmup"} <= rules
+    # the seed-shaped fixture: +50 % at ClickBench's window, 5 hot iterations to reach 5 %
+    jvm = next(f for f in data["findings"] if f["subject"].startswith("JVMEngine"))
+    assert jvm["numbers"]["gap"] == pytest.approx(0.5)
+    assert jvm["numbers"]["recommended_hot_iterations"] == 5

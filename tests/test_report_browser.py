@@ -1,0 +1,168 @@
+"""The report in a real browser: Debian chromium driven by Playwright (no browser download),
+opened from file:// with every non-file: request aborted. Must not skip in CI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolkit
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
+XSS = "<script>alert(1)</script></script><img src=x onerror=alert(1)>"
+SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
+SEED_B = [0.972, 0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
+
+
+@dataclass
+class PageLog:
+    """What the page did while it loaded."""
+
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def browser(chromium_path: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def open_report(browser: Any, path: Path) -> tuple[Any, PageLog]:
+    """Open ``path`` offline; return the page and what it logged."""
+    log = PageLog()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("pageerror", lambda exc: log.errors.append(str(exc)))
+    page.on("console", lambda msg: msg.type == "error" and log.errors.append(msg.text))
+
+    def on_dialog(dialog: Any) -> None:
+        log.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+
+    def route(r: Any) -> None:
+        if r.request.url.startswith("file:"):
+            r.continue_()
+        else:
+            log.requests.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(path.resolve().as_uri())
+    page.wait_for_load_state("load")
+    return page, log
+
+
+def assert_figures_drawn(page: Any) -> int:
+    """Every plotly figure div holds an SVG drawn by plotly.js; returns their number."""
+    ids = page.eval_on_selector_all("div.plotly-graph-div", "els => els.map(e => e.id)")
+    assert ids, "no figure in the report"
+    for div_id in ids:
+        assert page.locator(f"#{div_id} .main-svg").count() >= 1, div_id
+    return len(ids)
+
+
+def seed_suite(folder: Path, *, system: str = "jvm-engine", name: str = "c6a.json") -> Path:
+    path = folder / name
+    doc = {
+        "system": system,
+        "machine": "c6a.metal",
+        "date": "2026-05-19",
+        "result": [SEED_A, SEED_B],
+    }
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> None:
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, seed_suite(tmp_path))
+        report = toolkit.write_report(store, tmp_path / "report.html", generated_at=WHEN)
+    page, log = open_report(browser, report)
+    assert assert_figures_drawn(page) == 3
+    assert log.errors == [] and log.requests == [] and log.dialogs == []
+    finding = page.locator("#findings li.finding").first
+    assert finding.is_visible()
+    assert "+417%" in finding.inner_text()
+    # the trajectory panels draw the cold run, the hot runs and the reference line
+    assert page.locator("#fig-traj-0 .scatterlayer .trace").count() >= 2
+    # sortable tables: clicking a header re-orders the rows
+    table = page.locator("#table-gaps-0")
+    first = table.locator("tbody tr").first.inner_text()
+    table.locator("th").nth(3).click()  # gap, ascending: a row with gap 0 first
+    assert table.locator("tbody tr").first.inner_text() != first
+    assert "+0%" in table.locator("tbody tr").first.inner_text()
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_injected_markup_stays_text_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    bench = seed_suite(folder, system=XSS, name="<img src=x onerror=alert(1)><script>alert(1).json")
+    csv = folder / "harness.csv"
+    csv.write_text(
+        "suite,query,iteration,seconds\n"
+        + "".join(f'"{XSS}","{XSS}",{i},{s}\n' for i, s in enumerate(SEED_B)),
+        encoding="utf-8",
+    )
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, bench)
+        toolkit.ingest_file(store, csv)
+        report = toolkit.write_report(store, tmp_path / "xss.html", generated_at=WHEN)
+    page, log = open_report(browser, report)
+    assert_figures_drawn(page)
+    page.wait_for_timeout(300)
+    assert log.dialogs == [] and log.errors == [] and log.requests == []
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("img").count() == 0
+    scripts = page.eval_on_selector_all("script", "els => els.map(e => e.textContent)")
+    assert not any(s.strip() == "alert(1)" for s in scripts)
+    text = page.locator("body").inner_text()
+    assert "<img src=x onerror=alert(1)>" in text
+    assert "<script>alert(1)</script>" in text
+    page.screenshot(path=str(tmp_path / "xss.png"), full_page=True)
+
+
+def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
+    from toolkit.pipeline.demo import run_demo
+
+    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+    page, log = open_report(browser, out)
+    drawn = assert_figures_drawn(page)
+    assert drawn == out.read_text(encoding="utf-8").count('class="plotly-graph-div"')
+    assert log.errors == [] and log.requests == [] and log.dialogs == []
+    findings = page.locator("#findings li.finding")
+    assert findings.count() >= 2
+    assert all(findings.nth(i).is_visible() for i in range(findings.count()))
+    # re-sorting the small multiples by query order puts Q0 first
+    page.select_option("select[data-grid='grid-trajectories']", "query")
+    first = page.locator("#grid-trajectories .panel-title").first.inner_text()
+    assert first.startswith("Q0 ")
+    page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)

@@ -1,0 +1,85 @@
+"""``warmup report``: the static, offline HTML report of every analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolkit.cli.common import DbOption, PathsArgument, analysis_store, app, fail, info, with_errors
+from toolkit.report.render import PLOTLYJS_MODES, PlotlyJs, write_report
+
+OutputOption = Annotated[
+    Path,
+    typer.Option("--output", "-o", help="HTML file to write.", dir_okay=False),
+]
+TitleOption = Annotated[str | None, typer.Option("--title", help="Title at the top of the report.")]
+PlotlyJsOption = Annotated[
+    str,
+    typer.Option(
+        "--plotlyjs",
+        help=(
+            "How the page gets plotly.js: inline (default, one offline file), directory "
+            "(plotly.min.js written beside the report) or cdn (needs the network)."
+        ),
+    ),
+]
+
+
+def plotlyjs_mode(value: str) -> PlotlyJs:
+    """Validate ``--plotlyjs`` (exit 2 with the choices when unknown)."""
+    for mode in PLOTLYJS_MODES:
+        if value == mode:
+            return mode
+    fail(f"unknown --plotlyjs {value!r}; use one of: {', '.join(PLOTLYJS_MODES)}", code=2)
+
+
+@app.command(epilog="Example: warmup report results/*.json run.jtl -o report.html")
+@with_errors
+def report(
+    paths: PathsArgument = None,
+    db: DbOption = None,
+    output: OutputOption = Path("report.html"),
+    title: TitleOption = None,
+    plotlyjs: PlotlyJsOption = "inline",
+    tolerance: Annotated[
+        float, typer.Option("--tolerance", help="Within-steady tolerance as a fraction.")
+    ] = 0.10,
+    window: Annotated[
+        int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
+    ] = 2,
+) -> None:
+    """Write one self-contained HTML report of everything in the inputs or store.
+
+    Findings first, then each analysis whose data is present (iteration gaps, per-query
+    trajectories, load tests, cache warm-up, ...) and the provenance of the inputs. The
+    file works offline from file://. Set SOURCE_DATE_EPOCH for byte-identical reruns.
+    """
+    mode = plotlyjs_mode(plotlyjs)
+    if not output.parent.is_dir():
+        fail(f"{output}: folder {output.parent} does not exist; create it first")
+    with analysis_store(paths, db) as store:
+        path = write_report(
+            store, output, title=title, plotlyjs=mode, tolerance=tolerance, window=window
+        )
+    info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@app.command(epilog="Example: warmup demo -o demo.html")
+@with_errors
+def demo(
+    output: OutputOption = Path("demo.html"),
+    plotlyjs: PlotlyJsOption = "inline",
+) -> None:
+    """Run the toolkit end to end on its bundled fixtures (synthetic ClickBench suites,
+    JMeter load tests, query profiles): print the gap tables and write the full report."""
+    from toolkit.cli.gaps import print_gap_tables
+    from toolkit.pipeline.demo import run_demo
+
+    mode = plotlyjs_mode(plotlyjs)
+    if not output.parent.is_dir():
+        fail(f"{output}: folder {output.parent} does not exist; create it first")
+    result = run_demo(output, plotlyjs=mode)
+    print_gap_tables(result.gaps)
+    info(f"wrote {result.output} ({result.output.stat().st_size / 1e6:.1f} MB)")

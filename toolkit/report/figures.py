@@ -1,0 +1,493 @@
+"""Data -> plotly figures for the HTML report.
+
+Every figure uses one small custom template (the stock ``"plotly"`` template adds ~6.5 KB of
+JSON per figure; research/style.md §5), the Okabe–Ito palette (distinguishable with the
+common colour-vision deficiencies and in greyscale print; Okabe & Ito 2008), log axes for
+run-time trajectories, and already-aggregated data: callers pass per-window or per-run
+values, never raw samples, and long series are thinned here to at most ``MAX_POINTS``.
+
+Untrusted strings (labels, query names, system names) go through :func:`plot_text` before
+they reach plotly, which renders a subset of HTML tags in its SVG text.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black moved last.
+OKABE_ITO = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+)
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = OKABE_ITO
+GREY = "#888888"
+BAND = "rgba(0,158,115,0.15)"  # bluish green, translucent: steady band
+CUT = "rgba(136,136,136,0.18)"  # grey: warm-up cut
+
+#: Points per trace above which a series is thinned before plotting.
+MAX_POINTS = 1500
+
+_AXIS = {
+    "showgrid": True,
+    "gridcolor": "#e6e6e6",
+    "zeroline": False,
+    "linecolor": "#555555",
+    "ticks": "outside",
+    "tickcolor": "#555555",
+    "automargin": True,
+}
+
+TEMPLATE = go.layout.Template(
+    layout={
+        "font": {"family": "system-ui, -apple-system, 'Segoe UI', sans-serif", "size": 12},
+        "colorway": list(OKABE_ITO),
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "xaxis": _AXIS,
+        "yaxis": _AXIS,
+        "margin": {"l": 56, "r": 16, "t": 36, "b": 44},
+        "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
+        "hoverlabel": {"namelength": -1},
+        "title": {"font": {"size": 14}, "x": 0, "xanchor": "left"},
+    }
+)
+
+#: plotly config: no logo, no mode bar clutter, resize with the page.
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+}
+
+
+def plot_text(value: object) -> str:
+    """An untrusted string made safe for plotly text (titles, trace names, hover text).
+
+    Plotly interprets ``<b>``, ``<a href>`` … in text; HTML-escaping turns every tag into
+    literal characters, which plotly shows as typed.
+    """
+    return html.escape(str(value), quote=True)
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    """Round to ``digits`` significant digits (smaller figure JSON, same picture)."""
+    if value is None or not math.isfinite(value):
+        return None
+    if value == 0:
+        return 0.0
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def _rounded(values: Sequence[float | None], digits: int = 4) -> list[float | None]:
+    return [_round(v, digits) for v in values]
+
+
+def thin(
+    xs: Sequence[Any], *series: Sequence[Any], max_points: int = MAX_POINTS
+) -> list[list[Any]]:
+    """Keep every n-th point so at most ``max_points`` remain (x and series alike).
+
+    Callers aggregate first (per-window statistics); this only bounds the drawn points.
+    """
+    n = len(xs)
+    if n <= max_points:
+        return [list(xs), *(list(s) for s in series)]
+    step = math.ceil(n / max_points)
+    return [list(xs[::step]), *(list(s[::step]) for s in series)]
+
+
+def short_seconds(value: float) -> str:
+    """Compact axis label for seconds: 42ms, 1.5s, 2min."""
+    if value < 1e-3:
+        return f"{value * 1e6:.3g}µs"
+    if value < 1:
+        return f"{value * 1e3:.3g}ms"
+    if value < 120:
+        return f"{value:.3g}s"
+    return f"{value / 60:.3g}min"
+
+
+def log_axis(values: Sequence[float | None], label: Any = short_seconds) -> dict[str, Any]:
+    """A log axis with ticks at 1, 2, 5 x 10^n inside the data range (plotly's own log
+    ticks label minor digits without units on short ranges)."""
+    finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not finite:
+        return {"type": "log"}
+    lo, hi = min(finite), max(finite)
+    ticks: list[float] = []
+    for exp in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for mant in (1, 2, 5):
+            v = mant * 10.0**exp
+            if lo / 2 <= v <= hi * 2:
+                ticks.append(float(f"{v:.6g}"))
+    if len(ticks) < 2:
+        ticks = sorted({float(f"{lo:.2g}"), float(f"{hi:.2g}")})
+    return {"type": "log", "tickvals": ticks, "ticktext": [label(t) for t in ticks]}
+
+
+def _figure(height: int, **layout: Any) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(template=TEMPLATE, height=height, **layout)
+    return fig
+
+
+def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figure:
+    """Gap of the suite sum against the reference, and queries within ±tolerance, vs k.
+
+    ``suites``: ``{"name", "rows": [{"hot_iterations", "gap", "within_tolerance", "queries"}]}``
+    (the ``gaps --json`` contract). Gap on the left axis (%), within-tolerance share on the
+    right axis (% of queries), one colour per suite (suites overlaid).
+    """
+    fig = _figure(
+        380,
+        xaxis={
+            "title": {"text": "hot iterations k (hot = min of the first k hot runs)"},
+            "dtick": 1,
+        },
+        yaxis={
+            "title": {"text": "suite-sum gap vs reference"},
+            "ticksuffix": "%",
+            "rangemode": "tozero",
+        },
+        yaxis2={
+            "title": {"text": f"queries within ±{tolerance:.0%}"},
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 105],
+            "dtick": 25,
+            "ticksuffix": "%",
+            "showgrid": False,
+        },
+        margin={"l": 64, "r": 64, "t": 20, "b": 90},
+    )
+    for i, suite in enumerate(suites):
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        name = plot_text(suite["name"])
+        rows = suite["rows"]
+        ks = [r["hot_iterations"] for r in rows]
+        gaps = [None if r["gap"] is None else 100 * r["gap"] for r in rows]
+        within = [100 * r["within_tolerance"] / max(int(r["queries"]), 1) for r in rows]
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=_rounded(gaps),
+                name=f"{name}: gap",
+                mode="lines+markers",
+                line={"color": colour, "width": 2},
+                legendgroup=str(i),
+                hovertemplate="k=%{x}: gap %{y:.1f}%<extra></extra>",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=_rounded(within),
+                name=f"{name}: within ±{tolerance:.0%}",
+                mode="lines+markers",
+                line={"color": colour, "width": 1.5, "dash": "dot"},
+                marker={"symbol": "square-open"},
+                yaxis="y2",
+                legendgroup=str(i),
+                hovertemplate="k=%{x}: %{y:.0f}% of queries within<extra></extra>",
+            )
+        )
+    return fig
+
+
+def trajectory_chart(
+    *,
+    title: str,
+    runs: Sequence[tuple[int, Sequence[tuple[int, float | None]]]],
+    steady: float | None,
+    steady_ci: tuple[float, float] | None,
+    steady_iteration: int | None,
+    change_points: Sequence[int],
+    spikes: Sequence[tuple[int, float]],
+    reference_label: str,
+) -> go.Figure:
+    """One query's run times against iteration (log y): cold run, hot runs, steady band.
+
+    ``runs``: per process ``(process, [(iteration, seconds|None), ...])``; iteration 0 is the
+    cold run (drawn hollow). The steady value is a line, its CI a band; change points are
+    vertical dotted lines; spikes are vermillion crosses.
+    """
+    fig = _figure(
+        210,
+        title={"text": title} if title else None,
+        showlegend=False,
+        margin={"l": 48, "r": 8, "t": 30 if title else 8, "b": 28},
+        xaxis={"dtick": 1 if max((len(r) for _, r in runs), default=0) <= 12 else None},
+        yaxis=log_axis([v for _, pts in runs for _, v in pts] + [steady, *(steady_ci or ())]),
+    )
+    for n, (process, points) in enumerate(runs):
+        colour = OKABE_ITO[n % len(OKABE_ITO)]
+        hot = [(i, s) for i, s in points if i > 0 and s is not None and s > 0]
+        cold = [(i, s) for i, s in points if i == 0 and s is not None and s > 0]
+        fig.add_trace(
+            go.Scatter(
+                x=[i for i, _ in hot],
+                y=_rounded([s for _, s in hot]),
+                mode="lines+markers",
+                name=f"process {process}",
+                line={"color": colour, "width": 1.5},
+                marker={"size": 5},
+                hovertemplate="iteration %{x}: %{y:.4g} s<extra></extra>",
+            )
+        )
+        if cold:
+            fig.add_trace(
+                go.Scatter(
+                    x=[0],
+                    y=_rounded([cold[0][1]]),
+                    mode="markers",
+                    name="cold",
+                    marker={"size": 7, "symbol": "circle-open", "color": colour},
+                    hovertemplate="cold run: %{y:.4g} s<extra></extra>",
+                )
+            )
+    if steady_ci is not None and all(v > 0 for v in steady_ci):
+        fig.add_hrect(y0=steady_ci[0], y1=steady_ci[1], fillcolor=BAND, line_width=0, layer="below")
+    if steady is not None and steady > 0:
+        fig.add_hline(
+            y=_round(steady),
+            line={"color": GREEN, "width": 1, "dash": "dash"},
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                name=reference_label,
+                mode="lines",
+                line={"color": GREEN, "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
+    if steady_iteration is not None:
+        fig.add_vrect(
+            x0=-0.5, x1=steady_iteration - 0.5, fillcolor=CUT, line_width=0, layer="below"
+        )
+    for cp in change_points:
+        fig.add_vline(x=cp - 0.5, line={"color": GREY, "width": 1, "dash": "dot"})
+    if spikes:
+        fig.add_trace(
+            go.Scatter(
+                x=[i for i, _ in spikes],
+                y=_rounded([s for _, s in spikes]),
+                mode="markers",
+                name="spike",
+                marker={"symbol": "x", "size": 10, "color": VERMILLION, "line": {"width": 2}},
+                hovertemplate="spike at iteration %{x}: %{y:.4g} s<extra></extra>",
+            )
+        )
+    return fig
+
+
+def load_chart(
+    *,
+    title: str,
+    t_s: Sequence[float],
+    throughput: Sequence[float | None],
+    percentiles: dict[str, Sequence[float | None]],
+    warmup_end_s: float | None,
+    steady_throughput: float | None,
+    steady_ci: tuple[float, float] | None,
+) -> go.Figure:
+    """Throughput (top) and latency percentiles (bottom, log) over test time, one label.
+
+    ``t_s``: window starts in seconds since the test start (already aggregated per window).
+    The warm-up cut is shaded grey; the steady throughput is a dashed line with its CI band.
+    """
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.45, 0.55]
+    )
+    fig.update_layout(template=TEMPLATE, height=420, title={"text": title}, margin={"b": 70})
+    x, tp, *pcts = thin(t_s, throughput, *percentiles.values())
+    fig.add_trace(
+        go.Scatter(
+            x=_rounded(x, 6),
+            y=_rounded(tp),
+            name="throughput",
+            mode="lines",
+            line={"color": BLUE, "width": 1.5},
+            hovertemplate="%{x:.0f} s: %{y:.4g}/s<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    colours = {"p50": GREEN, "p90": SKY, "p95": ORANGE, "p99": VERMILLION}
+    for name, values in zip(percentiles, pcts, strict=True):
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(x, 6),
+                y=_rounded(values),
+                name=name,
+                mode="lines",
+                line={"color": colours.get(name, PURPLE), "width": 1.2},
+                hovertemplate=f"%{{x:.0f}} s: {name} %{{y:.4g}} ms<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
+    if warmup_end_s is not None and t_s:
+        for row in (1, 2):
+            fig.add_vrect(
+                x0=_round(float(t_s[0]), 6),
+                x1=_round(warmup_end_s, 6),
+                fillcolor=CUT,
+                line_width=0,
+                layer="below",
+                row=row,
+                col=1,
+            )
+    if steady_ci is not None:
+        fig.add_hrect(
+            y0=_round(steady_ci[0]),
+            y1=_round(steady_ci[1]),
+            fillcolor=BAND,
+            line_width=0,
+            layer="below",
+            row=1,
+            col=1,
+        )
+    if steady_throughput is not None:
+        fig.add_hline(
+            y=_round(steady_throughput),
+            line={"color": GREEN, "dash": "dash", "width": 1},
+            row=1,
+            col=1,
+        )
+    fig.update_yaxes(title={"text": "samples/s"}, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title={"text": "latency ms"}, type="log", row=2, col=1)
+    fig.update_xaxes(title={"text": "seconds since test start"}, row=2, col=1)
+    return fig
+
+
+def cache_chart(
+    *,
+    title: str,
+    runs: Sequence[int],
+    remote_bytes: Sequence[float | None],
+    local_bytes: Sequence[float | None],
+    elapsed_s: Sequence[float | None],
+    fitted_s: Sequence[float | None] | None,
+    fit_label: str,
+) -> go.Figure:
+    """Cache warm-up of one series: stacked remote/local bytes per run (bars, GB) and time
+    per run (line, right axis, log) with the fitted curve."""
+    fig = _figure(
+        340,
+        title={"text": title},
+        barmode="stack",
+        xaxis={"title": {"text": "run"}, "dtick": 1},
+        yaxis={"title": {"text": "bytes scanned (GB)"}, "rangemode": "tozero"},
+        yaxis2={
+            "title": {"text": "elapsed (log)"},
+            "overlaying": "y",
+            "side": "right",
+            "showgrid": False,
+            **log_axis([*elapsed_s, *(fitted_s or ())]),
+        },
+        margin={"l": 56, "r": 60, "t": 36, "b": 80},
+    )
+
+    def gb(values: Sequence[float | None]) -> list[float | None]:
+        return _rounded([None if v is None else v / 1e9 for v in values])
+
+    fig.add_trace(go.Bar(x=list(runs), y=gb(remote_bytes), name="remote", marker={"color": ORANGE}))
+    fig.add_trace(
+        go.Bar(x=list(runs), y=gb(local_bytes), name="local (cache)", marker={"color": BLUE})
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=list(runs),
+            y=_rounded(elapsed_s),
+            name="elapsed",
+            mode="lines+markers",
+            yaxis="y2",
+            line={"color": BLACK, "width": 2},
+            hovertemplate="run %{x}: %{y:.4g} s<extra></extra>",
+        )
+    )
+    if fitted_s is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=list(runs),
+                y=_rounded(fitted_s),
+                name=plot_text(fit_label),
+                mode="lines",
+                yaxis="y2",
+                line={"color": PURPLE, "width": 1.5, "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
+    return fig
+
+
+def rank_chart(ranks: dict[str, Sequence[tuple[int, int]]]) -> go.Figure:
+    """Rank of each system by hot score against the number of hot iterations k (rank 1 on
+    top). ``ranks``: system -> [(k, rank), ...]."""
+    fig = _figure(
+        360,
+        xaxis={"title": {"text": "hot iterations k"}, "dtick": 1},
+        yaxis={"title": {"text": "rank (1 = fastest)"}, "autorange": "reversed", "dtick": 1},
+        margin={"l": 56, "r": 16, "t": 20, "b": 90},
+    )
+    for i, (system, points) in enumerate(ranks.items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[k for k, _ in points],
+                y=[r for _, r in points],
+                name=plot_text(system),
+                mode="lines+markers",
+                line={"color": OKABE_ITO[i % len(OKABE_ITO)], "width": 2},
+                hovertemplate="k=%{x}: rank %{y}<extra></extra>",
+            )
+        )
+    return fig
+
+
+def ratio_chart(
+    names: Sequence[str], ratios: Sequence[float], cis: Sequence[tuple[float, float] | None]
+) -> go.Figure:
+    """A/B comparison: ratio B/A of steady values per query (log x) with CIs; 1 = no change."""
+    height = max(220, 22 * len(names) + 90)
+    fig = _figure(
+        height,
+        xaxis={"title": {"text": "ratio B / A (below 1: B faster)"}, "type": "log"},
+        yaxis={"autorange": "reversed", "automargin": True},
+        margin={"l": 80, "r": 16, "t": 20, "b": 50},
+        showlegend=False,
+    )
+    lo = [None if ci is None else r - ci[0] for r, ci in zip(ratios, cis, strict=True)]
+    hi = [None if ci is None else ci[1] - r for r, ci in zip(ratios, cis, strict=True)]
+    fig.add_trace(
+        go.Scatter(
+            x=_rounded(ratios),
+            y=[plot_text(n) for n in names],
+            mode="markers",
+            marker={"color": BLUE, "size": 8},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": _rounded(hi),
+                "arrayminus": _rounded(lo),
+                "color": GREY,
+            },
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    fig.add_vline(x=1, line={"color": GREY, "dash": "dash"})
+    return fig

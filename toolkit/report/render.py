@@ -1,0 +1,249 @@
+"""Render the HTML report: Jinja2 templates from ``reports/``, plotly.js once, data embedded.
+
+Method (research/style.md §5, verified traps): ``Environment(autoescape=True,
+undefined=StrictUndefined)`` so every untrusted string is escaped and a missing variable
+fails; trusted HTML (plotly.js, figure fragments, our CSS/JS) enters as ``Markup``; each
+figure through ``plotly.io.to_html(include_plotlyjs=False, full_html=False, div_id=...)``
+with a fixed id; the analysis results as compact, sorted JSON in
+``<script type="application/json" id="report-data">``. Generation time and toolkit version
+are passed in, so two renders of the same store are byte-identical.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+import plotly.io as pio
+import plotly.offline
+from markupsafe import Markup
+
+from toolkit.analyze.findings import Finding
+from toolkit.errors import UsageError
+from toolkit.report import figures
+from toolkit.report.model import Chart, Section
+from toolkit.report.sections import SECTIONS, ReportContext, ReportParams, provenance_section
+from toolkit.resources import resource_dir
+from toolkit.store import Store
+
+PlotlyJs = Literal["inline", "directory", "cdn"]
+PLOTLYJS_MODES: tuple[PlotlyJs, ...] = ("inline", "directory", "cdn")
+#: Version of the report-data JSON layout (``schemas/report-data.schema.json``).
+REPORT_DATA_VERSION = 1
+PLOTLY_FILE = "plotly.min.js"
+_SEVERITY_ORDER = {"problem": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Report:
+    """A report before rendering: findings first, then the data sections, then provenance."""
+
+    title: str
+    generated_at: str
+    toolkit_version: str
+    findings: tuple[Finding, ...]
+    sections: tuple[Section, ...]
+
+
+def generation_time(value: datetime | None = None) -> str:
+    """ISO-8601 UTC time of the report: ``value``, else ``SOURCE_DATE_EPOCH`` (the
+    reproducible-builds convention), else now."""
+    if value is None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        value = (
+            datetime.fromtimestamp(int(epoch), UTC)
+            if epoch and epoch.isdigit()
+            else datetime.now(UTC)
+        )
+    if value.tzinfo is None:
+        raise UsageError("generated_at must be timezone-aware (UTC)")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_report(
+    store: Store,
+    *,
+    title: str | None = None,
+    generated_at: datetime | None = None,
+    params: ReportParams | None = None,
+) -> Report:
+    """Run every section builder on ``store``; keep the sections that have data."""
+    from toolkit import __version__
+
+    ctx = ReportContext(store, params or ReportParams())
+    stamp = generation_time(generated_at)
+    sections = [s for build in SECTIONS if (s := build(ctx)) is not None]
+    sections.append(provenance_section(ctx, toolkit_version=__version__, generated_at=stamp))
+    findings = [f for s in sections for f in s.findings]
+    findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
+    return Report(
+        title=title or "warmup-toolkit report",
+        generated_at=stamp,
+        toolkit_version=__version__,
+        findings=tuple(findings),
+        sections=tuple(sections),
+    )
+
+
+def _finite(value: Any) -> Any:
+    """JSON-safe copy: non-finite floats become null (JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def report_data(report: Report) -> dict[str, Any]:
+    """The JSON embedded as ``report-data`` (validated by ``schemas/report-data.schema.json``)."""
+    data: dict[str, Any] = _finite(
+        {
+            "format": "warmup-toolkit/report-data",
+            "version": REPORT_DATA_VERSION,
+            "title": report.title,
+            "generated_at": report.generated_at,
+            "toolkit_version": report.toolkit_version,
+            "findings": [asdict(f) for f in report.findings],
+            "sections": {s.id: s.data for s in report.sections},
+        }
+    )
+    return data
+
+
+def make_environment() -> jinja2.Environment:
+    """Jinja2 environment over ``reports/``: everything escaped, undefined names fail."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(resource_dir("reports")),
+        autoescape=True,  # never select_autoescape("html"): it escapes nothing
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
+    env.globals["zip"] = zip
+    return env
+
+
+def figure_html(chart: Chart) -> Markup:
+    """A figure as a ``<div>`` + ``Plotly.newPlot`` fragment with its fixed id (trusted:
+    plotly serializes ``<``, ``>``, ``/`` in the data as ``\\u003c`` …)."""
+    return Markup(
+        pio.to_html(
+            chart.figure,
+            include_plotlyjs=False,
+            full_html=False,
+            div_id=chart.div_id,
+            config=figures.CONFIG,
+            default_height=f"{chart.figure.layout.height or 400}px",
+        )
+    )
+
+
+def _asset(name: str) -> Markup:
+    return Markup((resource_dir("reports") / name).read_text(encoding="utf-8"))
+
+
+def render_html(report: Report, *, plotlyjs: PlotlyJs = "inline") -> str:
+    """The report as one HTML document (``plotlyjs``: how the page gets plotly.js)."""
+    if plotlyjs not in PLOTLYJS_MODES:
+        raise UsageError(
+            f"unknown plotly.js mode {plotlyjs!r}; use one of {', '.join(PLOTLYJS_MODES)}"
+        )
+    version = plotly.offline.get_plotlyjs_version()
+    charts: dict[str, Markup] = {}
+    for section in report.sections:
+        for block in section.blocks:
+            if block.kind == "chart":
+                charts[block.div_id] = figure_html(block)
+            elif block.kind == "grid":
+                for panel in block.panels:
+                    charts[panel.chart.div_id] = figure_html(panel.chart)
+    template = make_environment().get_template("report.html.j2")
+    return template.render(
+        report=report,
+        data=report_data(report),
+        charts=charts,
+        plotlyjs_mode=plotlyjs,
+        plotlyjs_inline=Markup(plotly.offline.get_plotlyjs()) if plotlyjs == "inline" else "",
+        plotlyjs_src=(
+            PLOTLY_FILE
+            if plotlyjs == "directory"
+            else f"https://cdn.plot.ly/plotly-{version}.min.js"
+        ),
+        plotly_version=version,
+        css=_asset("report.css"),
+        script=_asset("report.js"),
+    )
+
+
+def render_report(
+    store: Store,
+    *,
+    title: str | None = None,
+    generated_at: datetime | None = None,
+    plotlyjs: PlotlyJs = "inline",
+    tolerance: float = 0.10,
+    window: int = 2,
+) -> str:
+    """The HTML report of everything in ``store``, as a string.
+
+    ``generated_at`` defaults to ``SOURCE_DATE_EPOCH`` or now; pass it for byte-identical
+    renders. ``tolerance`` (fraction) and ``window`` (hot iterations of the benchmark's
+    own hot value) are the analyzer parameters shown in the provenance section.
+
+    >>> import toolkit
+    >>> with toolkit.open_store() as store:
+    ...     html = toolkit.render_report(store, plotlyjs="cdn")
+    >>> html.startswith("<!DOCTYPE html>")
+    True
+    """
+    if not 0 < tolerance < 1:
+        raise UsageError(
+            f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"
+        )
+    if window < 1:
+        raise UsageError(f"window {window!r} must be at least 1 hot iteration")
+    report = build_report(
+        store,
+        title=title,
+        generated_at=generated_at,
+        params=ReportParams(tolerance=tolerance, window=window),
+    )
+    return render_html(report, plotlyjs=plotlyjs)
+
+
+def write_report(
+    store: Store,
+    path: Path | str,
+    *,
+    title: str | None = None,
+    generated_at: datetime | None = None,
+    plotlyjs: PlotlyJs = "inline",
+    tolerance: float = 0.10,
+    window: int = 2,
+) -> Path:
+    """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
+    ``plotly.min.js`` beside it. Returns the report's path."""
+    path = Path(path)
+    if path.parent and not path.parent.is_dir():
+        raise UsageError(f"{path}: folder {path.parent} does not exist; create it first")
+    text = render_report(
+        store,
+        title=title,
+        generated_at=generated_at,
+        plotlyjs=plotlyjs,
+        tolerance=tolerance,
+        window=window,
+    )
+    path.write_text(text, encoding="utf-8")
+    if plotlyjs == "directory":
+        (path.parent / PLOTLY_FILE).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
+    return path
