@@ -92,12 +92,12 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
         if col == "seconds":
             bad = bad | (converted.is_not_null() & ~(converted.is_finite() & (converted >= 0)))
         elif col in ("iteration", "process"):
-            bad = bad | raw.is_null() if col == "iteration" else bad
+            bad = bad | raw.is_null()  # a run number is required in every row
             # stored as INTEGER: a larger number is a typo, not a run number
             bad = bad | (converted.is_not_null() & ((converted < 0) | (converted > _INT32_MAX)))
         if bad.any():
             row = int(bad.arg_true()[0])
-            value = raw[row]
+            value = "" if raw[row] is None else raw[row]
             expected = (
                 "a finite number of seconds >= 0, or empty for a failed run"
                 if col == "seconds"
