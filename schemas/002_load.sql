@@ -4,15 +4,15 @@
 CREATE TABLE samples (
     suite_id       BIGINT NOT NULL,
     source_id      BIGINT NOT NULL,
-    start_ms       BIGINT NOT NULL,      -- epoch milliseconds, UTC
-    elapsed_ms     BIGINT NOT NULL,
+    start_ms       BIGINT,               -- epoch milliseconds, UTC (NULL: file has no timeStamp)
+    elapsed_ms     BIGINT,               -- NULL: file has no elapsed column
     latency_ms     BIGINT,
     connect_ms     BIGINT,
     idle_ms        BIGINT,
     label          VARCHAR NOT NULL,
     response_code  VARCHAR,
     response_message VARCHAR,
-    success        BOOLEAN NOT NULL,
+    success        BOOLEAN,              -- NULL: file has no success column
     failure_message VARCHAR,
     thread_name    VARCHAR,
     data_type      VARCHAR,
@@ -26,7 +26,7 @@ CREATE TABLE samples (
     hostname       VARCHAR,
     is_transaction BOOLEAN NOT NULL,
     is_subresult   BOOLEAN NOT NULL,
-    line           BIGINT                -- record number in the source file
+    line           BIGINT                -- record number in the source file (XML: sample number)
 );
 
 -- One row per summariser line (summary + / summary =) of a JMeter console or jmeter.log.
@@ -38,7 +38,7 @@ CREATE TABLE load_windows (
     window_end     TIMESTAMPTZ,          -- log timestamp where the line has one
     seconds        DOUBLE NOT NULL,
     count          BIGINT NOT NULL,
-    rate           DOUBLE NOT NULL,      -- samples per second as printed
+    rate           DOUBLE,               -- samples per second as printed (NULL: printed ******)
     avg_ms         DOUBLE,
     min_ms         BIGINT,
     max_ms         BIGINT,

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from toolkit.analyze.gaps import GapTable, iteration_gaps
+from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
+from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
 from toolkit.errors import (
     InputFormatError,
     StoreError,
@@ -28,24 +31,39 @@ from toolkit.ingest import (
     ingest_path,
 )
 from toolkit.ingest.iterations import ingest_iterations
+from toolkit.pipeline.demo import run_demo
+from toolkit.pipeline.gaps import gap_tables, gaps_payload
+from toolkit.pipeline.score import score_payload, suite_scores
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "GapTable",
     "IngestOptions",
     "IngestResult",
     "InputFormatError",
+    "ScoreEntry",
+    "ScoreTable",
+    "SeriesAnalysis",
     "Store",
     "StoreError",
     "StoreVersionError",
     "ToolkitError",
     "UsageError",
     "__version__",
+    "analyze_series",
+    "clickbench_scores",
     "detect_format",
+    "gap_tables",
+    "gaps_payload",
     "ingest_file",
     "ingest_iterations",
     "ingest_path",
+    "iteration_gaps",
     "open_store",
     "resource_dir",
+    "run_demo",
+    "score_payload",
+    "suite_scores",
 ]

@@ -7,7 +7,14 @@ Exit 0 on success, 1 on a user error (one line), 2 on a usage error.
 from __future__ import annotations
 
 # Importing a command module registers its commands on ``app``.
-from toolkit.cli import ingest  # noqa: F401  (registration)
+from toolkit.cli import (
+    cache,  # noqa: F401  (registration)
+    detect,  # noqa: F401  (registration)
+    gaps,  # noqa: F401  (registration)
+    ingest,  # noqa: F401  (registration)
+    load,  # noqa: F401  (registration)
+    score,  # noqa: F401  (registration)
+)
 from toolkit.cli.common import app
 
 

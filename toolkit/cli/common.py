@@ -91,6 +91,7 @@ class _Progress:
     def __init__(self) -> None:
         self._bar: Any = None
         self._task: Any = None
+        self._total = 0
 
     def __call__(self, done: int, total: int, path: Path) -> None:
         if total < 2:
@@ -109,12 +110,14 @@ class _Progress:
             )
             self._bar.start()
             self._task = self._bar.add_task("ingest", total=total, name="")
+        self._total = total
         self._bar.update(self._task, completed=done, name=path.name[-40:])
 
     def close(self, total: int | None = None) -> None:
         if self._bar is not None:
-            if total is not None:
-                self._bar.update(self._task, completed=total, name="")
+            # on_file is called before each file: the last file's completion is only known here
+            done = self._total if total is None else total
+            self._bar.update(self._task, completed=done, name="")
             self._bar.stop()
 
 

@@ -8,7 +8,14 @@ from pathlib import Path
 from toolkit.errors import InputFormatError
 
 # Importing the ingester modules registers their formats.
-from toolkit.ingest import clickbench, iterations  # noqa: F401  (registration)
+from toolkit.ingest import (
+    clickbench,  # noqa: F401  (registration)
+    iterations,  # noqa: F401  (registration)
+    jmeter,  # noqa: F401  (registration)
+    jmeter_log,  # noqa: F401  (registration)
+    jmeter_xml,  # noqa: F401  (registration)
+    profiles,  # noqa: F401  (registration)
+)
 from toolkit.ingest.registry import FORMATS
 
 _SUFFIXES = (".json", ".jtl", ".csv", ".tsv", ".xml", ".log", ".txt", ".gz", ".parquet", ".ndjson")

@@ -1,0 +1,97 @@
+"""PELT (normal mean + variance cost) against ruptures, penalties, CROPS and the elbow."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import ruptures as rpt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolkit.analyze.changepoints import crops, kneedle_elbow, pelt, penalty_value
+
+
+def _ruptures_changepoints(x: np.ndarray, pen: float) -> list[int]:
+    algo = rpt.Pelt(model="normal", min_size=2, jump=1, params={"add_small_diag": False})
+    bkps = algo.fit(x).predict(pen=pen)
+    # ruptures returns exclusive segment ends including n; ours omit n
+    return [int(b) for b in bkps[:-1]]
+
+
+@settings(max_examples=220, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(4, 200),
+    n_shifts=st.integers(0, 4),
+    noise=st.sampled_from([0.005, 0.02, 0.1]),
+    penalty=st.sampled_from(["barrett", "sic", "mbic", 2.0]),
+)
+def test_equals_ruptures_normal_pelt_on_random_series(
+    seed: int, n: int, n_shifts: int, noise: float, penalty: str | float
+) -> None:
+    """≥ 200 random piecewise series (levels, variances, spikes): identical change points.
+    Continuous random draws (no exact ties), timings-like scale (~0.05 s)."""
+    rng = np.random.default_rng(seed)
+    level = np.full(n, 0.05)
+    for pos in rng.integers(0, n, n_shifts):
+        level[pos:] *= rng.uniform(0.5, 2.0)
+    sd = noise * rng.uniform(0.5, 2.0, n) if n_shifts % 2 else noise
+    x = level * (1.0 + sd * rng.standard_normal(n))
+    if n > 10 and seed % 3 == 0:
+        x[rng.integers(1, n - 1)] *= 5.0
+    pen = penalty_value(penalty, n)
+    ours = pelt(x, penalty=pen)
+    assert list(ours.changepoints) == _ruptures_changepoints(x, pen)
+
+
+def test_named_penalties() -> None:
+    n = 1000
+    assert penalty_value("barrett", n) == pytest.approx(15 * math.log(n))
+    assert penalty_value("SIC/BIC", n) == pytest.approx(3 * math.log(n))
+    assert penalty_value("mbic", n) == pytest.approx(4 * math.log(n))
+    with pytest.raises(ValueError, match="unknown penalty"):
+        penalty_value("aic", n)
+
+
+def test_segments_and_scale_invariance() -> None:
+    rng = np.random.default_rng(3)
+    x = np.concatenate([np.full(30, 0.3), np.full(170, 0.1)]) * rng.lognormal(0, 0.02, 200)
+    seg = pelt(x)
+    assert seg.changepoints == (30,)
+    first, last = seg.segments
+    assert (first.start, first.end, last.start, last.end) == (0, 30, 30, 200)
+    assert last.mean == pytest.approx(float(np.mean(x[30:])))
+    assert last.variance == pytest.approx(float(np.var(x[30:], ddof=1)))
+    # milliseconds vs seconds: same change points (median scaling + floor, research §1.3)
+    assert pelt(x * 1000).changepoints == seg.changepoints
+    assert pelt(x / 1000).changepoints == seg.changepoints
+
+
+def test_constant_series_hits_the_variance_floor_without_error() -> None:
+    seg = pelt(np.full(50, 0.042))
+    assert seg.changepoints == ()
+    assert seg.segments[0].variance == pytest.approx(0.0, abs=1e-20)
+
+
+def test_kneedle_on_a_textbook_convex_curve() -> None:
+    x = np.arange(1, 11, dtype=float)
+    y = 1.0 / x  # convex, decreasing: elbow near the bend
+    idx = kneedle_elbow(x, y)
+    assert idx is not None and 1 <= idx <= 3
+    assert kneedle_elbow([1, 2, 3], [1, 1, 1]) is None
+
+
+def test_crops_path_is_monotone_and_contains_the_true_segmentation() -> None:
+    rng = np.random.default_rng(5)
+    x = np.concatenate([np.full(40, 3.0), np.full(60, 1.5), np.full(300, 1.0)])
+    x = x * rng.lognormal(0, 0.02, x.size)
+    res = crops(x)
+    pens = [p for p, _, _ in res.path]
+    counts = [c for _, c, _ in res.path]
+    assert pens == sorted(pens)
+    assert all(a >= b for a, b in itertools.pairwise(counts))
+    assert 2 in counts
+    assert res.segmentation.changepoints == (40, 100)

@@ -1,0 +1,132 @@
+"""``warmup load`` / ``warmup compare`` / ``warmup ingest`` on JMeter files, end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from toolkit import open_store, resource_dir
+from toolkit.cli import app
+from toolkit.synthetic import write_jtl
+
+
+def _schema(name: str) -> dict[str, object]:
+    return json.loads((resource_dir("schemas") / name).read_text())  # type: ignore[no-any-return]
+
+
+def test_load_json_contract_and_script_label_verbatim(tmp_path: Path, runner: CliRunner) -> None:
+    path = tmp_path / "xss.jtl"
+    lines = ["timeStamp,elapsed,label,responseCode,success,allThreads"]
+    for i in range(400):
+        label = "<script>alert(1)</script>" if i % 2 else "home"
+        lines.append(f"{1_700_000_000_000 + i * 100},{20 + i % 7},{label},200,true,4")
+    path.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["load", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    jsonschema.validate(payload, _schema("load.schema.json"))
+    suite = payload["suites"][0]
+    labels = [x["label"] for x in suite["labels"]]
+    assert labels[0] == "ALL" and "<script>alert(1)</script>" in labels
+    all_ = suite["labels"][0]
+    assert all_["samples"] == 400
+    for key in ("samples", "errors", "duration_s", "warmup_end_s", "throughput", "latency_ms"):
+        assert key in all_
+    assert set(all_["throughput"]) >= {"overall", "steady", "steady_ci"}
+    assert set(all_["latency_ms"]["overall"]) >= {"p50", "p90", "p95", "p99", "mean", "max"}
+    # the table view shows it as text, unmangled
+    table = runner.invoke(app, ["load", str(path)])
+    assert table.exit_code == 0 and "<script>alert(1)</script>" in table.stdout
+
+
+@pytest.mark.real
+def test_load_real_files_table_and_json(real_dir: Path, runner: CliRunner) -> None:
+    files = [
+        real_dir / "jmeter" / "generated__jmeter-5.6.3__default.csv",
+        real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt",
+        real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl",
+    ]
+    result = runner.invoke(app, ["load", *map(str, files), "--json", "--window", "2s"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    jsonschema.validate(payload, _schema("load.schema.json"))
+    assert [s["source"] for s in payload["suites"]] == ["samples", "summariser", "samples"]
+    assert payload["window_s"] == 2.0
+
+
+def test_ingest_then_load_from_db_and_compare(tmp_path: Path, runner: CliRunner) -> None:
+    db = tmp_path / "runs.duckdb"
+    off, on = tmp_path / "off.jtl", tmp_path / "on.jtl"
+    write_jtl(off, 60_000, seed=1, duration_s=120, warmup_s=20)
+    write_jtl(on, 480_000, seed=2, duration_s=120, warmup_s=20)
+    for path, name in ((off, "off"), (on, "on")):
+        res = runner.invoke(app, ["ingest", "--db", str(db), "--suite", name, str(path)])
+        assert res.exit_code == 0, res.output
+        assert "jtl-csv" in res.output
+    res = runner.invoke(app, ["load", "--db", str(db), "--suite", "on", "--json"])
+    assert res.exit_code == 0, res.output
+    assert [s["suite"] for s in json.loads(res.stdout)["suites"]] == ["on"]
+    res = runner.invoke(app, ["compare", "off", "on", "--db", str(db), "--json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    jsonschema.validate(payload, _schema("compare.schema.json"))
+    all_ = payload["labels"][0]
+    assert all_["label"] == "ALL"
+    lo, hi = all_["throughput"]["ci"]
+    assert lo <= 8.0 <= hi and hi - lo < 0.5  # the seed's "up to 8x throughput"
+    assert all_["latency_mean_ms"]["ratio"] == pytest.approx(1 / 8, rel=0.03)
+    res = runner.invoke(app, ["compare", str(off), str(on)])
+    assert res.exit_code == 0 and "ALL" in res.stdout
+
+
+def test_bad_inputs_one_line_exit_1_store_unchanged(tmp_path: Path, runner: CliRunner) -> None:
+    db = tmp_path / "s.duckdb"
+    good = tmp_path / "good.jtl"
+    good.write_text("timeStamp,elapsed,label,success\n1000,5,a,true\n")
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(good)]).exit_code == 0
+    cases = {
+        "wrong.jtl": b"<html><body>not a result file</body></html>\n",
+        "noheader.csv": b"1795316606501,52,a,200\n1795316606502,52,a,200\n",
+        "latin.jtl": b"timeStamp,elapsed,label,success\n1000,5,Requ\xeate,true\n",
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        res = runner.invoke(app, ["ingest", "--db", str(db), str(path)])
+        assert res.exit_code == 1, (name, res.output)
+        errors = [ln for ln in res.stderr.splitlines() if ln.startswith("Error:")]
+        assert len(errors) == 1 and str(path) in errors[0], (name, res.stderr)
+    assert (
+        "format not recognised"
+        in runner.invoke(app, ["ingest", "--db", str(db), str(tmp_path / "wrong.jtl")]).stderr
+    )
+    res = runner.invoke(app, ["ingest", "--db", str(db), str(tmp_path / "noheader.csv")])
+    assert "noheader.csv:1:" in res.stderr and "--columns" in res.stderr
+    res = runner.invoke(app, ["ingest", "--db", str(db), str(tmp_path / "latin.jtl")])
+    assert "latin.jtl:2:" in res.stderr and "--encoding" in res.stderr
+    with open_store(db, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+        assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (1,)
+
+
+def test_headerless_with_columns_flag(real_dir: Path, runner: CliRunner, tmp_path: Path) -> None:
+    path = real_dir / "jmeter" / "bin__testfiles__TEST_HTTP_HttpClient4.csv"
+    res = runner.invoke(
+        app,
+        [
+            "ingest",
+            "--db",
+            str(tmp_path / "h.duckdb"),
+            "--format",
+            "jtl-csv",
+            "--columns",
+            "label,responseCode,threadName,dataType,success",
+            str(path),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "22 rows" in res.stderr

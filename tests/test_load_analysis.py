@@ -1,0 +1,166 @@
+"""Load analysis: JMeter dashboard conformance, exact percentiles, warm-up end, steady CI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from toolkit import Store, ingest_file
+from toolkit.analyze.timeseries import legacy_percentile, littles_law, warmup_end
+from toolkit.pipeline.load import load_report, parse_window, window_series
+from toolkit.synthetic import write_jtl
+
+FIELDS = (
+    "sampleCount",
+    "errorCount",
+    "errorPct",
+    "meanResTime",
+    "medianResTime",
+    "minResTime",
+    "maxResTime",
+    "pct1ResTime",
+    "pct2ResTime",
+    "pct3ResTime",
+    "throughput",
+    "receivedKBytesPerSec",
+    "sentKBytesPerSec",
+)
+
+
+@pytest.mark.real
+def test_dashboard_statistics_equal_jmeter_expected_output(real_dir: Path, store: Store) -> None:
+    jm = real_dir / "jmeter"
+    ingest_file(store, jm / "bin__testfiles__HTMLReportTestFile.csv")
+    expect = json.loads(
+        (
+            jm / "src__dist-check__src__test__resources__org__apache__jmeter__gui__report__"
+            "HTMLReportExpect.json"
+        ).read_text()
+    )
+    rows = {r["transaction"]: r for r in load_report(store)["suites"][0]["dashboard"]}
+    assert set(rows) == set(expect) == {"Total", "JR-OK", "JR-KO"}
+    for label, want in expect.items():
+        for name in FIELDS:
+            # JMeter prints errorPct as a float (1.1764706): relative 1e-7
+            assert rows[label][name] == pytest.approx(want[name], rel=1e-7, abs=1e-12), (
+                label,
+                name,
+            )
+
+
+def _weibull(values: np.ndarray, p: float) -> float:
+    # independent reference: numpy's Weibull (type 6, h = p(n+1)) quantile, clamped as LEGACY
+    return float(np.percentile(values, p, method="weibull"))
+
+
+def test_exact_percentiles_where_jmeter_window_is_wrong(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(7)
+    slow = rng.normal(500, 20, 60_000).round().astype(int)
+    fast = rng.normal(50, 5, 20_000).round().astype(int)  # the last 20,000: JMeter's window
+    elapsed = np.concatenate([slow, fast])
+    path = tmp_path / "windowed.jtl"
+    with path.open("w") as handle:
+        handle.write("timeStamp,elapsed,label,responseCode,success\n")
+        for i, e in enumerate(elapsed):
+            handle.write(f"{1_700_000_000_000 + i * 10},{e},api,200,true\n")
+    ingest_file(store, path)
+    label = next(x for x in load_report(store)["suites"][0]["labels"] if x["label"] == "api")
+    overall = label["latency_ms"]["overall"]
+    assert overall["p90"] == pytest.approx(_weibull(elapsed, 90), abs=1e-9)
+    assert overall["p50"] == pytest.approx(_weibull(elapsed, 50), abs=1e-9)
+    assert overall["p99_9"] == pytest.approx(_weibull(elapsed, 99.9), abs=1e-9)
+    # what JMeter's dashboard would show: the p90 of the last 20,000 only
+    assert overall["p90"] > 400 > _weibull(fast, 90)
+
+
+def test_legacy_percentile_edges() -> None:
+    assert legacy_percentile([1, 2, 3], [1, 1, 1], 10) == 1.0  # pos < 1 -> min
+    assert legacy_percentile([1, 2, 3], [1, 1, 1], 90) == 3.0  # pos >= n -> max
+    assert legacy_percentile([10, 20], [3, 1], 50) == pytest.approx(10.0)
+    assert legacy_percentile([], [], 50) is None
+
+
+def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "ramp.jtl"
+    truth = write_jtl(path, 300_000, seed=3, duration_s=300, warmup_s=60)
+    ingest_file(store, path)
+    all_ = load_report(store)["suites"][0]["labels"][0]
+    assert all_["label"] == "ALL"
+    assert all_["warmup_status"] == "warmup"
+    assert abs(all_["warmup_end_s"] - truth.warmup_s) <= 0.10 * truth.warmup_s
+    lo, hi = all_["throughput"]["steady_ci"]
+    assert lo <= truth.steady_rate <= hi
+    # the whole-run figure (JMeter's) is diluted by the ramp and misses the true rate
+    assert all_["throughput"]["overall"] < lo
+
+
+def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "flat.jtl"
+    truth = write_jtl(path, 200_000, seed=5, duration_s=200, warmup_s=0)
+    ingest_file(store, path)
+    all_ = load_report(store)["suites"][0]["labels"][0]
+    assert all_["warmup_status"] == "none" and all_["warmup_end_s"] == 0
+    lo, hi = all_["throughput"]["steady_ci"]
+    assert lo <= truth.steady_rate <= hi
+
+
+def test_warmup_end_too_short_and_inconclusive() -> None:
+    assert warmup_end([5, 6, 7], None, window_s=1).status == "too-short"
+    rising = np.linspace(100, 1000, 200) + np.random.default_rng(1).normal(0, 5, 200)
+    assert warmup_end(rising, None, window_s=1).status == "inconclusive"
+
+
+@pytest.mark.real
+def test_real_runs_that_never_flatten_are_inconclusive(real_dir: Path, store: Store) -> None:
+    # INDEX.md: H2 throughput climbs over the whole minute, "never quite flat"
+    ingest_file(store, real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz")
+    ingest_file(store, real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.log")
+    suites = load_report(store)["suites"]
+    assert [s["source"] for s in suites] == ["samples", "summariser"]
+    for suite in suites:
+        all_ = suite["labels"][0]
+        assert all_["warmup_status"] == "inconclusive"
+        assert all_["throughput"]["steady"] is None
+    assert suites[1]["labels"][0]["samples"] == 880922  # Σ summary + counts
+
+
+def test_summariser_windows_alone_give_warmup_and_steady_rate(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(2)
+    lines = []
+    for i in range(40):
+        rate = 1000 * min(1.0, 0.3 + 0.7 * i / 8) + rng.normal(0, 10)
+        count = round(rate * 30)
+        lines.append(
+            f"summary + {count:6d} in 00:00:30 = {count / 30:6.1f}/s Avg:    30 Min:     7 "
+            "Max:  1535 Err:     0 (0.00%) Active: 150 Started: 150 Finished: 0"
+        )
+    path = tmp_path / "jmeter.log"
+    path.write_text("\n".join(lines) + "\n")
+    ingest_file(store, path)
+    all_ = load_report(store)["suites"][0]["labels"][0]
+    assert all_["warmup_status"] == "warmup"
+    assert abs(all_["warmup_end_s"] - 8 * 30) <= 0.1 * 240
+    lo, hi = all_["throughput"]["steady_ci"]
+    assert lo <= 1000 <= hi
+
+
+def test_littles_law_flags_closed_loop() -> None:
+    saturated = littles_law("s", threads=10, throughput=1000, latency_ms=9.9)
+    assert saturated is not None and saturated.finding is not None
+    assert saturated.busy_fraction == pytest.approx(0.99)
+    thinking = littles_law("s", threads=10, throughput=10, latency_ms=100)
+    assert thinking is not None and thinking.finding is None
+    assert thinking.think_s == pytest.approx(0.9)
+
+
+def test_window_series_and_parse_window(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "w.jtl"
+    write_jtl(path, 20_000, seed=1, duration_s=40, warmup_s=0)
+    ingest_file(store, path)
+    frame = window_series(store, 1, window_s=2.0)
+    assert int(frame["n"].sum()) == 20_000
+    assert (frame["p50"] <= frame["p99"]).all()
+    assert parse_window("500ms") == 0.5 and parse_window("2m") == 120 and parse_window("3") == 3

@@ -1,0 +1,249 @@
+"""Warm-up engine: ground-truth accuracy on generated series, the seed trajectories,
+short series, spikes, equivalence modes, process groups and the stopping-rule comparators."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+import toolkit
+from toolkit.analyze.changepoints import Segment
+from toolkit.analyze.warmup import (
+    analyze_series,
+    classify_processes,
+    classify_segments,
+    compare_stopping_rules,
+    georges_cov,
+    outlier_mask,
+    quantization_floor,
+    segment_equivalence,
+    short_series,
+    single_iteration_spikes,
+)
+
+SEED_SPIKE = [0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042, 0.042]
+SEED_CONVERGE = [0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
+
+_CLASS_OF = {
+    "flat": "flat",
+    "step": "warmup",
+    "geometric": "warmup",
+    "slowdown": "slowdown",
+    "no-steady-state": "no-steady-state",
+}
+
+
+def _generate(rng: np.random.Generator, i: int) -> tuple[np.ndarray, str, int, str]:
+    """One series of known shape: (times, true class, true steady iteration, shape).
+
+    n ∈ {60, 100, 200, 400}; level ∈ {2 ms, 40 ms, 1.5 s, 30 s}; Gaussian noise of
+    0.5 %, 2 % or 5 %; 0–3 spikes of 2.5–10x after the warm-up.
+    - step: level × U(1.3, 3) before a change at U(3, n/3) — the steady iteration.
+    - geometric: level·(1 + A·q^k), A ∈ U(1, 5), q ∈ U(0.5, 0.85); steady iteration =
+      first k with A·q^k ≤ 5 % (the engine's equivalence tolerance).
+    - slowdown: +20–60 % from U(n/5, n/2) on.
+    - no steady state: a ±30–40 % step at U(0.80, 0.93)·n, or a −40 %/+60 % ramp over the
+      last 40 % of the run.
+    """
+    shape = ["flat", "step", "geometric", "slowdown", "no-steady-state"][i % 5]
+    n = int(rng.choice([60, 100, 200, 400]))
+    mu = float(rng.choice([0.002, 0.04, 1.5, 30.0]))
+    noise = float(rng.choice([0.005, 0.02, 0.05]))
+    k = np.arange(n)
+    level = np.full(n, mu)
+    truth = 0
+    if shape == "step":
+        truth = int(rng.integers(3, n // 3))
+        level[:truth] *= rng.uniform(1.3, 3.0)
+    elif shape == "geometric":
+        a = rng.uniform(1.0, 5.0)
+        q = rng.uniform(0.5, 0.85)
+        level = mu * (1 + a * q**k)
+        truth = int(np.argmax(a * q**k <= 0.05))
+    elif shape == "slowdown":
+        pos = int(rng.integers(n // 5, n // 2))
+        level[pos:] *= rng.uniform(1.2, 1.6)
+    elif shape == "no-steady-state":
+        if rng.random() < 0.5:
+            pos = int(n * rng.uniform(0.8, 0.93))
+            level[pos:] *= rng.choice([0.7, 1.4])
+        else:
+            start = int(0.6 * n)
+            ramp = np.clip(k - start, 0, None) / (n - start)
+            level = mu * (1 + rng.choice([-0.4, 0.6]) * ramp)
+    x = level * (1 + noise * rng.standard_normal(n))
+    for pos in rng.choice(
+        np.arange(max(truth, 1) + 1, n - 1), int(rng.integers(0, 4)), replace=False
+    ):
+        x[pos] *= rng.uniform(2.5, 10)
+    return x, _CLASS_OF[shape], truth, shape
+
+
+def test_ground_truth_accuracy_on_1000_generated_series() -> None:
+    """Class right in ≥ 95 % and steady iteration within ±2 in ≥ 90 % of warm-up series.
+
+    Measured with this seed (2024): class accuracy 99.5 %, steady iteration within ±2 in
+    94.25 % of the 400 warm-up series. Confusion matrix (rows truth, columns result):
+
+    | truth \\ result  | flat | warmup | slowdown | no-steady-state |
+    |-----------------|------|--------|----------|-----------------|
+    | flat            | 199  | 0      | 0        | 1               |
+    | warmup          | 0    | 396    | 0        | 4               |
+    | slowdown        | 0    | 0      | 200      | 0               |
+    | no-steady-state | 0    | 0      | 0        | 200             |
+    """
+    rng = np.random.default_rng(2024)
+    confusion: collections.Counter[tuple[str, str]] = collections.Counter()
+    within = warm = 0
+    for i in range(1000):
+        x, cls, truth, _ = _generate(rng, i)
+        res = analyze_series(x, resamples=200)
+        confusion[(cls, res.series_class)] += 1
+        if cls == "warmup":
+            warm += 1
+            if res.steady_iteration is not None and abs(res.steady_iteration - truth) <= 2:
+                within += 1
+    right = sum(v for (a, b), v in confusion.items() if a == b)
+    assert right / 1000 >= 0.95, confusion
+    assert within / warm >= 0.90, (within, warm)
+    # the matrix in the docstring is what this seed gives
+    assert confusion[("warmup", "warmup")] == 396
+    assert confusion[("no-steady-state", "no-steady-state")] == 200
+
+
+def test_seed_trajectory_with_a_jit_spike() -> None:
+    """Seed 002: 0.256, 1.500, 0.043, … — warm-up, the 1.500 s spike reported, steady
+    0.042 s ± 1 ms."""
+    res = toolkit.analyze_series(SEED_SPIKE)
+    assert res.series_class == "warmup"
+    assert [(s.iteration, s.seconds) for s in res.spikes] == [(1, 1.5)]
+    assert res.steady_s == pytest.approx(0.042, abs=0.001)
+    assert res.steady_ci is not None
+    assert res.steady_ci[0] <= res.steady_s <= res.steady_ci[1]
+    assert res.steady_iteration is not None and res.steady_iteration >= 2
+    assert any(f.rule == "spike" and "1.500 s" in f.message for f in res.findings)
+    # seeded bootstrap: reproducible
+    assert toolkit.analyze_series(SEED_SPIKE).steady_ci == res.steady_ci
+
+
+def test_seed_convergence_steady_is_not_the_minimum() -> None:
+    """0.461 … 0.030, 0.036, 0.039, 0.041, 0.041: steady ≈ 0.040 s, not the 0.030 minimum,
+    and a finding says min-all underestimates it."""
+    res = analyze_series(SEED_CONVERGE)
+    assert res.series_class == "warmup"
+    assert res.steady_s == pytest.approx(0.040, abs=0.0015)
+    assert res.steady_s > 0.030 * 1.2
+    finding = next(f for f in res.findings if f.rule == "min-all-underestimates")
+    assert "underestimates" in finding.message
+    assert finding.numbers["min_all_s"] == pytest.approx(0.030)
+
+
+def test_short_series_detector() -> None:
+    step = short_series([1.0, 0.20, 0.205])
+    assert step.short_class == "step"
+    assert step.cold_ratio == pytest.approx(5.0)
+    assert step.hot_s == pytest.approx(0.20)
+    warming = short_series([1.0, 0.60, 0.30])
+    assert warming.still_warming and warming.short_class == "still-warming"
+    flat = short_series([0.5, 0.5, 0.501])
+    assert flat.short_class == "no-cache-effect" and not flat.still_warming
+    noisy = short_series([0.5, 0.4, 0.8])
+    assert noisy.short_class == "noisy"
+    # 10 ms guard: tiny timings never "warm" by rounding alone
+    assert not short_series([0.004, 0.003, 0.002]).still_warming
+    res = analyze_series([1.0, 0.6, 0.3])
+    assert res.series_class == "short" and res.short is not None and res.short.still_warming
+    assert res.cold_ratio == pytest.approx(1.0 / 0.3)
+
+
+def test_spikes_and_outliers() -> None:
+    x = np.full(200, 0.1) * (1 + 0.01 * np.random.default_rng(0).standard_normal(200))
+    x[50] = 0.5
+    x[150] = 0.9
+    assert list(np.flatnonzero(single_iteration_spikes(x))) == [50, 150]
+    mask = outlier_mask(x)
+    assert mask[50] and mask[150] and mask.sum() == 2
+    assert not outlier_mask(x)[:10].any()  # first w/2 never tested
+    res = analyze_series(x)
+    assert res.series_class == "flat"
+    assert {s.iteration for s in res.spikes} == {50, 150}
+    assert res.steady_s == pytest.approx(0.1, rel=0.01)
+
+
+def test_equivalence_modes() -> None:
+    final = Segment(10, 100, 90, 0.100, 1e-6, 0.100)
+    near = Segment(0, 10, 10, 0.1006, 1e-6, 0.1006)
+    far = Segment(0, 10, 10, 0.130, 1e-6, 0.130)
+    for mode in ("warmup_stats", "tolerance"):
+        assert segment_equivalence(near, final, mode=mode).equivalent  # type: ignore[arg-type]
+        assert not segment_equivalence(far, final, mode=mode).equivalent  # type: ignore[arg-type]
+    assert segment_equivalence(near, final, mode="warmup_stats", raw_deltas=True).equivalent
+    rng = np.random.default_rng(1)
+    values = np.concatenate([np.full(10, 0.13), np.full(90, 0.10)]) * (
+        1 + 0.01 * rng.standard_normal(100)
+    )
+    eq = segment_equivalence(far, final, mode="ratio_ci", values=values, resamples=2000)
+    assert not eq.equivalent and eq.ratio_ci is not None and eq.ratio_ci[0] > 1.05
+
+
+def test_classification_scan_follows_warmup_stats() -> None:
+    def seg(a: int, b: int, m: float) -> Segment:
+        return Segment(a, b, b - a, m, 0.0, m)
+
+    assert classify_segments([seg(0, 100, 1.0)]).series_class == "flat"
+    assert classify_segments([seg(0, 10, 2.0), seg(10, 100, 1.0)]).series_class == "warmup"
+    assert classify_segments([seg(0, 40, 0.8), seg(40, 100, 1.0)]).series_class == "slowdown"
+    late = classify_segments([seg(0, 90, 1.0), seg(90, 100, 1.5)])
+    assert late.series_class == "no-steady-state" and late.steady_start is None
+    eq = classify_segments([seg(0, 10, 2.0), seg(10, 50, 1.01), seg(50, 100, 1.0)])
+    assert eq.series_class == "warmup" and eq.steady_start == 10 and eq.steady_segments == (1, 2)
+
+
+def test_process_groups() -> None:
+    assert classify_processes(["warmup", "warmup"]) == "warmup"
+    assert classify_processes(["flat", "warmup", "flat"]) == "good inconsistent"
+    assert classify_processes(["flat", "slowdown"]) == "bad inconsistent"
+
+
+def test_quantized_timings_are_not_split_into_zero_variance_runs() -> None:
+    x = np.array([0.043, 0.042, 0.043, 0.042, 0.042, 0.042, 0.042, 0.043, 0.042, 0.042] * 5)
+    assert quantization_floor(x) > 1e-11
+    assert analyze_series(x).changepoints == ()
+
+
+def test_comparators_say_where_each_rule_stops_and_how_wrong_it_is() -> None:
+    rng = np.random.default_rng(3)
+    k = np.arange(300)
+    x = 0.1 * (1 + 2.0 * 0.9**k) * (1 + 0.005 * rng.standard_normal(300))
+    res = analyze_series(x, comparators=True)
+    rules = {r.rule: r for r in res.comparators}
+    assert set(rules) == {"mser5", "georges-cov", "laaber-cov", "laaber-ci", "laaber-divergence"}
+    assert res.steady_iteration is not None
+    mser_rule = rules["mser5"]
+    assert (
+        mser_rule.stop is not None
+        and mser_rule.iteration_error == mser_rule.stop - res.steady_iteration
+    )
+    g_stop, g_value = georges_cov(x)
+    assert rules["georges-cov"].stop == g_stop and g_value is not None
+    # Georges' 10-run CoV window fires inside the tail of the decay: too early, too slow
+    assert rules["georges-cov"].value_error is not None and rules["georges-cov"].value_error > 0
+    # Laaber's CoV rule on cumulative data stops early (within its 50-iteration cap)
+    assert rules["laaber-cov"].stop is not None and rules["laaber-cov"].stop < 50
+    again = compare_stopping_rules(
+        x, steady_iteration=res.steady_iteration, steady_value=res.steady_s
+    )
+    assert again == res.comparators
+
+
+def test_long_series_are_aggregated() -> None:
+    rng = np.random.default_rng(4)
+    n = 50_000
+    x = np.where(np.arange(n) < 5000, 0.3, 0.1) * (1 + 0.02 * rng.standard_normal(n))
+    res = analyze_series(x, resamples=200)
+    assert res.batch == 10
+    assert res.series_class == "warmup"
+    assert res.steady_iteration is not None and abs(res.steady_iteration - 5000) <= 10
+    assert res.steady_s == pytest.approx(0.1, rel=0.01)

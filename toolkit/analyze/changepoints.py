@@ -1,0 +1,335 @@
+"""Change points in a series of iteration times: PELT with the normal mean + variance cost,
+and CROPS with a Kneedle elbow for choosing the penalty.
+
+Methods: Killick, Fearnhead & Eckley, JASA 2012 (PELT); R ``changepoint`` ``mll_meanvar``
+(cost); Barrett et al. 2017 §4.2 (penalty ``15·ln n``, minimum segment 2); Haynes, Eckley
+& Fearnhead, JCGS 2017 (CROPS); Satopää et al. 2011 (Kneedle); Traini et al. 2023
+replication (CROPS + elbow as a penalty choice). research/warmup-science.md §1.3, §8.2, §8.3.
+
+Index convention: a *change point* is the exclusive end of a segment (0-based), i.e. the
+first index of the next segment. This equals R ``cpts()`` (1-based last index) and
+``ruptures`` breakpoints without the trailing ``n``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Named penalties as multiples of ``ln n`` (research/warmup-science.md §8.2).
+PENALTY_FACTORS: dict[str, float] = {
+    "barrett": 15.0,  # Barrett et al. 2017: 15·ln n
+    "sic": 3.0,  # R changepoint "SIC"/"BIC" for a mean + variance change: (2+1)·ln n
+    "bic": 3.0,
+    "mbic": 4.0,  # R cpt.meanvar default, Barrett's "typical 4 log n"
+}
+
+_LOG_2PI_PLUS_1 = math.log(2.0 * math.pi) + 1.0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment ``[start, end)`` of a series (0-based, end exclusive).
+
+    ``mean`` and ``median`` in the series' unit (seconds for timings); ``variance`` is the
+    unbiased (n − 1) sample variance, as R ``var()`` in Barrett's ``param.est`` (0 for n = 1).
+    """
+
+    start: int
+    end: int
+    n: int
+    mean: float
+    variance: float
+    median: float
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """PELT result: change points (exclusive segment ends), segments, the penalty used and
+    the minimised objective ``Σ C(segment) + penalty·#changepoints`` on the median-scaled
+    series (−2·log-likelihood units)."""
+
+    changepoints: tuple[int, ...]
+    segments: tuple[Segment, ...]
+    penalty: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class CropsResult:
+    """CROPS path and the elbow choice.
+
+    ``path`` holds ``(penalty, n_changepoints, unpenalised_cost)`` for every distinct
+    segmentation found in ``[pen_min, pen_max]``, sorted by penalty; ``penalty`` is the
+    Kneedle elbow (or the fallback ``15·ln n`` when there is no elbow); ``segmentation``
+    is PELT at that penalty.
+    """
+
+    path: tuple[tuple[float, int, float], ...]
+    penalty: float
+    elbow_found: bool
+    segmentation: Segmentation
+
+
+def penalty_value(penalty: float | str, n: int) -> float:
+    """The numeric penalty for ``n`` points: a number as is, or a name from
+    :data:`PENALTY_FACTORS` (``"barrett"`` = 15·ln n, ``"sic"``/``"bic"`` = 3·ln n,
+    ``"mbic"`` = 4·ln n), natural log."""
+    if isinstance(penalty, str):
+        key = penalty.lower().replace("/", "")
+        if key == "sicbic":
+            key = "sic"
+        if key not in PENALTY_FACTORS:
+            names = ", ".join(sorted(PENALTY_FACTORS))
+            raise ValueError(f"unknown penalty {penalty!r}; use a number or one of {names}")
+        return PENALTY_FACTORS[key] * math.log(max(n, 2))
+    value = float(penalty)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"penalty must be a finite number ≥ 0, got {penalty!r}")
+    return value
+
+
+def _scaled(values: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The series, and the same scaled by its median and centred (x/median − 1).
+
+    Scaling multiplies every variance by the same factor, which adds a constant to the
+    objective and leaves the argmin alone; it makes the 1e‑11 variance floor meaningful for
+    timings in seconds (research §1.3 pitfall). Centring keeps the cumulative-sum variance
+    free of cancellation.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size and not np.all(np.isfinite(x)):
+        raise ValueError("series contains NaN or infinite values; drop failed runs first")
+    med = float(np.median(np.abs(x))) if x.size else 1.0
+    scale = med if med > 0 else 1.0
+    return x, x / scale - 1.0
+
+
+def _cumsums(z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    s1 = np.concatenate(([0.0], np.cumsum(z)))
+    s2 = np.concatenate(([0.0], np.cumsum(z * z)))
+    return s1, s2
+
+
+def _segment_cost(
+    s1: FloatArray, s2: FloatArray, starts: npt.NDArray[np.int64], end: int, floor: float
+) -> FloatArray:
+    """``m·log σ̂²`` for the segments ``[starts, end)``; the ``m(log 2π + 1)`` part is a
+    constant over any segmentation and is added back in the reported cost."""
+    m = (end - starts).astype(np.float64)
+    a = s1[end] - s1[starts]
+    var = (s2[end] - s2[starts] - a * a / m) / m
+    np.maximum(var, floor, out=var)
+    out: FloatArray = m * np.log(var)
+    return out
+
+
+def _pelt_core(
+    s1: FloatArray, s2: FloatArray, n: int, pen: float, min_size: int, floor: float
+) -> tuple[list[int], float]:
+    # F[t] = optimal penalised cost of x[:t] with every segment paying ``pen`` (so the
+    # change-point objective is F[n] − pen). Candidates are pruned with K = 0 (Killick
+    # 2012): s is dropped once F[s] + C(s, t) > F[t]. The candidates' start index, F and
+    # cumulative sums live in parallel buffers so each step is a few contiguous passes.
+    f = np.full(n + 1, np.inf)
+    f[0] = 0.0
+    last = np.zeros(n + 1, dtype=np.int64)
+    c_start = np.zeros(n + 1, dtype=np.int64)
+    c_m = np.zeros(n + 1)  # start index as float, for m = t − start
+    c_f = np.zeros(n + 1)
+    c_s1 = np.zeros(n + 1)
+    c_s2 = np.zeros(n + 1)
+    k = 1  # candidate 0: f = 0, sums 0
+    m = np.empty(n + 1)
+    a = np.empty(n + 1)
+    v = np.empty(n + 1)
+    for t in range(min_size, n + 1):
+        new = t - min_size
+        if new >= min_size:
+            c_start[k] = new
+            c_m[k] = new
+            c_f[k] = f[new]
+            c_s1[k] = s1[new]
+            c_s2[k] = s2[new]
+            k += 1
+        mm, aa, vv = m[:k], a[:k], v[:k]
+        np.subtract(float(t), c_m[:k], out=mm)
+        np.subtract(s1[t], c_s1[:k], out=aa)
+        np.subtract(s2[t], c_s2[:k], out=vv)
+        np.multiply(aa, aa, out=aa)
+        np.divide(aa, mm, out=aa)
+        np.subtract(vv, aa, out=vv)
+        np.divide(vv, mm, out=vv)
+        np.maximum(vv, floor, out=vv)
+        np.log(vv, out=vv)
+        np.multiply(vv, mm, out=vv)
+        np.add(vv, c_f[:k], out=vv)
+        j = int(np.argmin(vv))
+        best = float(vv[j])
+        f[t] = best + pen
+        last[t] = c_start[j]
+        keep = vv <= best + pen
+        kept = int(np.count_nonzero(keep))
+        if kept < k:
+            for buf in (c_start, c_m, c_f, c_s1, c_s2):
+                buf[:kept] = buf[:k][keep]
+            k = kept
+    cps: list[int] = []
+    t = n
+    while t > 0:
+        t = int(last[t])
+        if t > 0:
+            cps.append(t)
+    cps.reverse()
+    return cps, float(f[n] - pen)
+
+
+def segments_of(
+    values: npt.ArrayLike, changepoints: tuple[int, ...] | list[int]
+) -> tuple[Segment, ...]:
+    """Per-segment statistics (start, end, n, mean, unbiased variance, median)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    bounds = [0, *changepoints, x.size]
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        seg = x[a:b]
+        var = float(np.var(seg, ddof=1)) if seg.size > 1 else 0.0
+        out.append(Segment(a, b, int(seg.size), float(seg.mean()), var, float(np.median(seg))))
+    return tuple(out)
+
+
+def pelt(
+    values: npt.ArrayLike,
+    *,
+    penalty: float | str = "barrett",
+    min_size: int = 2,
+    variance_floor: float = 1e-11,
+) -> Segmentation:
+    """Optimal segmentation of ``values`` under the normal mean + variance cost (PELT).
+
+    Cost of a segment of m points: ``m(log 2π + log σ̂² + 1)`` with the MLE variance
+    ``σ̂²`` from cumulative sums (O(1) per segment) on the series scaled by its median,
+    floored at ``variance_floor`` (R ``mll_meanvar``). Penalty per change point: a number,
+    or ``"barrett"`` = 15·ln n (default, Barrett et al. 2017 §4.2), ``"sic"`` = 3·ln n,
+    ``"mbic"`` = 4·ln n. ``min_size`` = minimum segment length (R ``minseglen`` = 2).
+
+    Equals ``ruptures.Pelt(model="normal", min_size=2, jump=1,
+    params={"add_small_diag": False})`` (tests/test_changepoints.py).
+    """
+    if min_size < 1:
+        raise ValueError("min_size must be ≥ 1")
+    x, z = _scaled(values)
+    n = int(x.size)
+    pen = penalty_value(penalty, n)
+    if n < 2 * min_size:
+        segs = segments_of(x, []) if n else ()
+        cost = _total_cost(z, [], variance_floor) if n else 0.0
+        return Segmentation((), segs, pen, cost)
+    s1, s2 = _cumsums(z)
+    cps, _ = _pelt_core(s1, s2, n, pen, min_size, variance_floor)
+    cost = _total_cost(z, cps, variance_floor) + pen * len(cps)
+    return Segmentation(tuple(cps), segments_of(x, cps), pen, cost)
+
+
+def _total_cost(z: FloatArray, cps: list[int], floor: float) -> float:
+    """Unpenalised ``Σ m(log 2π + log σ̂² + 1)`` of a segmentation of the scaled series."""
+    s1, s2 = _cumsums(z)
+    bounds = [0, *cps, z.size]
+    total = 0.0
+    for a, b in itertools.pairwise(bounds):
+        c = _segment_cost(s1, s2, np.array([a], dtype=np.int64), b, floor)
+        total += float(c[0]) + (b - a) * _LOG_2PI_PLUS_1
+    return total
+
+
+def kneedle_elbow(x: npt.ArrayLike, y: npt.ArrayLike, *, sensitivity: float = 1.0) -> int | None:
+    """Index of the elbow of a convex, decreasing curve (Satopää et al. 2011, offline).
+
+    Normalise both axes to [0, 1], flip y (``1 − y``) so the curve becomes concave
+    increasing, take the difference curve ``y − x``; the elbow is the first local maximum
+    after which the difference drops below ``max − S·mean(Δx)`` before another local
+    maximum appears. ``None`` when there is no elbow (fewer than 3 points or a flat curve).
+    """
+    xa = np.asarray(x, dtype=np.float64)
+    ya = np.asarray(y, dtype=np.float64)
+    if xa.size < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
+        return None
+    xn = (xa - xa.min()) / np.ptp(xa)
+    yn = (ya - ya.min()) / np.ptp(ya)
+    yn = yn.max() - yn  # convex decreasing → concave increasing
+    diff = yn - xn
+    maxima = [
+        i for i in range(1, diff.size - 1) if diff[i] >= diff[i - 1] and diff[i] > diff[i + 1]
+    ]
+    if not maxima:
+        return None
+    step = float(np.mean(np.diff(xn)))
+    for k, i in enumerate(maxima):
+        threshold = diff[i] - sensitivity * step
+        stop = maxima[k + 1] if k + 1 < len(maxima) else diff.size
+        if np.any(diff[i + 1 : stop] < threshold):
+            return i
+    return None
+
+
+def crops(
+    values: npt.ArrayLike,
+    *,
+    pen_min: float | None = None,
+    pen_max: float | None = None,
+    min_size: int = 2,
+    fallback: float | str = "barrett",
+    sensitivity: float = 1.0,
+    max_runs: int = 200,
+) -> CropsResult:
+    """Every distinct optimal segmentation for penalties in ``[pen_min, pen_max]`` (CROPS,
+    Haynes et al. 2017) and the penalty at the elbow of (penalty, #change points).
+
+    Defaults follow Traini et al. 2023: ``[4·ln n, 1e5·ln n]``, Kneedle with S = 1,
+    fallback ``15·ln n``. Each CROPS step runs PELT at the penalty where the two
+    neighbouring segmentations' penalised costs are equal.
+    """
+    x, z = _scaled(values)
+    n = int(x.size)
+    lo = pen_min if pen_min is not None else 4.0 * math.log(max(n, 2))
+    hi = pen_max if pen_max is not None else 1e5 * math.log(max(n, 2))
+    s1, s2 = _cumsums(z)
+
+    def run(pen: float) -> tuple[int, float, list[int]]:
+        if n < 2 * min_size:
+            return 0, _total_cost(z, [], 1e-11), []
+        cps, _ = _pelt_core(s1, s2, n, pen, min_size, 1e-11)
+        return len(cps), _total_cost(z, cps, 1e-11), cps
+
+    found: dict[float, tuple[int, float, list[int]]] = {lo: run(lo), hi: run(hi)}
+    todo = [(lo, hi)]
+    runs = 2
+    while todo and runs < max_runs:
+        a, b = todo.pop()
+        ma, qa, _ = found[a]
+        mb, qb, _ = found[b]
+        if ma <= mb + 1:
+            continue
+        mid = (qb - qa) / (ma - mb)
+        if not (a < mid < b):
+            continue
+        found[mid] = run(mid)
+        runs += 1
+        if found[mid][0] != mb:
+            todo.extend([(a, mid), (mid, b)])
+    pens = sorted(found)
+    path = tuple((p, found[p][0], found[p][1]) for p in pens)
+    elbow = kneedle_elbow([p[0] for p in path], [p[1] for p in path], sensitivity=sensitivity)
+    if elbow is None:
+        chosen = penalty_value(fallback, n)
+        seg = pelt(x, penalty=chosen, min_size=min_size)
+        return CropsResult(path, chosen, False, seg)
+    chosen = path[elbow][0]
+    seg = pelt(x, penalty=chosen, min_size=min_size)
+    return CropsResult(path, chosen, True, seg)

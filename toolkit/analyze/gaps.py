@@ -1,0 +1,408 @@
+"""Iteration gaps: how far "hot = min of the first k hot runs" is from a reference.
+
+The table of seed ``002_797e1e1bde521737.txt`` (ClickBench issue #934): a suite run with
+N runs per query (run 0 cold, runs 1..N-1 hot) is cut after k hot runs, k = 1..N-1, and
+each cut is compared with a per-query reference (research/warmup-science.md §8;
+research/clickbench.md §2.1 for ClickBench's own hot = min(run 2, run 3), i.e. k = 2):
+
+- ``hot(k)`` of a query = min of its hot runs 1..k (seconds);
+- suite sum of row k = sum of ``hot(k)`` over the included queries; total runs = k + 1;
+- gap of row k = (suite sum − reference sum) / reference sum (a fraction: 0.48 = +48 %);
+- queries within tolerance = queries with ``|hot(k) / reference − 1| <= tolerance``;
+- the smallest k whose gap is <= ``target`` (the number of hot runs a suite needs).
+
+References: ``min-all`` (default) = the min of all hot runs of the query, exactly the
+seed's "steady state"; or any per-query mapping passed as ``reference_s`` (the warm-up
+engine's steady state plugs in there, named ``steady``).
+
+Failed runs (``seconds`` NULL) and missing runs: a query with ANY failed or missing hot
+run is excluded from every row (its sums would otherwise change the set of queries from
+one row to the next, and a sum over a different set of queries is not comparable). It is
+still listed per query (``excluded = "failed-run"``, ``failed_runs`` counted) and every
+row reports how many queries it excluded. A failed cold run does not exclude the query
+(the cold run is not part of any hot window); its ``cold_s`` is None. A query whose
+supplied reference is missing or not a number >= 0 ("no steady state") is excluded
+with ``excluded = "no-reference"``.
+
+Several processes (forks/restarts, the ``process`` column): each (query, process) pair is
+its own series with its own runs, reference (``min-all``) and row contributions, so a
+suite of P processes sums P series per query. A supplied ``reference_s`` is keyed by
+query name and applies to every process of that query.
+
+A reference of 0 s (ClickBench rounds to 1 ms, so a 0 can appear) is kept: "within"
+is tested as |hot(k) − reference| <= tolerance × reference, which needs no division (a
+0 s reference is met only by 0 s), and the cold/reference ratio is then None.
+
+Comparisons use a relative slack of 1e-9 so that values that are equal on paper (a gap of
+exactly the target) are not lost to binary rounding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from toolkit.analyze.findings import Finding
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "DEFAULT_TOLERANCE",
+    "GapRow",
+    "GapTable",
+    "QueryGaps",
+    "gap_findings",
+    "iteration_gaps",
+    "series_gaps",
+]
+
+#: ±10 % of the reference: the seed's "Queries within ±10 % of steady state".
+DEFAULT_TOLERANCE = 0.10
+#: 5 %: the seed's row "5 hot iterations, +5 %" is where it calls the gap closed enough.
+DEFAULT_TARGET = 0.05
+_SLACK = 1e-9
+
+Exclusion = Literal["failed-run", "no-reference"]
+
+
+@dataclass(frozen=True)
+class QueryGaps:
+    """One query (one process of it) of a gap table. Times in seconds.
+
+    ``hot_s_by_k[k - 1]`` is hot(k), the min of hot runs 1..k; None when one of those
+    runs failed or is missing. ``cold_hot_ratio`` = cold / reference (how much slower the
+    cold run is than the reference hot time). ``first_k_within`` = the smallest k whose
+    hot(k) is within tolerance of the reference (None: never).
+    """
+
+    query: str
+    process: int
+    cold_s: float | None
+    hot_s_by_k: tuple[float | None, ...]
+    reference_s: float | None
+    cold_hot_ratio: float | None
+    first_k_within: int | None
+    failed_runs: int
+    excluded: Exclusion | None
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One row of the gap table: the suite cut after ``hot_iterations`` hot runs."""
+
+    hot_iterations: int
+    total_runs: int
+    suite_sum_s: float
+    reference_sum_s: float
+    #: (suite_sum − reference_sum) / reference_sum; None when no query is included
+    #: or the reference sum is 0 s
+    gap: float | None
+    within_tolerance: int
+    queries: int
+    excluded: int
+
+
+@dataclass(frozen=True)
+class GapTable:
+    """The gap table of one suite (seed 002's table) with its per-query detail."""
+
+    reference: str
+    tolerance: float
+    target: float
+    #: runs per query (cold + hot) of the longest series
+    runs: int
+    rows: tuple[GapRow, ...]
+    per_query: tuple[QueryGaps, ...]
+    #: the smallest k whose gap is <= target (None: no row meets it)
+    k_for_target: int | None
+
+    @property
+    def queries(self) -> int:
+        """Number of series (queries × processes) in the suite."""
+        return len(self.per_query)
+
+    @property
+    def included(self) -> int:
+        """Number of series that enter the row sums."""
+        return sum(1 for q in self.per_query if q.excluded is None)
+
+    @property
+    def runs_for_target(self) -> int | None:
+        """Total runs per query (k + 1) needed to meet the target."""
+        return None if self.k_for_target is None else self.k_for_target + 1
+
+
+def _within(value: float, reference: float, tolerance: float) -> bool:
+    # |value/reference - 1| <= tolerance without dividing (reference may be 0 s)
+    return abs(value - reference) <= (tolerance + _SLACK) * reference + _SLACK * 1e-3
+
+
+def series_gaps(
+    query: str,
+    runs: Sequence[float | None],
+    *,
+    process: int = 0,
+    hot_runs: int | None = None,
+    reference_s: float | None = None,
+    use_reference: bool = False,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> QueryGaps:
+    """Per-query part of the gap table for one series ``runs`` = [cold, hot 1, hot 2, …].
+
+    ``hot_runs`` is the number of hot runs of the suite (default: this series'); runs
+    beyond the end of ``runs`` count as missing. With ``use_reference`` the given
+    ``reference_s`` is the reference (None, NaN or < 0: excluded as "no-reference"); else the
+    reference is ``min-all``, the min of the hot runs.
+    """
+    hot = list(runs[1:])
+    n_hot = len(hot) if hot_runs is None else hot_runs
+    hot += [None] * (n_hot - len(hot))
+    cold = runs[0] if runs else None
+    failed = sum(1 for v in [cold, *hot] if v is None or math.isnan(v))
+    ok = [v for v in hot if v is not None and not math.isnan(v)]
+    hot_by_k: list[float | None] = []
+    current: float | None = math.inf
+    for value in hot:
+        if current is None or value is None or math.isnan(value):
+            current = None
+        else:
+            current = min(current, value)
+        hot_by_k.append(current)
+    excluded: Exclusion | None = "failed-run" if len(ok) < n_hot else None
+    reference: float | None
+    if use_reference:
+        good = reference_s is not None and math.isfinite(reference_s) and reference_s >= 0
+        reference = reference_s if good else None
+        if reference is None and excluded is None:
+            excluded = "no-reference"
+    else:
+        reference = min(ok) if ok else None
+    first_k = None
+    if reference is not None:
+        for k, value in enumerate(hot_by_k, start=1):
+            if value is not None and _within(value, reference, tolerance):
+                first_k = k
+                break
+    cold_s = None if cold is None or math.isnan(cold) else cold
+    ratio = None if cold_s is None or not reference else cold_s / reference
+    return QueryGaps(
+        query=query,
+        process=process,
+        cold_s=cold_s,
+        hot_s_by_k=tuple(hot_by_k),
+        reference_s=reference,
+        cold_hot_ratio=ratio,
+        first_k_within=first_k,
+        failed_runs=failed,
+        excluded=excluded,
+    )
+
+
+def iteration_gaps(
+    frame: pl.DataFrame,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    target: float = DEFAULT_TARGET,
+    reference: str = "min-all",
+    reference_s: Mapping[str, float | None] | None = None,
+) -> GapTable:
+    """The gap table of one suite (seed 002; research/warmup-science.md §8).
+
+        ``frame`` has columns ``query``, ``iteration`` (0 = cold) and ``seconds`` (None =
+        failed), optionally ``process`` and ``query_index`` (display order; default: first
+        appearance). ``reference_s`` maps query name -> reference seconds and replaces the
+        default ``min-all`` reference; ``reference`` is the name reported for it (e.g.
+        ``"steady"``). ``tolerance`` and ``target`` are fractions (defaults ±10 % and 5 %,
+        the seed's figures).
+
+        >>> import polars as pl
+
+    from toolkit.analyze.findings import Finding
+        >>> t = iteration_gaps(pl.DataFrame({"query": ["Q0"] * 4, "iteration": [0, 1, 2, 3],
+        ...                                  "seconds": [9.0, 2.0, 1.5, 1.0]}))
+        >>> [(r.hot_iterations, r.suite_sum_s, r.gap) for r in t.rows]
+        [(1, 2.0, 1.0), (2, 1.5, 0.5), (3, 1.0, 0.0)]
+    """
+    if tolerance < 0 or target < 0:
+        raise ValueError("tolerance and target must be >= 0")
+    work = frame
+    if "process" not in work.columns:
+        work = work.with_columns(pl.lit(0, pl.Int64).alias("process"))
+    if "query_index" not in work.columns:
+        order = work.select("query").unique(maintain_order=True).with_row_index("query_index")
+        work = work.join(order, on="query", how="left")
+    work = work.select(
+        pl.col("query").cast(pl.String),
+        pl.col("query_index").cast(pl.Int64),
+        pl.col("process").cast(pl.Int64),
+        pl.col("iteration").cast(pl.Int64),
+        pl.col("seconds").cast(pl.Float64),
+    ).sort("query_index", "process", "iteration")
+    iterations: list[int] = work.get_column("iteration").to_list()
+    n_runs = max(iterations) + 1 if iterations else 0
+    n_hot = max(n_runs - 1, 0)
+    series: list[QueryGaps] = []
+    for (query, _index, process), part in work.group_by(
+        "query", "query_index", "process", maintain_order=True
+    ):
+        by_iteration: dict[int, float | None] = dict(
+            zip(
+                part.get_column("iteration").to_list(),
+                part.get_column("seconds").to_list(),
+                strict=True,
+            )
+        )
+        runs = [by_iteration.get(i) for i in range(n_runs)]
+        series.append(
+            series_gaps(
+                str(query),
+                runs,
+                process=int(process),
+                hot_runs=n_hot,
+                reference_s=None if reference_s is None else reference_s.get(str(query)),
+                use_reference=reference_s is not None,
+                tolerance=tolerance,
+            )
+        )
+    included = [q for q in series if q.excluded is None]
+    reference_sum = math.fsum(q.reference_s for q in included if q.reference_s is not None)
+    rows = []
+    k_for_target = None
+    for k in range(1, n_hot + 1):
+        suite_sum = math.fsum(q.hot_s_by_k[k - 1] or 0.0 for q in included)
+        # None when nothing is included (or every reference is 0 s: no relative gap)
+        gap = (suite_sum - reference_sum) / reference_sum if reference_sum > 0 else None
+        within = 0
+        for q in included:
+            value, ref = q.hot_s_by_k[k - 1], q.reference_s
+            if value is not None and ref is not None and _within(value, ref, tolerance):
+                within += 1
+        rows.append(
+            GapRow(
+                hot_iterations=k,
+                total_runs=k + 1,
+                suite_sum_s=suite_sum,
+                reference_sum_s=reference_sum,
+                gap=gap,
+                within_tolerance=within,
+                queries=len(included),
+                excluded=len(series) - len(included),
+            )
+        )
+        if k_for_target is None and gap is not None and gap <= target + _SLACK * (1 + target):
+            k_for_target = k
+    return GapTable(
+        reference=reference,
+        tolerance=tolerance,
+        target=target,
+        runs=n_runs,
+        rows=tuple(rows),
+        per_query=tuple(series),
+        k_for_target=k_for_target,
+    )
+
+
+#: the hot window ClickBench reports: min(run 2, run 3) = hot(2) (research/clickbench.md §2.1)
+CLICKBENCH_HOT_RUNS = 2
+
+
+def gap_findings(table: GapTable, *, subject: str) -> list[Finding]:
+    """Findings of one gap table, with their numbers and advice (DESIGN.md "Analyzers").
+
+    - ``gap-clickbench-window``: the suite gap with ClickBench's 2 hot runs, when it is
+      above the target, and the hot-iteration count that meets the target;
+    - ``gap-worst-query``: the query whose hot(2) is furthest above its reference;
+    - ``gap-excluded``: queries left out of the sums because of failed runs.
+    """
+    out: list[Finding] = []
+    k = CLICKBENCH_HOT_RUNS
+    if len(table.rows) >= k:
+        row = table.rows[k - 1]
+        if row.gap is not None and row.gap > table.target:
+            if table.k_for_target is not None:
+                advice = (
+                    f"run at least {table.k_for_target} hot iterations "
+                    f"({table.k_for_target + 1} runs per query) to get within "
+                    f"{table.target * 100:g} %"
+                )
+            else:
+                advice = (
+                    f"no count up to {len(table.rows)} hot iterations gets within "
+                    f"{table.target * 100:g} %; run more iterations"
+                )
+            out.append(
+                Finding(
+                    rule="gap-clickbench-window",
+                    severity="problem" if row.gap > 4 * table.target else "warning",
+                    subject=subject,
+                    message=(
+                        f"with {k} hot runs (ClickBench's min(run 2, run 3)) the suite sum is "
+                        f"{row.gap * 100:+.0f} % off the {table.reference} reference "
+                        f"({row.suite_sum_s:.3g} s vs {row.reference_sum_s:.3g} s)"
+                    ),
+                    advice=advice,
+                    numbers={
+                        "gap": row.gap,
+                        "suite_sum_s": row.suite_sum_s,
+                        "reference_sum_s": row.reference_sum_s,
+                        "k_for_target": table.k_for_target,
+                    },
+                )
+            )
+        worst: QueryGaps | None = None
+        worst_ratio = 1.0 + table.tolerance
+        for q in table.per_query:
+            value = q.hot_s_by_k[k - 1] if len(q.hot_s_by_k) >= k else None
+            if q.excluded is None and value is not None and q.reference_s:
+                ratio = value / q.reference_s
+                if ratio > worst_ratio:
+                    worst, worst_ratio = q, ratio
+        if worst is not None and worst.reference_s is not None:
+            hot2 = worst.hot_s_by_k[k - 1]
+            first = worst.first_k_within
+            out.append(
+                Finding(
+                    rule="gap-worst-query",
+                    severity="warning",
+                    subject=f"{subject} {worst.query}",
+                    message=(
+                        f"{worst.query}: hot window min(run 2, run 3) is {worst_ratio:.1f}x "
+                        f"the reference ({hot2:.3g} s vs {worst.reference_s:.3g} s)"
+                        + (
+                            f"; within ±{table.tolerance * 100:g} % from hot run {first}"
+                            if first
+                            else ""
+                        )
+                    ),
+                    advice=(
+                        f"run at least {first} hot iterations" if first else "run more iterations"
+                    ),
+                    numbers={
+                        "query": worst.query,
+                        "ratio": worst_ratio,
+                        "hot_s": hot2,
+                        "reference_s": worst.reference_s,
+                        "first_k_within": first,
+                    },
+                )
+            )
+    excluded = [q.query for q in table.per_query if q.excluded is not None]
+    if excluded:
+        shown = ", ".join(excluded[:10]) + (" …" if len(excluded) > 10 else "")
+        out.append(
+            Finding(
+                rule="gap-excluded",
+                severity="info",
+                subject=subject,
+                message=(
+                    f"{len(excluded)} of {table.queries} queries left out of the sums "
+                    f"(failed runs or no reference): {shown}"
+                ),
+                advice="fix or rerun the failing queries to compare the whole suite",
+                numbers={"excluded": len(excluded), "queries": table.queries},
+            )
+        )
+    return out

@@ -1,0 +1,254 @@
+"""The ClickBench website's cold, hot and combined scores, exactly as ``index.html`` computes them.
+
+research/clickbench.md §2 (ClickBench ``index.html``, snapshot faa7e582, functions
+``selectRun``, ``relativeQueryTime`` and ``renderSummary``):
+
+- per query, cold = run 1; hot = min(run 2, run 3) only if both succeeded, else missing;
+- baseline per query and per run position: the min over the scored entries of that run
+  (``B_q[j]``); the hot baseline is min(B_q[1], B_q[2]) (even if it mixes systems);
+  a query no entry completed is skipped;
+- ratio = (0.01 s + time) / (0.01 s + baseline); a missing time is replaced by
+  2 x max(300 s, the entry's worst successful time for this metric);
+- score = geometric mean of the ratios (lower is better; 1 = best on every query);
+- combined = exp(0.1 ln L + 0.1 ln S + 0.2 ln cold + 0.6 ln hot), L = load_time / min
+  load_time (min over entries with load_time > 5; L = 1 when load_time < 5), S =
+  data_size / min data_size (min over entries with data_size > 1e9; S = 2 when data_size
+  < 1e9 or missing);
+- entries tagged ``in-memory`` are left out of cold and combined (and of their baselines),
+  kept in hot (PR #660).
+
+Which entries to score (machine, latest date, historical, tuned …) is the caller's choice:
+the baseline is relative to the entries given. Beyond the website: ``hot_by_k`` rescored with
+hot = min of hot runs 1..k for k = 2 … N−1 (ClickBench's rule for k = 2, generalised: every
+run in 1..k must have succeeded; an entry with fewer runs uses all it has), with the
+baseline min(B_q[1..k]).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "COLD_SHARE",
+    "CONSTANT_TIME_ADD_S",
+    "DATA_SIZE_SHARE",
+    "HOT_SHARE",
+    "LOAD_TIME_SHARE",
+    "MISSING_RESULT_PENALTY",
+    "MISSING_RESULT_TIME_S",
+    "EntryScore",
+    "ScoreEntry",
+    "ScoreTable",
+    "clickbench_scores",
+    "relative_time",
+]
+
+#: index.html constants (research/clickbench.md §2.1)
+CONSTANT_TIME_ADD_S = 0.01
+MISSING_RESULT_PENALTY = 2.0
+MISSING_RESULT_TIME_S = 300.0
+LOAD_TIME_SHARE = 0.1
+DATA_SIZE_SHARE = 0.1
+COLD_SHARE = 0.2
+HOT_SHARE = 0.6
+
+Row = tuple[float | None, ...] | None
+Selector = Callable[[Row], float | None]
+
+
+@dataclass(frozen=True)
+class ScoreEntry:
+    """One result file to score: ``result[q]`` = runs of query q (None = a null row)."""
+
+    name: str
+    system: str
+    machine: str | None
+    result: tuple[Row, ...]
+    tags: tuple[str, ...] = ()
+    load_time_s: float | None = None
+    data_size_bytes: float | None = None
+
+    @property
+    def in_memory(self) -> bool:
+        """Tagged ``in-memory``: left out of cold and combined (ClickBench PR #660)."""
+        return "in-memory" in self.tags
+
+    @property
+    def runs(self) -> int:
+        """Most runs per query in this entry (3 in ClickBench)."""
+        return max((len(r) for r in self.result if r is not None), default=0)
+
+
+@dataclass(frozen=True)
+class EntryScore:
+    """Scores of one entry (lower is better) and their ranks (1 = best)."""
+
+    name: str
+    system: str
+    machine: str | None
+    in_memory: bool
+    hot: float | None
+    cold: float | None
+    combined: float | None
+    hot_rank: int | None
+    cold_rank: int | None
+    combined_rank: int | None
+    #: hot score with k hot runs, k = 2 .. (``ScoreTable.hot_iterations``)
+    hot_by_k: tuple[float | None, ...]
+    hot_rank_by_k: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Scores of a selection of entries, in input order."""
+
+    entries: tuple[EntryScore, ...]
+    #: the k values of ``EntryScore.hot_by_k`` (2 .. N−1; just (2,) for 3-run inputs)
+    hot_iterations: tuple[int, ...]
+
+
+def _run(row: Row, j: int) -> float | None:
+    if row is None or j >= len(row):
+        return None
+    return row[j]
+
+
+def _cold(row: Row) -> float | None:
+    return _run(row, 0)
+
+
+def _hot_selector(k: int) -> Selector:
+    def select(row: Row) -> float | None:
+        if row is None:
+            return None
+        last = min(k, len(row) - 1)
+        values = [_run(row, j) for j in range(1, last + 1)]
+        if not values or any(v is None for v in values):
+            return None
+        return min(v for v in values if v is not None)
+
+    return select
+
+
+def _baseline_rows(entries: Sequence[ScoreEntry], n_queries: int, n_runs: int) -> list[Row]:
+    """``B_q[j]``: per query and run position, the min over entries (+inf when none)."""
+    rows: list[Row] = []
+    for q in range(n_queries):
+        best = []
+        for j in range(n_runs):
+            values = [
+                v for e in entries if q < len(e.result) and (v := _run(e.result[q], j)) is not None
+            ]
+            best.append(min(values) if values else math.inf)
+        rows.append(tuple(best))
+    return rows
+
+
+def relative_time(
+    entry: ScoreEntry, baseline: Sequence[Row], select: Selector, n_queries: int
+) -> float | None:
+    """``relativeQueryTime``: geometric mean over queries of (0.01 + t) / (0.01 + base).
+
+    Missing times get 2 x max(300 s, worst successful time); queries whose baseline is
+    not finite (no entry completed them) are skipped; None when no query is used.
+    """
+    times = [select(entry.result[q]) if q < len(entry.result) else None for q in range(n_queries)]
+    worst = max([MISSING_RESULT_TIME_S, *(t for t in times if t is not None)])
+    fallback = MISSING_RESULT_PENALTY * worst
+    total, used = 0.0, 0
+    for q in range(n_queries):
+        base = select(baseline[q])
+        if base is None or not math.isfinite(base):
+            continue
+        t = times[q]
+        current = fallback if t is None else t
+        total += math.log((CONSTANT_TIME_ADD_S + current) / (CONSTANT_TIME_ADD_S + base))
+        used += 1
+    return math.exp(total / used) if used else None
+
+
+def _ln(value: float) -> float:
+    # JS Math.log(0) is -Infinity; Python raises
+    return math.log(value) if value > 0 else -math.inf
+
+
+def _ranks(scores: Sequence[float | None]) -> list[int | None]:
+    order = sorted((s, i) for i, s in enumerate(scores) if s is not None)
+    ranks: list[int | None] = [None] * len(scores)
+    for rank, (_score, i) in enumerate(order, start=1):
+        ranks[i] = rank
+    return ranks
+
+
+def _scores(entries: Sequence[ScoreEntry], select: Selector, n_runs: int) -> list[float | None]:
+    n_queries = max((len(e.result) for e in entries), default=0)
+    baseline = _baseline_rows(entries, n_queries, n_runs)
+    return [relative_time(e, baseline, select, n_queries) for e in entries]
+
+
+def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
+    """Hot, cold and combined scores of ``entries`` as the ClickBench website computes
+    them (research/clickbench.md §2.3), plus hot scores and ranks for k = 2 … N−1 hot runs.
+    """
+    n_runs = max((e.runs for e in entries), default=0)
+    hot_ks = tuple(range(2, max(n_runs - 1, 2) + 1))
+    by_k = {k: _scores(entries, _hot_selector(k), n_runs) for k in hot_ks}
+    hot = by_k[2]
+    # cold and combined: in-memory entries are filtered out before the baseline
+    disk = [e for e in entries if not e.in_memory]
+    disk_cold = dict(zip((id(e) for e in disk), _scores(disk, _cold, n_runs), strict=True))
+    disk_hot = dict(
+        zip((id(e) for e in disk), _scores(disk, _hot_selector(2), n_runs), strict=True)
+    )
+    loads = [e.load_time_s for e in disk if e.load_time_s and e.load_time_s > 5]
+    sizes = [e.data_size_bytes for e in disk if e.data_size_bytes and e.data_size_bytes > 1e9]
+    min_load = min(loads) if loads else math.inf
+    min_size = min(sizes) if sizes else math.inf
+    cold: list[float | None] = []
+    combined: list[float | None] = []
+    for e in entries:
+        if e.in_memory:
+            cold.append(None)
+            combined.append(None)
+            continue
+        c, h = disk_cold[id(e)], disk_hot[id(e)]
+        cold.append(c)
+        if c is None or h is None:
+            combined.append(None)
+            continue
+        load = e.load_time_s
+        size = e.data_size_bytes
+        ratio_load = load / min_load if load is not None and load >= 5 else 1.0
+        ratio_size = size / min_size if size is not None and size >= 1e9 else 2.0
+        combined.append(
+            math.exp(
+                LOAD_TIME_SHARE * _ln(ratio_load)
+                + DATA_SIZE_SHARE * _ln(ratio_size)
+                + COLD_SHARE * _ln(c)
+                + HOT_SHARE * _ln(h)
+            )
+        )
+    hot_rank, cold_rank, combined_rank = _ranks(hot), _ranks(cold), _ranks(combined)
+    rank_by_k = {k: _ranks(v) for k, v in by_k.items()}
+    return ScoreTable(
+        entries=tuple(
+            EntryScore(
+                name=e.name,
+                system=e.system,
+                machine=e.machine,
+                in_memory=e.in_memory,
+                hot=hot[i],
+                cold=cold[i],
+                combined=combined[i],
+                hot_rank=hot_rank[i],
+                cold_rank=cold_rank[i],
+                combined_rank=combined_rank[i],
+                hot_by_k=tuple(by_k[k][i] for k in hot_ks),
+                hot_rank_by_k=tuple(rank_by_k[k][i] for k in hot_ks),
+            )
+            for i, e in enumerate(entries)
+        ),
+        hot_iterations=hot_ks,
+    )

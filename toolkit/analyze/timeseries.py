@@ -1,0 +1,573 @@
+"""Load-test time series (JMeter): warm-up end, steady throughput and latency, dashboard
+statistics, APDEX and a Little's-law check. Pure: aggregated frames in, dataclasses out.
+
+The store-side aggregation (per-window counts, per-value latency histograms) is done in SQL
+by ``toolkit.pipeline.load``; this module never sees raw samples, so memory does not grow
+with the size of the JTL.
+
+Methods:
+
+- Warm-up end: MSER-5 (White 1997; research/warmup-science.md §3.1, §8.8) on the per-window
+  throughput series and on the per-window mean-latency series (the windows are the batching
+  of §8.11). A truncation counts as a warm-up only when the truncated part differs from the
+  rest by more than ``z`` standard errors (batch means of the retained part) *and* by more
+  than ``min_effect``; a truncation pinned at the n/2 cap is "inconclusive" (§3.1 rule).
+- Steady throughput and latency CIs: non-overlapping batch means over the windows after
+  the warm-up end, Student t (Law & Kelton's batch-means method; research §8.7).
+- Percentiles over all samples or the steady part: exact, from value histograms, with the
+  estimator of JMeter's dashboard (commons-math LEGACY: position p·(n+1), linear
+  interpolation; research/jmeter.md §7.7), so numbers match ``jmeter -g`` where JMeter's
+  20,000-sample window does not cut in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+from scipy import stats
+
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.mser import mser
+
+#: Percentile levels reported everywhere (p99.9 as 99.9).
+PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
+
+WarmupStatus = Literal["warmup", "none", "inconclusive", "too-short"]
+
+
+def legacy_percentile(values: npt.ArrayLike, counts: npt.ArrayLike, p: float) -> float | None:
+    """Percentile ``p`` (0–100) of a value histogram, commons-math LEGACY estimator.
+
+    Position ``pos = p/100·(n+1)``; below 1 → minimum, at or above n → maximum, else
+    linear interpolation between the order statistics ``⌊pos⌋`` and ``⌊pos⌋+1``
+    (research/jmeter.md §7.7; JMeter ``backend_metrics_percentile_estimator=LEGACY``).
+    ``values`` must be sorted ascending; ``counts`` are their multiplicities.
+
+    >>> legacy_percentile([100, 170, 329], [1, 1, 1], 50)
+    170.0
+    """
+    v = np.asarray(values, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    if n == 0:
+        return None
+    cum = np.cumsum(c)
+    pos = p / 100.0 * (n + 1)
+    if pos < 1:
+        return float(v[0])
+    if pos >= n:
+        return float(v[-1])
+    lo = math.floor(pos)
+    frac = pos - lo
+    x_lo = v[int(np.searchsorted(cum, lo, side="left"))]
+    x_hi = v[int(np.searchsorted(cum, lo + 1, side="left"))]
+    return float(x_lo + frac * (x_hi - x_lo))
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    """Latency statistics in ms of a set of samples (from its histogram)."""
+
+    samples: int
+    mean: float | None
+    min: float | None
+    max: float | None
+    percentiles: dict[str, float | None]
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """Keys p50, p90, p95, p99, p99_9, mean, min, max (ms)."""
+        return {**self.percentiles, "mean": self.mean, "min": self.min, "max": self.max}
+
+
+def _pkey(p: float) -> str:
+    return f"p{p:g}".replace(".", "_")
+
+
+def latency_summary(values: npt.ArrayLike, counts: npt.ArrayLike) -> LatencySummary:
+    """Mean, min, max and :data:`PERCENTILES` (LEGACY estimator) of a histogram of ms."""
+    v = np.asarray(values, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.int64)
+    order = np.argsort(v, kind="stable")
+    v, c = v[order], c[order]
+    n = int(c.sum())
+    if n == 0:
+        return LatencySummary(0, None, None, None, {_pkey(p): None for p in PERCENTILES})
+    return LatencySummary(
+        samples=n,
+        mean=float((v * c).sum() / n),
+        min=float(v[0]),
+        max=float(v[-1]),
+        percentiles={_pkey(p): legacy_percentile(v, c, p) for p in PERCENTILES},
+    )
+
+
+@dataclass(frozen=True)
+class WarmupEnd:
+    """Where the warm-up ends in a windowed series.
+
+    ``status``: ``warmup`` (a transient was found and ends at ``end_s``), ``none`` (no clear
+    transient: steady from the start, ``end_s`` = 0), ``inconclusive`` (MSER pinned at the
+    n/2 cap with a real difference: no steady state within the run, ``end_s`` None) or
+    ``too-short`` (fewer than ``min_windows`` windows). ``end_window`` counts windows.
+    """
+
+    status: WarmupStatus
+    end_window: int | None
+    end_s: float | None
+    throughput_truncation: int | None
+    latency_truncation: int | None
+
+
+def _transient_is_real(
+    x: npt.NDArray[np.float64], d: int, batch: int, z: float, eff: float
+) -> bool:
+    if d <= 0 or d >= x.size:
+        return False
+    pre, post = x[:d], x[d:]
+    m = post.size // batch
+    if m >= 2:
+        means = post[: m * batch].reshape(m, batch).mean(axis=1)
+        sd = float(means.std(ddof=1))
+    else:
+        sd = float(post.std(ddof=1)) if post.size > 1 else 0.0
+    se = sd / math.sqrt(max(1.0, d / batch))
+    effect = abs(float(pre.mean()) - float(post.mean()))
+    return effect > z * se and effect > eff * abs(float(post.mean()))
+
+
+def _trending(x: npt.NDArray[np.float64], batch: int, z: float, eff: float) -> bool:
+    """Whether the first and second half of ``x`` differ (Geweke-style, batch-means SE)."""
+    half = x.size // 2
+    a, b = x[:half], x[half:]
+    ma, mb = a.size // batch, b.size // batch
+    if ma < 2 or mb < 2:
+        return False
+    za = a[: ma * batch].reshape(ma, batch).mean(axis=1)
+    zb = b[: mb * batch].reshape(mb, batch).mean(axis=1)
+    se = math.sqrt(float(za.var(ddof=1)) / ma + float(zb.var(ddof=1)) / mb)
+    effect = abs(float(a.mean()) - float(b.mean()))
+    return effect > z * se and effect > eff * abs(float(x.mean()))
+
+
+def warmup_end(
+    counts: npt.ArrayLike,
+    mean_latency: npt.ArrayLike | None,
+    *,
+    window_s: float,
+    batch: int = 5,
+    max_frac: float = 0.5,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+    min_windows: int = 10,
+    basin: float = 0.10,
+) -> WarmupEnd:
+    """Warm-up end of a windowed load series by MSER-``batch`` on throughput and latency.
+
+    ``counts[i]`` = samples completed in window i, ``mean_latency[i]`` their mean elapsed
+    (NaN for empty windows, which are skipped for the latency series). Defaults: MSER-5,
+    n/2 cap (White 1997; research/warmup-science.md §3.1, §8.8); a transient must differ
+    from the retained part by > ``z`` = 3 standard errors and > ``min_effect`` = 5 %.
+    MSER has no notion of a drifting "steady" part (§3.1, known weaknesses), so the
+    retained part is also checked Geweke-style (Geweke 1992: first vs second half, batch
+    means): a drift by the same margins makes the result "inconclusive". MSER's argmin
+    is noisy once the transient is over (the curve is flat there, §3.1), so the earliest
+    truncation whose MSER is within ``basin`` = 10 % of the minimum is taken (calibrated
+    on generated runs: a 60 s ramp is found at 55–60 s, plain argmin gave 60–110 s).
+    """
+    x = np.asarray(counts, dtype=np.float64)
+    if x.size < min_windows:
+        return WarmupEnd("too-short", None, None, None, None)
+    series = [x]
+    if mean_latency is not None:
+        lat = np.asarray(mean_latency, dtype=np.float64)
+        series.append(np.where(np.isfinite(lat), lat, np.nan))
+    ends: list[int] = []
+    pinned = False
+    truncations: list[int | None] = []
+    for values in series:
+        filled = values.copy()
+        if np.isnan(filled).any():
+            finite = np.isfinite(filled)
+            if not finite.any():
+                truncations.append(None)
+                continue
+            # carry the last finite value over empty windows (keeps window indices)
+            idx = np.where(finite, np.arange(filled.size), int(np.argmax(finite)))
+            np.maximum.accumulate(idx, out=idx)
+            filled = filled[idx]
+        result = mser(filled, batch=batch, max_frac=max_frac)
+        d = result.truncation
+        if result.curve.size and not result.inconclusive:
+            # flat-basin rule: past the transient MSER(d) is flat and its argmin wanders
+            # with noise; take the earliest d within ``basin`` of the minimum
+            within = result.curve <= result.curve.min() * (1 + basin)
+            d = int(np.argmax(within)) * batch
+        truncations.append(d)
+        if _transient_is_real(filled, d, batch, z, min_effect):
+            if result.inconclusive:
+                pinned = True
+            else:
+                ends.append(d)
+        if _trending(filled[d:], batch, z, min_effect):
+            pinned = True
+    tp_trunc = truncations[0]
+    lat_trunc = truncations[1] if len(truncations) > 1 else None
+    if pinned:
+        return WarmupEnd("inconclusive", None, None, tp_trunc, lat_trunc)
+    if not ends:
+        return WarmupEnd("none", 0, 0.0, tp_trunc, lat_trunc)
+    end = max(ends)
+    return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc)
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    """A mean with a two-sided confidence interval (batch means, Student t)."""
+
+    mean: float
+    lo: float
+    hi: float
+    batches: int
+
+
+def batch_means(values: npt.ArrayLike, *, target_batches: int = 20) -> npt.NDArray[np.float64]:
+    """Non-overlapping batch means, about ``target_batches`` of them (≥ 1 value each)."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return x
+    size = max(1, x.size // target_batches)
+    m = x.size // size
+    means: npt.NDArray[np.float64] = x[: m * size].reshape(m, size).mean(axis=1)
+    return means
+
+
+def mean_ci(
+    values: npt.ArrayLike, *, level: float = 0.95, target_batches: int = 20
+) -> MeanCI | None:
+    """Mean of ``values`` with a batch-means t interval (Law & Kelton; research §8.7).
+
+    Batching absorbs the autocorrelation of consecutive windows. None when there are
+    fewer than 2 batches.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    means = batch_means(x, target_batches=target_batches)
+    if means.size < 2:
+        return None
+    centre = float(x.mean())
+    half = (
+        float(stats.t.ppf(0.5 + level / 2, means.size - 1))
+        * float(means.std(ddof=1))
+        / math.sqrt(means.size)
+    )
+    return MeanCI(centre, centre - half, centre + half, int(means.size))
+
+
+@dataclass(frozen=True)
+class LabelLoad:
+    """Windowed analysis of one label (or ``ALL``) of a load suite."""
+
+    label: str
+    samples: int
+    errors: int
+    duration_s: float | None
+    throughput_overall: float | None
+    warmup: WarmupEnd
+    throughput_steady: MeanCI | None
+    latency_steady_mean: MeanCI | None
+    threads_steady: float | None
+
+
+def analyze_windows(
+    label: str,
+    windows: pl.DataFrame,
+    *,
+    window_s: float,
+    samples: int,
+    errors: int,
+    duration_s: float | None,
+    batch: int = 5,
+) -> LabelLoad:
+    """Warm-up end and steady throughput/latency of one label from its window frame.
+
+    ``windows`` has one row per window index ``w`` (0 = the window holding the first
+    sample start) with ``n`` (samples completed in it, by completion time as JMeter counts),
+    ``mean_ms`` and optionally ``threads``. Missing windows count as 0. The last window is
+    partial (the test stops inside it) and is left out of the series.
+    """
+    throughput_overall = samples / duration_s if duration_s else None
+    if windows.height == 0:
+        return LabelLoad(
+            label, samples, errors, duration_s, throughput_overall,
+            WarmupEnd("too-short", None, None, None, None), None, None, None,
+        )  # fmt: skip
+    first = int(windows["w"].min())  # type: ignore[arg-type]
+    last = int(windows["w"].max())  # type: ignore[arg-type]
+    size = last - first + 1
+    n = np.zeros(size)
+    mean_ms = np.full(size, np.nan)
+    threads = np.full(size, np.nan)
+    w = windows["w"].to_numpy().astype(np.int64) - first
+    n[w] = windows["n"].to_numpy()
+    mean_ms[w] = windows["mean_ms"].to_numpy()
+    if "threads" in windows.columns:
+        threads[w] = windows["threads"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    n, mean_ms, threads = n[:-1], mean_ms[:-1], threads[:-1]
+    warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
+    if warm.end_window is not None:
+        # window indices count from the suite's first sample start, not this label's
+        absolute = first + warm.end_window if warm.status == "warmup" else first
+        warm = WarmupEnd(
+            warm.status,
+            absolute,
+            absolute * window_s if warm.status == "warmup" else 0.0,
+            warm.throughput_truncation,
+            warm.latency_truncation,
+        )
+    steady_tp = steady_lat = None
+    steady_threads = None
+    if warm.status in ("warmup", "none") and warm.end_window is not None:
+        start = warm.end_window - first
+        steady_tp = mean_ci(n[start:] / window_s)
+        steady_lat = mean_ci(mean_ms[start:])
+        tail = threads[start:]
+        steady_threads = float(np.nanmean(tail)) if np.isfinite(tail).any() else None
+    return LabelLoad(
+        label,
+        samples,
+        errors,
+        duration_s,
+        throughput_overall,
+        warm,
+        steady_tp,
+        steady_lat,
+        steady_threads,
+    )
+
+
+@dataclass(frozen=True)
+class LittlesLaw:
+    """Little's law N = X·(R + Z) on the steady part (Little 1961).
+
+    ``busy_fraction`` = X·R/N, the share of its time a thread spends waiting for a response;
+    ``think_s`` = N/X − R is the implied think time. A busy fraction near 1 means a closed
+    loop with no think time: throughput is set by latency (a saturated client or server),
+    and latency percentiles suffer coordinated omission (a slow response delays the next
+    request instead of being measured against a fixed arrival schedule).
+    """
+
+    threads: float
+    throughput: float
+    latency_s: float
+    busy_fraction: float
+    think_s: float
+    finding: Finding | None
+
+
+def littles_law(
+    subject: str,
+    *,
+    threads: float | None,
+    throughput: float | None,
+    latency_ms: float | None,
+    saturated_at: float = 0.9,
+) -> LittlesLaw | None:
+    """Check Little's law for a closed-loop load test; None when an input is missing.
+
+    ``saturated_at`` = 0.9: above it, threads are in a request ≥ 90 % of the time.
+    """
+    if not threads or not throughput or latency_ms is None or threads <= 0:
+        return None
+    r = latency_ms / 1000.0
+    busy = throughput * r / threads
+    think = threads / throughput - r
+    finding = None
+    if busy >= saturated_at:
+        finding = Finding(
+            rule="closed-loop-saturated",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"{threads:.3g} threads × steady latency {latency_ms:.3g} ms explain "
+                f"{busy:.0%} of the measured {throughput:.4g}/s (Little's law): the threads "
+                "never pause, so throughput is set by latency and percentiles carry "
+                "coordinated-omission bias"
+            ),
+            advice=(
+                "add think time or a constant-throughput timer (open-loop arrivals), "
+                "or more threads, before reading latency percentiles as user experience"
+            ),
+            numbers={"busy_fraction": busy, "threads": threads, "throughput": throughput},
+        )
+    return LittlesLaw(threads, throughput, r, busy, think, finding)
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    """One row of JMeter's dashboard Statistics table (``statistics.json`` fields)."""
+
+    transaction: str
+    sample_count: int
+    error_count: int
+    error_pct: float
+    mean_res_time: float | None
+    median_res_time: float | None
+    min_res_time: float | None
+    max_res_time: float | None
+    pct1_res_time: float | None
+    pct2_res_time: float | None
+    pct3_res_time: float | None
+    throughput: float | None
+    received_kbytes_per_sec: float | None
+    sent_kbytes_per_sec: float | None
+    apdex: float | None
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, object]:
+        """The ``statistics.json`` object of this row (JMeter's field names) plus apdex."""
+        return {
+            "transaction": self.transaction,
+            "sampleCount": self.sample_count,
+            "errorCount": self.error_count,
+            "errorPct": self.error_pct,
+            "meanResTime": self.mean_res_time,
+            "medianResTime": self.median_res_time,
+            "minResTime": self.min_res_time,
+            "maxResTime": self.max_res_time,
+            "pct1ResTime": self.pct1_res_time,
+            "pct2ResTime": self.pct2_res_time,
+            "pct3ResTime": self.pct3_res_time,
+            "throughput": self.throughput,
+            "receivedKBytesPerSec": self.received_kbytes_per_sec,
+            "sentKBytesPerSec": self.sent_kbytes_per_sec,
+            "apdex": self.apdex,
+        }
+
+
+def dashboard_statistics(
+    totals: pl.DataFrame,
+    histograms: pl.DataFrame,
+    *,
+    pct: tuple[float, float, float] = (90.0, 95.0, 99.0),
+) -> list[DashboardRow]:
+    """JMeter's dashboard Statistics table and APDEX, exactly, over all samples.
+
+    ``totals``: one row per ``label`` with ``samples, errors, sum_ms, min_ms, max_ms,
+    first_start_ms, last_end_ms, bytes, sent_bytes, satisfied, tolerated`` (APDEX counts of
+    successful samples ≤ T and in (T, F]); ``histograms``: ``label, elapsed_ms, n``. The
+    label ``Total`` must be present in both (JMeter: Total excludes transaction-controller
+    samples; research/jmeter.md §4.2). Definitions (research/jmeter.md §4.2, §7.7):
+    Error % = errors·100/count; throughput = count ÷ (last end − first start) in s; KB/s =
+    bytes/1024 over the same span; percentiles LEGACY (:func:`legacy_percentile`) over all
+    samples (no 20,000-sample window); APDEX = (satisfied + tolerated/2)/count.
+    """
+    rows = []
+    for rec in totals.iter_rows(named=True):
+        label = rec["label"]
+        hist = histograms.filter(pl.col("label") == label).sort("elapsed_ms")
+        v = hist["elapsed_ms"].to_numpy()
+        c = hist["n"].to_numpy()
+        count = int(rec["samples"])
+        span = None
+        if rec["first_start_ms"] is not None and rec["last_end_ms"] is not None:
+            span = (rec["last_end_ms"] - rec["first_start_ms"]) / 1000.0
+
+        def per_s(x: float, span: float | None = span) -> float | None:
+            return x / span if span else None
+
+        has_time = v.size > 0
+        rows.append(
+            DashboardRow(
+                transaction=label,
+                sample_count=count,
+                error_count=int(rec["errors"]),
+                error_pct=100.0 * rec["errors"] / count if count else 0.0,
+                mean_res_time=rec["sum_ms"] / count if count and has_time else None,
+                median_res_time=legacy_percentile(v, c, 50.0) if has_time else None,
+                min_res_time=float(rec["min_ms"]) if has_time else None,
+                max_res_time=float(rec["max_ms"]) if has_time else None,
+                pct1_res_time=legacy_percentile(v, c, pct[0]) if has_time else None,
+                pct2_res_time=legacy_percentile(v, c, pct[1]) if has_time else None,
+                pct3_res_time=legacy_percentile(v, c, pct[2]) if has_time else None,
+                throughput=per_s(count),
+                received_kbytes_per_sec=(
+                    per_s(rec["bytes"] / 1024.0) if rec["bytes"] is not None else None
+                ),
+                sent_kbytes_per_sec=(
+                    per_s(rec["sent_bytes"] / 1024.0) if rec["sent_bytes"] is not None else None
+                ),
+                apdex=(
+                    (rec["satisfied"] + rec["tolerated"] / 2.0) / rec["apdex_n"]
+                    if rec.get("apdex_n")
+                    else None
+                ),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class SummaryLoad:
+    """Warm-up and steady throughput from summariser windows alone (no JTL)."""
+
+    windows: int
+    warmup: WarmupEnd
+    throughput_overall: float | None
+    throughput_steady: MeanCI | None
+    steady_samples: int
+
+
+def analyze_summary_windows(
+    counts: npt.ArrayLike,
+    seconds: npt.ArrayLike,
+    *,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+    trend_p: float = 0.01,
+) -> SummaryLoad:
+    """The same warm-up end and steady throughput from ``summary +`` windows.
+
+    The summariser windows are already aggregates (30 s by default), so MSER runs with
+    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped. The
+    steady rate is Σcount/Σseconds after the warm-up end, its CI a t interval over the
+    window rates.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    s = np.asarray(seconds, dtype=np.float64)
+    keep = s > 0
+    c, s = c[keep], s[keep]
+    total = float(s.sum())
+    overall = float(c.sum()) / total if total else None
+    rates = c / s if c.size else c
+    warm = warmup_end(rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect, min_windows=4)
+    if warm.status in ("warmup", "none") and warm.end_window is not None:
+        # few coarse windows: halves comparisons lack power, so also test for a monotonic
+        # trend (Mann-Kendall via Kendall's tau, p < trend_p) in the retained part
+        tail = rates[warm.end_window :]
+        if tail.size >= 4:
+            tau = stats.kendalltau(np.arange(tail.size), tail)
+            change = abs(float(tail[-1] - tail[0])) / max(abs(float(tail.mean())), 1e-12)
+            if float(tau.pvalue) < trend_p and change > min_effect:
+                warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
+    steady: MeanCI | None = None
+    steady_n = 0
+    if warm.status in ("warmup", "none") and warm.end_window is not None:
+        d = warm.end_window
+        tail_c, tail_s = c[d:], s[d:]
+        steady_n = int(tail_c.sum())
+        if tail_c.size >= 2 and tail_s.sum() > 0:
+            rate = float(tail_c.sum() / tail_s.sum())
+            r = tail_c / tail_s
+            half = float(stats.t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
+            steady = MeanCI(rate, rate - half, rate + half, int(r.size))
+    # express the end in seconds from the start of the first window
+    if warm.end_window is not None and warm.status == "warmup":
+        end_s = float(s[: warm.end_window].sum())
+        warm = WarmupEnd(warm.status, warm.end_window, end_s, warm.throughput_truncation, None)
+    return SummaryLoad(int(c.size), warm, overall, steady, steady_n)

@@ -1,0 +1,882 @@
+"""Warm-up analysis of one series of iteration times: outliers, spikes, change points,
+classification, steady state with a bootstrap CI, the short-series detector and the
+literature's stopping rules as comparators.
+
+Barrett, Bolz-Tereick, Killick, Mount & Tratt, "Virtual Machine Warmup Blows Hot and
+Cold", OOPSLA 2017 (§4.1–4.4); Traini et al., EMSE 2023; Georges et al., OOPSLA 2007;
+Laaber et al., ESEC/FSE 2020; White 1997 (MSER-5). research/warmup-science.md §1, §8.
+All times are in seconds; iteration indices are 0-based positions in the given series.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from toolkit.analyze.changepoints import Segment, Segmentation, pelt, segments_of
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.mser import mser
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+SeriesClass = Literal["flat", "warmup", "slowdown", "no-steady-state", "short"]
+GroupClass = Literal[
+    "flat",
+    "warmup",
+    "slowdown",
+    "no-steady-state",
+    "short",
+    "good inconsistent",
+    "bad inconsistent",
+]
+EquivalenceMode = Literal["warmup_stats", "ratio_ci", "tolerance"]
+ShortClass = Literal["no-cache-effect", "step", "still-warming", "noisy", "single-run"]
+
+
+# ---------------------------------------------------------------------------- outliers
+
+
+def outlier_mask(
+    values: npt.ArrayLike,
+    *,
+    window: int | None = None,
+    band_k: float = 3.0,
+    percentiles: tuple[float, float] = (10.0, 90.0),
+    skip_start: int | None = None,
+) -> BoolArray:
+    """Rolling-window outliers (Barrett et al. 2017 §4.1; warmup_stats ``outliers.py``;
+    research §1.2, §8.1).
+
+    Iteration i is an outlier when ``|x_i − med_W| > band_k·(P_hi,W − P_lo,W)`` on the
+    window ``x[i − w/2 : i + w/2]`` (truncated at the end of the run). Iterations whose
+    window would be truncated at the start are never tested: the first ``skip_start``
+    (default ``w/2``, warmup_stats behaviour). ``window`` defaults to
+    ``max(20, round(0.10·n))``; ``percentiles`` (10, 90) is warmup_stats, (1, 99) Traini.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    n = x.size
+    w = window if window is not None else max(20, round(0.10 * n))
+    h = max(1, w // 2)
+    skip = h if skip_start is None else skip_start
+    mask = np.zeros(n, dtype=bool)
+    if n < 2 * h:
+        return mask
+    lo_q, hi_q = percentiles
+    # full windows x[i-h : i+h] for i in [h, n-h]
+    full = np.lib.stride_tricks.sliding_window_view(x, 2 * h)
+    idx = np.arange(h, n - h + 1)
+    q = np.percentile(full[: idx.size], [lo_q, 50.0, hi_q], axis=1)
+    band = band_k * (q[2] - q[0])
+    mask[idx] = np.abs(x[idx] - q[1]) > band
+    for i in range(n - h + 1, n):  # truncated at the end
+        win = x[i - h : n]
+        p = np.percentile(win, [lo_q, 50.0, hi_q])
+        mask[i] = abs(x[i] - p[1]) > band_k * (p[2] - p[0])
+    mask[: min(skip, n)] = False
+    return mask
+
+
+@dataclass(frozen=True)
+class Spike:
+    """One iteration far above its neighbours (a JIT compile or GC pause inside it).
+
+    ``ratio`` = seconds / the larger neighbour (or the steady value when that is higher
+    in a rolling-window outlier)."""
+
+    iteration: int
+    seconds: float
+    ratio: float
+
+
+def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) -> BoolArray:
+    """Iterations at least ``spike_ratio`` times both neighbours (the last iteration: its
+    predecessor). The first iteration is never a spike: a slow first run is warm-up.
+
+    Seed 002: "a single mid-iteration compile spike can push that iteration to 2-30x its
+    steady-state time" — hence the default 2.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    n = x.size
+    mask = np.zeros(n, dtype=bool)
+    if n < 3:
+        return mask
+    left = x[:-2]
+    right = x[2:]
+    mid = x[1:-1]
+    mask[1:-1] = mid >= spike_ratio * np.maximum(left, right)
+    mask[-1] = x[-1] >= spike_ratio * x[-2] and n >= 4
+    return mask
+
+
+# ------------------------------------------------------------------------- equivalence
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Whether a segment is equivalent to the final segment, with ``ratio`` = its mean /
+    the final mean and, in ``ratio_ci`` mode, the bootstrap 95 % CI of that ratio."""
+
+    equivalent: bool
+    ratio: float
+    ratio_ci: tuple[float, float] | None
+
+
+def segment_equivalence(
+    seg: Segment,
+    final: Segment,
+    *,
+    mode: EquivalenceMode = "tolerance",
+    delta_s: float = 0.001,
+    rel_tol: float = 0.05,
+    abs_tol_s: float = 0.0001,
+    raw_deltas: bool = False,
+    effect_size: float = 0.05,
+    values: FloatArray | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> Equivalence:
+    """Segment equivalence in the three modes of research §8.4.
+
+    - ``warmup_stats`` (Barrett et al. 2017 §4.3, as coded in warmup_stats):
+      ``|m_i − m_f| ≤ v_i + max(v_f, Δ)`` with the variances read as seconds (the
+      paper's admitted heuristic); ``raw_deltas``: ``|m_i − m_f| ≤ Δ``; ``delta_s`` = Δ.
+    - ``ratio_ci`` (Traini et al. 2023, after Kalibera & Jones 2013): bootstrap 95 % CI
+      of ``mean_i/mean_f`` (``resamples``, seeded); different iff the CI lies entirely
+      outside ``[1 − es, 1 + es]``; needs ``values``.
+    - ``tolerance`` (default; deterministic and dimensionally sound):
+      ``|m_i/m_f − 1| ≤ max(rel_tol, abs_tol_s/m_f)`` with rel_tol = Traini's 5 % effect
+      size and ``abs_tol_s`` = 0.1 ms, a timer-resolution guard (Barrett's 1 ms Δ would
+      call a 2 ms → 1.4 ms change "equivalent").
+    """
+    ratio = seg.mean / final.mean if final.mean > 0 else math.inf
+    if mode == "warmup_stats":
+        if raw_deltas:
+            return Equivalence(abs(seg.mean - final.mean) <= delta_s, ratio, None)
+        half = max(final.variance, delta_s)
+        lower, upper = final.mean - half, final.mean + half
+        ok = seg.mean + seg.variance >= lower and seg.mean - seg.variance <= upper
+        return Equivalence(bool(ok), ratio, None)
+    if mode == "tolerance":
+        limit = max(rel_tol, abs_tol_s / final.mean if final.mean > 0 else math.inf)
+        return Equivalence(abs(ratio - 1.0) <= limit, ratio, None)
+    if mode == "ratio_ci":
+        if values is None:
+            raise ValueError("ratio_ci equivalence needs the series values")
+        rng = np.random.default_rng(seed)
+        a = values[seg.start : seg.end]
+        b = values[final.start : final.end]
+        ma = a[rng.integers(0, a.size, (resamples, a.size))].mean(axis=1)
+        mb = b[rng.integers(0, b.size, (resamples, b.size))].mean(axis=1)
+        lo, hi = np.percentile(ma / mb, [2.5, 97.5])
+        differ = hi <= 1.0 - effect_size or lo >= 1.0 + effect_size
+        return Equivalence(not differ, ratio, (float(lo), float(hi)))
+    raise ValueError(f"unknown equivalence mode {mode!r}")
+
+
+# ---------------------------------------------------------------------- classification
+
+
+@dataclass(frozen=True)
+class Classification:
+    """Per-series class and its steady segments (research §1.5, §1.6, §8.5).
+
+    ``steady_start`` = index (into the analysed series) of the first steady segment's
+    first iteration; ``None`` for no steady state."""
+
+    series_class: SeriesClass
+    steady_segments: tuple[int, ...]
+    steady_start: int | None
+    equivalences: tuple[Equivalence, ...]
+
+
+def classify_segments(
+    segments: Sequence[Segment],
+    *,
+    n: int | None = None,
+    steady_len: int | None = None,
+    mode: EquivalenceMode = "tolerance",
+    delta_s: float = 0.001,
+    rel_tol: float = 0.05,
+    values: FloatArray | None = None,
+    seed: int = 0,
+) -> Classification:
+    """flat / warmup / slowdown / no-steady-state by the backwards scan of warmup_stats
+    ``Segments.get_classification`` (Barrett et al. 2017 §4.3; research §1.5):
+    equivalent segments are skipped; a non-equivalent one ending inside the last
+    ``steady_len`` iterations (default 25 % of n) means no steady state; an earlier faster
+    one means slowdown; otherwise warm-up. Steady segments: the last one plus the
+    contiguous equivalent ones before it (§1.6)."""
+    if not segments:
+        raise ValueError("no segments")
+    total = n if n is not None else segments[-1].end
+    steady = steady_len if steady_len is not None else int(0.25 * total)
+    final = segments[-1]
+    eqs = [
+        segment_equivalence(
+            s, final, mode=mode, delta_s=delta_s, rel_tol=rel_tol, values=values, seed=seed + i
+        )
+        for i, s in enumerate(segments[:-1])
+    ]
+    eqs.append(Equivalence(True, 1.0, None))
+    cls: SeriesClass = "flat"
+    for i in range(len(segments) - 2, -1, -1):
+        seg = segments[i]
+        if eqs[i].equivalent:
+            continue
+        if seg.end > total - steady:
+            cls = "no-steady-state"
+            break
+        faster = (
+            seg.mean - seg.variance < final.mean - max(final.variance, delta_s)
+            if mode == "warmup_stats"
+            else seg.mean < final.mean
+        )
+        if faster:
+            cls = "slowdown"
+            break
+        cls = "warmup"
+    steady_idx = [len(segments) - 1]
+    for i in range(len(segments) - 2, -1, -1):
+        if not eqs[i].equivalent:
+            break
+        steady_idx.append(i)
+    steady_idx.reverse()
+    start = None if cls == "no-steady-state" else segments[steady_idx[0]].start
+    return Classification(cls, tuple(steady_idx), start, tuple(eqs))
+
+
+def classify_processes(classes: Sequence[str]) -> GroupClass:
+    """Across the processes (pexecs, forks) of one (system, benchmark): the common class,
+    ``good inconsistent`` for exactly {flat, warmup}, else ``bad inconsistent``
+    (Barrett et al. 2017; warmup_stats ``summary_statistics.py``; research §1.5)."""
+    kinds = set(classes)
+    if not kinds:
+        raise ValueError("no classes")
+    if len(kinds) == 1:
+        only = next(iter(kinds))
+        return only  # type: ignore[return-value]
+    if kinds == {"flat", "warmup"}:
+        return "good inconsistent"
+    return "bad inconsistent"
+
+
+# ----------------------------------------------------------------------- steady value
+
+
+def steady_value_ci(
+    parts: Sequence[FloatArray],
+    *,
+    statistic: Literal["median", "mean"] = "median",
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, tuple[float, float]]:
+    """Steady value of the concatenated steady segments and a seeded percentile bootstrap
+    CI that resamples each segment within itself (warmup_stats ``bootstrapper.py``,
+    Barrett et al. 2017 §4.4; research §1.6, §8.7).
+
+    ``statistic`` ``median`` (default) is robust to the JIT/GC blips the spike rule does
+    not catch; ``mean`` is Barrett's per-segment-mean estimator.
+    """
+    data = [np.asarray(p, dtype=np.float64) for p in parts if len(p)]
+    if not data:
+        return math.nan, (math.nan, math.nan)
+    pooled = np.concatenate(data)
+    stat = np.median if statistic == "median" else np.mean
+    point = float(stat(pooled))
+    if pooled.size < 2:
+        return point, (point, point)
+    rng = np.random.default_rng(seed)
+    draws = np.concatenate([p[rng.integers(0, p.size, (resamples, p.size))] for p in data], axis=1)
+    boot = stat(draws, axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(boot, [alpha, 1.0 - alpha])
+    return point, (float(lo), float(hi))
+
+
+# ------------------------------------------------------------------------ short series
+
+
+@dataclass(frozen=True)
+class ShortSeries:
+    """The cold/hot step detector for 2–10 runs (research §8.6; ClickBench README).
+
+    ``cold_ratio`` = t_1 / min(t_2..t_r); ``hot_spread`` = (max − min)/min over runs
+    2..r; ``hot_s`` = min(t_2, t_3) (ClickBench's hot); ``still_warming`` = the last run
+    is a new minimum beyond the noise band; ``monotone_rho`` = Spearman ρ of runs 2..r
+    against their index (None below 3 hot runs)."""
+
+    runs: int
+    cold_s: float
+    hot_s: float | None
+    cold_ratio: float | None
+    hot_spread: float | None
+    monotone_rho: float | None
+    still_warming: bool
+    short_class: ShortClass
+
+
+def short_series(
+    values: npt.ArrayLike,
+    *,
+    noise_rel: float = 0.05,
+    noise_abs_s: float = 0.01,
+) -> ShortSeries:
+    """Classify a 2–10 run series: ``step`` (cold > hot beyond the noise, hot runs agree),
+    ``still-warming`` (the last hot run is below every earlier hot run by more than
+    ``noise_rel`` and ``noise_abs_s``), ``noisy`` (hot runs disagree without a downward
+    trend), ``no-cache-effect``. ``noise_rel`` = 5 % (research §8.6), ``noise_abs_s`` =
+    ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    r = int(np.isfinite(x).sum())
+    if x.size == 0:
+        raise ValueError("empty series")
+    cold = float(x[0])
+    hot = x[1:][np.isfinite(x[1:])]
+    if hot.size == 0:
+        return ShortSeries(r, cold, None, None, None, None, False, "single-run")
+    hmin = float(hot.min())
+    ratio = cold / hmin if hmin > 0 and math.isfinite(cold) else math.nan
+    spread = float((hot.max() - hmin) / hmin) if hmin > 0 else math.inf
+    rho: float | None = None
+    if hot.size >= 3:
+        from scipy.stats import spearmanr
+
+        res = spearmanr(np.arange(hot.size), hot)
+        rho = float(res.statistic) if np.isfinite(res.statistic) else None
+    warming = False
+    if hot.size >= 2:
+        earlier = float(hot[:-1].min())
+        drop = earlier - float(hot[-1])
+        warming = drop > noise_rel * earlier and drop > noise_abs_s
+        if hot.size >= 3 and rho is not None:
+            warming = warming and rho < 0
+    noise_ok = spread <= noise_rel or (float(hot.max()) - hmin) <= noise_abs_s
+    cls: ShortClass
+    if warming:
+        cls = "still-warming"
+    elif not noise_ok:
+        cls = "noisy"
+    elif math.isfinite(ratio) and ratio > 1.0 + noise_rel and cold - hmin > noise_abs_s:
+        cls = "step"
+    else:
+        cls = "no-cache-effect"
+    # ClickBench: hot = min(run 2, run 3), null when either failed
+    pair = x[1:3]
+    hot_s = float(pair.min()) if pair.size and np.all(np.isfinite(pair)) else None
+    return ShortSeries(
+        r, cold, hot_s, None if math.isnan(ratio) else ratio, spread, rho, warming, cls
+    )
+
+
+# ------------------------------------------------------------------------- comparators
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    """Where a rule would have declared steady state, and how wrong that was.
+
+    ``stop`` = iteration index at which the rule says "warm" (None = never);
+    ``value_s`` = the value the rule would report; ``iteration_error`` = stop − the
+    engine's steady iteration; ``time_error_s`` = the same in wall-clock seconds (Traini's
+    WEE); ``value_error`` = value / steady value − 1."""
+
+    rule: str
+    stop: int | None
+    value_s: float | None
+    iteration_error: int | None
+    time_error_s: float | None
+    value_error: float | None
+
+
+def georges_cov(
+    values: npt.ArrayLike, *, k: int = 10, cov_threshold: float = 0.01
+) -> tuple[int | None, float | None]:
+    """Georges et al. 2007: the first s where the CoV of the last ``k`` iterations
+    ``x[s−k+1..s]`` is below ``cov_threshold`` (0.01, as evaluated by Barrett et al. 2017
+    §7); returns (s, mean of that window) or (None, None). research §8.9."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size < k:
+        return None, None
+    win = np.lib.stride_tricks.sliding_window_view(x, k)
+    mean = win.mean(axis=1)
+    cov = win.std(axis=1, ddof=1) / mean
+    hits = np.flatnonzero(cov < cov_threshold)
+    if hits.size == 0:
+        return None, None
+    j = int(hits[0])
+    return j + k - 1, float(mean[j])
+
+
+def _laaber_prefilter(x: FloatArray) -> FloatArray:
+    med = float(np.median(x))
+    return x[(x <= 10 * med) & (x >= med / 10)]  # OUTLIER_FACTOR = 10
+
+
+def laaber_stop(
+    values: npt.ArrayLike,
+    *,
+    criterion: Literal["cov", "ci", "divergence"],
+    min_iterations: int = 5,
+    max_iterations: int = 50,
+    history: int = 5,
+    cov_threshold: float = 0.01,
+    rciw_threshold: float = 0.03,
+    kld_threshold: float = 0.99,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> int | None:
+    """Laaber et al. 2020 dynamic reconfiguration, iteration level (research §2.2, §8.10).
+
+    After iteration i (at least ``min_iterations``, at most ``max_iterations`` = JMH-fork
+    defaults 5/50), on the outlier-filtered values so far (10×/÷10 of the median):
+    ``cov``: ``max_{j=1..4} |CoV_i − CoV_{i−j}| < 0.01``; ``ci``: the same on the relative
+    width of a 99 % bootstrap CI of the mean (1000 resamples) ``< 0.03``; ``divergence``:
+    mean over the last 5 of ``2^−KL(P‖Q)·2^−KL(Q‖P)`` between the KDEs of values up to i
+    and up to i−1 ``> 0.99`` (``history`` 6). Returns the stop index i or None.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    rng = np.random.default_rng(seed)
+    hist = history + 1 if criterion == "divergence" else history
+    stats: list[float] = []
+    upto = min(x.size, max_iterations)
+    for i in range(upto):
+        data = _laaber_prefilter(x[: i + 1])
+        if criterion == "cov":
+            m = float(data.mean())
+            stats.append(float(data.std(ddof=1)) / m if data.size > 1 and m > 0 else math.inf)
+        elif criterion == "ci":
+            if data.size > 1:
+                boot = data[rng.integers(0, data.size, (resamples, data.size))].mean(axis=1)
+                lo, hi = np.quantile(boot, [0.005, 0.995])
+                stats.append(float((hi - lo) / data.mean()))
+            else:
+                stats.append(math.inf)
+        else:
+            prev = _laaber_prefilter(x[:i]) if i > 0 else data[:0]
+            stats.append(_kde_similarity(prev, data))
+        if i + 1 < max(min_iterations, hist):
+            continue
+        if criterion == "divergence":
+            if float(np.mean(stats[-history:])) > kld_threshold:
+                return i
+        else:
+            cur = stats[-1]
+            variability = max(abs(cur - stats[-1 - j]) for j in range(1, history))
+            threshold = cov_threshold if criterion == "cov" else rciw_threshold
+            if math.isfinite(variability) and variability < threshold:
+                return i
+    return None
+
+
+def _kde_similarity(p: FloatArray, q: FloatArray, points: int = 1000) -> float:
+    """``2^−KL(P‖Q) · 2^−KL(Q‖P)`` of Gaussian KDEs on a 1000-point grid spanning the
+    Tukey fences of both samples (Laaber et al. 2020 ``DivergenceEvaluation``)."""
+    if p.size < 2 or q.size < 2 or np.ptp(p) == 0 or np.ptp(q) == 0:
+        return 0.0
+    from scipy.stats import gaussian_kde
+
+    def fences(a: FloatArray) -> tuple[float, float]:
+        q1, q3 = np.percentile(a, [25, 75])
+        return float(q1 - 1.5 * (q3 - q1)), float(q3 + 1.5 * (q3 - q1))
+
+    lo = max(0.0, min(fences(p)[0], fences(q)[0]))
+    hi = max(fences(p)[1], fences(q)[1])
+    if hi <= lo:
+        return 0.0
+    grid = np.linspace(lo, hi, points)
+    dp = gaussian_kde(p)(grid) + 1e-300
+    dq = gaussian_kde(q)(grid) + 1e-300
+    dp /= dp.sum()
+    dq /= dq.sum()
+    kl_pq = float(np.sum(dp * np.log2(dp / dq)))
+    kl_qp = float(np.sum(dq * np.log2(dq / dp)))
+    return float(2.0 ** (-kl_pq) * 2.0 ** (-kl_qp))
+
+
+def compare_stopping_rules(
+    values: FloatArray,
+    *,
+    steady_iteration: int | None,
+    steady_value: float | None,
+    measure_iterations: int = 5,
+    seed: int = 0,
+) -> tuple[StoppingRule, ...]:
+    """MSER-5 (§8.8), Georges' CoV rule (§8.9) and Laaber's three criteria (§8.10) on one
+    series, with their error against the change-point steady state. Laaber's value is the
+    mean of the ``measure_iterations`` (JMH default 5) iterations after its stop."""
+    x = np.asarray(values, dtype=np.float64)
+    cum = np.concatenate(([0.0], np.cumsum(x)))
+    out: list[StoppingRule] = []
+
+    def rule(name: str, stop: int | None, value: float | None) -> StoppingRule:
+        it_err = tm_err = val_err = None
+        if stop is not None and steady_iteration is not None:
+            it_err = stop - steady_iteration
+            tm_err = float(cum[stop] - cum[steady_iteration])
+        if value is not None and steady_value is not None and steady_value > 0:
+            val_err = value / steady_value - 1.0
+        return StoppingRule(name, stop, value, it_err, tm_err, val_err)
+
+    m = mser(x)
+    ms_stop = None if m.inconclusive else m.truncation
+    ms_val = float(x[ms_stop:].mean()) if ms_stop is not None else None
+    out.append(rule("mser5", ms_stop, ms_val))
+    g_stop, g_val = georges_cov(x)
+    out.append(rule("georges-cov", g_stop, g_val))
+    for crit in ("cov", "ci", "divergence"):
+        stop = laaber_stop(x, criterion=crit, seed=seed)
+        val = None
+        if stop is not None and stop + 1 < x.size:
+            val = float(x[stop + 1 : stop + 1 + measure_iterations].mean())
+        out.append(rule(f"laaber-{crit}", stop, val))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------ the one call
+
+
+@dataclass(frozen=True)
+class SeriesAnalysis:
+    """Everything :func:`analyze_series` found in one series (seconds; 0-based indices
+    into the given series).
+
+    ``steady_iteration``: first iteration of the steady state (None: no steady state or a
+    short series); ``time_to_steady_s``: wall-clock time of the iterations before it;
+    ``steady_s`` and ``steady_ci``: steady value and its bootstrap CI; ``spikes``: single
+    iterations far above their neighbours or rolling-window outliers above the band,
+    excluded from the change points and the steady value; ``segments`` are in original
+    indexing (start/end of the analysed points mapped back); ``batch``: aggregation
+    factor for series longer than ``max_points`` (1 = none)."""
+
+    n: int
+    series_class: SeriesClass
+    steady_iteration: int | None
+    time_to_steady_s: float | None
+    steady_s: float | None
+    steady_ci: tuple[float, float] | None
+    spikes: tuple[Spike, ...]
+    outliers: tuple[int, ...]
+    changepoints: tuple[int, ...]
+    segments: tuple[Segment, ...]
+    penalty: float | None
+    cold_ratio: float | None
+    short: ShortSeries | None
+    comparators: tuple[StoppingRule, ...]
+    findings: tuple[Finding, ...]
+    batch: int
+
+
+def quantization_floor(values: npt.ArrayLike, *, base: float = 1e-11) -> float:
+    """Variance floor for PELT on the median-scaled series: the larger of R's 1e‑11 and
+    the variance of rounding to the timer resolution, ``(q/median)²/12``, with ``q`` the
+    smallest positive gap between distinct values. Timings printed in whole milliseconds
+    (ClickBench, the seed) otherwise give identical runs a variance of 0 and a cost of
+    −∞, and PELT splits every such run off (research §1.3 pitfall, generalised)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    med = float(np.median(np.abs(x))) if x.size else 0.0
+    uniq = np.unique(x)
+    if med <= 0 or uniq.size < 2:
+        return base
+    gaps = np.diff(uniq)
+    q = float(gaps[gaps > 0].min())
+    # only a coarse grid is a resolution: most gaps are multiples of q
+    if np.mean(np.abs(gaps / q - np.round(gaps / q)) < 1e-6) < 0.9:
+        return base
+    return max(base, (q / med) ** 2 / 12.0)
+
+
+def aggregate_series(values: npt.ArrayLike, *, max_points: int = 5000) -> tuple[FloatArray, int]:
+    """Batch means of ``b = ceil(n / max_points)`` consecutive points (the last batch may
+    be shorter), so PELT sees at most ``max_points`` (research §8.11: PELT is O(n²) on
+    warm-up series; batching also tames heavy tails). Returns (series, b); point j covers
+    raw indices ``[j·b, (j+1)·b)``."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size <= max_points:
+        return x, 1
+    b = math.ceil(x.size / max_points)
+    m = math.ceil(x.size / b)
+    pad = m * b - x.size
+    sums = np.add.reduceat(x, np.arange(0, x.size, b))
+    counts = np.full(m, float(b))
+    counts[-1] = b - pad
+    return sums / counts, b
+
+
+def analyze_series(
+    times: npt.ArrayLike,
+    *,
+    subject: str = "series",
+    penalty: float | str = "barrett",
+    min_size: int = 2,
+    equivalence: EquivalenceMode = "tolerance",
+    delta_s: float = 0.001,
+    rel_tol: float = 0.05,
+    steady_frac: float = 0.25,
+    spike_ratio: float = 2.0,
+    short_max: int = 5,
+    noise_rel: float = 0.05,
+    statistic: Literal["median", "mean"] = "median",
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+    comparators: bool = False,
+    max_points: int = 5000,
+    min_all_tolerance: float = 0.05,
+    variance_floor: float | None = None,
+) -> SeriesAnalysis:
+    """Warm-up analysis of one process's iteration times (seconds, in run order; NaN =
+    failed run, dropped). The one-call entry for harnesses.
+
+    Pipeline (research §8): single-iteration spikes (``spike_ratio``) and Barrett's
+    rolling-window outliers (§8.1) are set aside; series longer than ``max_points`` are
+    batch-averaged (§8.11); PELT with ``penalty`` (§8.2); segments compared with the
+    final one (``equivalence``, §8.4) and classified (§8.5, ``steady_frac`` of n must be
+    steady); steady value = ``statistic`` of the steady segments with a seeded bootstrap
+    CI (§8.7). Series of at most ``short_max`` runs get class ``short`` and the cold/hot
+    detector (§8.6). ``comparators`` adds MSER-5, Georges and Laaber (§8.8–8.10).
+    ``variance_floor`` (on the median-scaled series) defaults to
+    :func:`quantization_floor`, so runs of identical rounded timings are not split off as
+    zero-variance segments. Findings: spikes, and "min of all runs underestimates steady state" when
+    ``min(times[1:])`` is more than ``min_all_tolerance`` below the steady value.
+    """
+    raw = np.asarray(times, dtype=np.float64).ravel()
+    keep = np.flatnonzero(np.isfinite(raw))
+    x = raw[keep]
+    n = int(x.size)
+    findings: list[Finding] = []
+    cold_ratio = None
+    hot_runs = raw[1:][np.isfinite(raw[1:])]
+    if raw.size and math.isfinite(raw[0]) and hot_runs.size and float(hot_runs.min()) > 0:
+        cold_ratio = float(raw[0] / hot_runs.min())
+    if n <= short_max:
+        sh = short_series(raw, noise_rel=noise_rel) if n else None
+        return SeriesAnalysis(
+            n, "short", None, None, None, None, (), (), (), (), None, cold_ratio, sh, (), (), 1
+        )
+
+    spike_mask = single_iteration_spikes(x, spike_ratio=spike_ratio)
+    agg, b = aggregate_series(x, max_points=max_points)
+    out_mask_agg = outlier_mask(agg)
+    if b == 1:
+        out_upper = out_mask_agg & (agg > np.median(agg))
+        drop = spike_mask | out_mask_agg
+        spike_mask = spike_mask | out_upper
+    else:
+        drop = out_mask_agg
+    kept_pos = np.flatnonzero(~drop)
+    y = agg[kept_pos]
+    floor = variance_floor if variance_floor is not None else quantization_floor(y)
+    seg = pelt(y, penalty=penalty, min_size=min_size, variance_floor=floor)
+    steady_len = int(steady_frac * y.size)
+    cls = classify_segments(
+        seg.segments,
+        n=y.size,
+        steady_len=steady_len,
+        mode=equivalence,
+        delta_s=delta_s,
+        rel_tol=rel_tol,
+        values=y,
+        seed=seed,
+    )
+
+    series_class = cls.series_class
+    steady_start = cls.steady_start
+    if series_class != "no-steady-state" and tail_trend(y, steady_len, rel_tol=rel_tol):
+        series_class, steady_start = "no-steady-state", None
+    if steady_start is not None and statistic is not None:
+        first = seg.segments[cls.steady_segments[0]]
+        level = float(np.median(y[first.start : seg.segments[-1].end]))
+        steady_start = refine_steady_start(y, steady_start, first.end, level, rel_tol=rel_tol)
+
+    def to_raw(i: int) -> int:
+        # analysed index → first raw iteration it covers (original, un-dropped indexing)
+        pos = int(kept_pos[i]) if i < kept_pos.size else agg.size
+        return int(keep[min(pos * b, n - 1)]) if pos < agg.size else int(raw.size)
+
+    cps_raw = tuple(to_raw(c) for c in seg.changepoints)
+    bounds = [0, *cps_raw, int(raw.size)]
+    raw_segments = []
+    for s, (a, z) in zip(seg.segments, itertools.pairwise(bounds), strict=True):
+        raw_segments.append(Segment(a, z, s.n, s.mean, s.variance, s.median))
+
+    steady_iteration = time_to_steady = steady_s = None
+    steady_ci = None
+    if steady_start is not None:
+        steady_iteration = to_raw(steady_start) if steady_start > 0 else 0
+        before = raw[:steady_iteration]
+        time_to_steady = float(np.nansum(before))
+        parts = [y[seg.segments[i].start : seg.segments[i].end] for i in cls.steady_segments]
+        parts[0] = y[
+            max(steady_start, seg.segments[cls.steady_segments[0]].start) : parts_end(seg, cls)
+        ]
+        steady_s, steady_ci = steady_value_ci(
+            parts, statistic=statistic, confidence=confidence, resamples=resamples, seed=seed
+        )
+
+    spikes: list[Spike] = []
+    if b == 1:
+        for i in np.flatnonzero(spike_mask):
+            nb = [x[j] for j in (i - 1, i + 1) if 0 <= j < n]
+            ref = max(max(nb), steady_s or 0.0)
+            spikes.append(
+                Spike(int(keep[i]), float(x[i]), float(x[i] / ref) if ref > 0 else math.inf)
+            )
+    outliers = tuple(int(keep[i]) for i in np.flatnonzero(out_mask_agg)) if b == 1 else ()
+
+    for sp in spikes:
+        findings.append(
+            Finding(
+                "spike",
+                "warning",
+                subject,
+                f"iteration {sp.iteration} took {sp.seconds:.3f} s, {sp.ratio:.1f}x its neighbours "
+                "(a JIT compile or GC pause inside the iteration)",
+                "it is excluded from the steady value; a window that contains it is not steady",
+                {"iteration": sp.iteration, "seconds": sp.seconds, "ratio": sp.ratio},
+            )
+        )
+    if steady_s is not None and hot_runs.size:
+        min_all = float(hot_runs.min())
+        if min_all < steady_s * (1.0 - min_all_tolerance):
+            findings.append(
+                Finding(
+                    "min-all-underestimates",
+                    "warning",
+                    subject,
+                    f"the min-all reference ({min_all:.3f} s, the fastest hot run) underestimates "
+                    f"the steady value {steady_s:.3f} s by {1 - min_all / steady_s:.0%}",
+                    "use the steady reference (warmup gaps --reference steady)",
+                    {"min_all_s": min_all, "steady_s": steady_s},
+                )
+            )
+    if series_class == "no-steady-state":
+        findings.append(
+            Finding(
+                "no-steady-state",
+                "problem",
+                subject,
+                f"no steady state: the last {steady_frac:.0%} of the run still changes level",
+                "run more iterations, or report this series as not steady",
+            )
+        )
+
+    comps: tuple[StoppingRule, ...] = ()
+    if comparators:
+        comps = compare_stopping_rules(
+            x,
+            steady_iteration=_kept_index(keep, steady_iteration),
+            steady_value=steady_s,
+            seed=seed,
+        )
+    return SeriesAnalysis(
+        n=n,
+        series_class=series_class,
+        steady_iteration=steady_iteration,
+        time_to_steady_s=time_to_steady,
+        steady_s=steady_s,
+        steady_ci=steady_ci,
+        spikes=tuple(spikes),
+        outliers=outliers,
+        changepoints=cps_raw,
+        segments=tuple(raw_segments),
+        penalty=seg.penalty,
+        cold_ratio=cold_ratio,
+        short=short_series(raw, noise_rel=noise_rel) if raw.size <= 10 else None,
+        comparators=comps,
+        findings=tuple(findings),
+        batch=b,
+    )
+
+
+def parts_end(seg: Segmentation, cls: Classification) -> int:
+    """End of the first steady segment."""
+    return seg.segments[cls.steady_segments[0]].end
+
+
+def tail_trend(
+    values: FloatArray, steady_len: int, *, rel_tol: float = 0.05, alpha: float = 0.01
+) -> bool:
+    """True when the last ``steady_len`` points drift: a least-squares line through them
+    changes by more than ``rel_tol`` of their mean and its slope is significant at
+    ``alpha``. Our extension of Barrett's rule: PELT's mean + variance cost can absorb a
+    slow ramp at the end of a run into one high-variance final segment, which Barrett's
+    scan would call steady."""
+    tail = np.asarray(values[-steady_len:], dtype=np.float64) if steady_len > 0 else values[:0]
+    if tail.size < 8 or np.ptp(tail) == 0:
+        return False
+    from scipy.stats import linregress
+
+    fit = linregress(np.arange(tail.size, dtype=np.float64), tail)
+    change = abs(float(fit.slope)) * (tail.size - 1) / abs(float(tail.mean()))
+    return bool(change > rel_tol and float(fit.pvalue) < alpha)
+
+
+def refine_steady_start(
+    values: FloatArray,
+    start: int,
+    limit: int,
+    level: float,
+    *,
+    rel_tol: float = 0.05,
+    width: int = 3,
+) -> int:
+    """Move the change-point steady start to where the series actually enters the
+    ``±rel_tol`` band around the steady ``level`` (the k_ε definition of research §8.13,
+    on a ``width``-run median against noise): backwards while the earlier runs are already
+    inside (each run and its ``width``-run median), forwards (up to ``limit``, the first steady segment's end) while they are not
+    yet. PELT places a change inside a gradual decay where the likelihood gain peaks, not
+    where the decay becomes negligible."""
+
+    def inside(i: int) -> bool:
+        window = values[i : i + width]
+        return abs(float(np.median(window)) / level - 1.0) <= rel_tol
+
+    def point_inside(i: int) -> bool:
+        return abs(float(values[i]) / level - 1.0) <= rel_tol
+
+    i = start
+    while i > 0 and point_inside(i - 1) and inside(i - 1):
+        i -= 1
+    if i == start:
+        while i < limit - 1 and not inside(i):
+            i += 1
+    return i
+
+
+def _kept_index(keep: npt.NDArray[np.int64], raw_index: int | None) -> int | None:
+    """Raw iteration index → index among the non-failed runs."""
+    if raw_index is None:
+        return None
+    return int(np.searchsorted(keep, raw_index))
+
+
+__all__ = [
+    "Classification",
+    "Equivalence",
+    "SeriesAnalysis",
+    "ShortSeries",
+    "Spike",
+    "StoppingRule",
+    "aggregate_series",
+    "analyze_series",
+    "classify_processes",
+    "classify_segments",
+    "compare_stopping_rules",
+    "georges_cov",
+    "laaber_stop",
+    "outlier_mask",
+    "quantization_floor",
+    "segment_equivalence",
+    "segments_of",
+    "short_series",
+    "single_iteration_spikes",
+    "steady_value_ci",
+]

@@ -1,0 +1,170 @@
+"""``warmup cache``: cache warm-up from query-profile exports."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from toolkit.analyze.cache import CacheSeries
+from toolkit.cli.common import (
+    DbOption,
+    JsonOption,
+    PathsArgument,
+    analysis_store,
+    app,
+    print_json,
+    with_errors,
+)
+from toolkit.pipeline.cache import (
+    analyse_cache,
+    cache_payload,
+    human_bytes,
+    human_elapsed,
+    human_minutes,
+    human_rate,
+)
+
+
+@app.command(
+    epilog=(
+        "Example: warmup cache fixtures/profiles/warehouse_warmup.csv   "
+        "(or: warmup cache query_history.csv --json)"
+    )
+)
+@with_errors
+def cache(
+    paths: PathsArgument = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", help="Only these profile suites. Repeatable.")
+    ] = None,
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            "--epsilon", help="Warm = within this fraction of the final level (default 2 %)."
+        ),
+    ] = 0.02,
+) -> None:
+    """Cache warm-up per query series: remote and local bytes per run, transfer rates,
+    time per TB, runs to warm, cache capacity, cold-to-warm speed-up and curve fits.
+
+    Reads Snowflake, Databricks, ClickHouse and DuckDB profile exports and the generic
+    profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
+    (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
+    """
+    with analysis_store(paths, db) as store:
+        results = analyse_cache(store, suites=suite, epsilon=epsilon)
+    if as_json:
+        print_json(cache_payload(results))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
+    console = Console(markup=False, highlight=False, width=max(Console().width, 110))
+    if not results:
+        typer.echo("no profiled query series with data in the input", err=True)
+        return
+    single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
+    shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
+    for s in shown:
+        nodes = f", {s.nodes} nodes" if s.nodes else ""
+        table = Table(title=Text(f"{s.series}{nodes}"), title_justify="left")
+        for col in (
+            "#",
+            "Execution Time",
+            "Bytes Scanned",
+            "Remote",
+            "Local",
+            "Local %",
+            "Remote Rate",
+            "Local Rate",
+        ):
+            table.add_column(col, justify="right", no_wrap=True)
+        for r in s.runs:
+            share = "" if r.local_share is None else f"{100 * r.local_share:.1f}%"
+            cells = (
+                str(r.run),
+                human_elapsed(r.elapsed_s),
+                human_bytes(r.bytes_scanned),
+                human_bytes(r.bytes_remote),
+                human_bytes(r.bytes_local),
+                share,
+                human_rate(r.remote_rate),
+                human_rate(r.local_rate),
+            )
+            table.add_row(*(Text(c) for c in cells))
+        console.print(table)
+        for line in _derived_lines(s):
+            console.print(Text(f"  {line}"))
+        console.print()
+    if shown is not single and single:
+        console.print(Text(f"{len(single)} series with a single run not shown (see --json)"))
+
+
+def _derived_lines(s: CacheSeries) -> list[str]:
+    """The seed's derived figures for one series, one sentence each."""
+    lines: list[str] = []
+    if s.excluded_runs:
+        runs = ", ".join(str(r) for r in s.excluded_runs)
+        lines.append(f"result-cache hits excluded from the warm-up: run {runs}")
+    if s.remote_rate is not None:
+        basis = next((r.rate_basis for r in s.runs if r.run == s.remote_rate_run), None)
+        lower = " (lower bound: whole elapsed time)" if basis == "elapsed" else ""
+        lines.append(
+            f"remote rate {human_rate(s.remote_rate)} (run {s.remote_rate_run}, the largest "
+            f"remote read){lower}: 1 TB in {human_minutes(s.remote_time_per_tb_s)}"
+        )
+    if s.local_rate is not None:
+        lines.append(
+            f"local rate {human_rate(s.local_rate)} (median of runs): 1 TB in "
+            f"{human_minutes(s.local_time_per_tb_s)}"
+        )
+    if s.local_remote_ratio is not None:
+        lines.append(f"local cache is {s.local_remote_ratio:.0f}x faster than remote storage")
+    if s.compaction is not None and abs(s.compaction - 1) > 0.02:
+        lines.append(
+            f"bytes scanned {human_bytes(s.scanned_first)} -> {human_bytes(s.scanned_last)} "
+            f"({s.compaction:.2f}x less once cached)"
+        )
+    if s.runs_to_warm is not None:
+        metric = "local share of bytes" if s.warm_metric == "local_share" else "elapsed time"
+        lines.append(f"warm from run {s.runs_to_warm} ({metric} within ε of its final level)")
+    if s.capacity_bytes is not None:
+        per_node = (
+            f" ({human_bytes(s.capacity_per_node_bytes)} per node)"
+            if s.capacity_per_node_bytes is not None
+            else ""
+        )
+        lines.append(
+            f"cache capacity at least {human_bytes(s.capacity_bytes)}{per_node}: {s.capacity_note}"
+        )
+    elif s.capacity_note:
+        lines.append(s.capacity_note)
+    if s.speedup is not None:
+        lines.append(
+            f"cold-to-warm speed-up {s.speedup:.1f}x ({human_elapsed(s.cold_s)} -> "
+            f"{human_elapsed(s.warm_s)})"
+        )
+    if s.fit is not None:
+        tau = (
+            f", τ {s.fit.tau_runs:.2f} runs"
+            if s.fit.model == "geometric" and s.fit.tau_runs
+            else ""
+        )
+        lines.append(f"best fit by AIC: {s.fit.model}, t∞ {human_elapsed(s.fit.t_inf_s)}{tau}")
+    att = s.attribution
+    if att is not None:
+        lines.append(
+            f"time model t = {att.intercept_s:.1f} s + {att.s_per_remote_byte * 1e9:.2f} s/GB remote"
+            f" + {att.s_per_local_byte * 1e9:.3f} s/GB local (R² {att.r_squared:.3f})"
+            + (
+                "; residual keeps falling with the run: a JIT/compilation effect besides the cache"
+                if att.residual_trend is not None and att.residual_trend < -0.7
+                else ""
+            )
+        )
+    return lines

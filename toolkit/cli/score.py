@@ -1,0 +1,112 @@
+"""``warmup score``: the ClickBench website's cold, hot and combined scores."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from toolkit.cli.common import (
+    DbOption,
+    JsonOption,
+    PathsArgument,
+    analysis_store,
+    app,
+    print_json,
+    with_errors,
+)
+from toolkit.pipeline.score import SuiteScores, score_payload, suite_scores
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def print_scores(result: SuiteScores) -> None:
+    """One table of scores (sorted by combined, then hot), and one of hot score by k."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(markup=False, highlight=False)
+    t = result.table
+    pairs = list(zip(result.suites, t.entries, strict=True))
+    pairs.sort(
+        key=lambda p: (
+            p[1].combined is None,
+            p[1].combined or 0.0,
+            p[1].hot is None,
+            p[1].hot or 0.0,
+        )
+    )
+    table = Table(title=Text("ClickBench scores (lower is better; 1 = best on every query)"))
+    for header in ("system", "machine", "date", "runs", "combined", "hot", "cold"):
+        table.add_column(header, justify="left" if header in ("system", "machine") else "right")
+    for s, e in pairs:
+        table.add_row(
+            Text(s.system),
+            Text(s.machine or ""),
+            Text(s.run_date.isoformat() if s.run_date else ""),
+            Text(str(s.runs)),
+            Text(_fmt(e.combined)),
+            Text(_fmt(e.hot)),
+            Text(_fmt(e.cold) + (" (in-memory)" if e.in_memory else "")),
+        )
+    console.print(table)
+    if len(t.hot_iterations) > 1:
+        by_k = Table(title=Text("Hot score (rank) with k hot runs; k = 2 is ClickBench's hot"))
+        by_k.add_column("system")
+        for k in t.hot_iterations:
+            by_k.add_column(f"k={k}", justify="right")
+        for s, e in sorted(pairs, key=lambda p: p[1].hot_rank or 10**9):
+            cells = [
+                "-" if score is None else f"{score:.3f} ({rank})"
+                for score, rank in zip(e.hot_by_k, e.hot_rank_by_k, strict=True)
+            ]
+            by_k.add_row(Text(s.system), *(Text(c) for c in cells))
+        console.print(by_k)
+
+
+@app.command(
+    epilog=(
+        "Example: warmup score ClickBench/*/results/ --machine c6a.4xlarge   "
+        "(or: warmup score --db bench.duckdb --json)"
+    )
+)
+@with_errors
+def score(
+    paths: PathsArgument = None,
+    db: DbOption = None,
+    machine: Annotated[
+        str | None, typer.Option("--machine", help="Only suites on this machine.")
+    ] = None,
+    all_dates: Annotated[
+        bool,
+        typer.Option(
+            "--all-dates", help="Score every date, not just the latest per system and machine."
+        ),
+    ] = False,
+    historical: Annotated[
+        bool, typer.Option("--historical", help="Include suites tagged historical.")
+    ] = False,
+    suite: Annotated[
+        list[str] | None,
+        typer.Option("--suite", help="Score exactly these suites (no other filter). Repeatable."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score suites the way the ClickBench website does: hot, cold and combined.
+
+    Per query (0.01 s + time) / (0.01 s + best time of that run among the scored suites),
+    missing = 2 x max(300 s, worst time), geometric mean over queries; combined weighs
+    load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
+    also the hot score and rank when hot uses k = 2 .. N-1 runs.
+    """
+    with analysis_store(paths, db) as store:
+        result = suite_scores(
+            store, suites=suite, machine=machine, latest_only=not all_dates, historical=historical
+        )
+    if as_json:
+        print_json(score_payload(result))
+    else:
+        print_scores(result)

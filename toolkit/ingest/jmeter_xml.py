@@ -1,0 +1,339 @@
+"""JMeter XML result files (XML JTL), streamed with expat: memory independent of file size.
+
+Format facts from ``research/jmeter.md`` §2: ``<testResults version="1.2">`` holding
+``sample`` and ``httpSample`` elements (nested for sub-results and transaction controllers),
+attribute abbreviations ``t it lt ct ts s lb rc|rs rm tn dt de by sby sc ec ng na hn``,
+``assertionResult`` children carrying failures, ``<java.net.URL>`` for the URL. JMeter writes
+XML-1.1 character references (``&#x0;``) under an XML 1.0 declaration (bug 59973): they are
+removed before parsing. A killed JMeter leaves no ``</testResults>``: every complete sample
+is kept and a warning says so. DOCTYPE and ENTITY declarations are refused (JMeter never
+writes them; they are the vector of entity-expansion attacks).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import urllib.parse
+from pathlib import Path
+from typing import IO, Any
+from xml.parsers import expat
+
+import pyarrow as pa
+
+from toolkit.errors import InputFormatError
+from toolkit.ingest.jmeter import TC_PREFIX, suite_name
+from toolkit.ingest.registry import Ingester, IngestOptions, register
+from toolkit.store import SourceWriter
+
+_SAMPLE_TAGS = frozenset({"sample", "httpSample"})
+# character references to C0 controls other than TAB, LF, CR: illegal in XML 1.0
+_BAD_REFS = re.compile(
+    rb"&#(?:x0*(?:[0-8bBcCeEfF]|1[0-9a-fA-F])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));"
+)
+_CHUNK = 1 << 20
+_FLUSH_ROWS = 100_000
+
+_INT_ATTRS = {
+    "t": "elapsed_ms",
+    "lt": "latency_ms",
+    "ct": "connect_ms",
+    "it": "idle_ms",
+    "by": "bytes",
+    "sby": "sent_bytes",
+    "ng": "grp_threads",
+    "na": "all_threads",
+    "sc": "sample_count",
+    "ec": "error_count",
+}
+_STR_ATTRS = {
+    "lb": "label",
+    "rc": "response_code",
+    "rs": "response_code",
+    "rm": "response_message",
+    "tn": "thread_name",
+    "dt": "data_type",
+    "hn": "hostname",
+}
+_COLUMNS = (
+    ("start_ms", pa.int64()),
+    ("elapsed_ms", pa.int64()),
+    ("latency_ms", pa.int64()),
+    ("connect_ms", pa.int64()),
+    ("idle_ms", pa.int64()),
+    ("label", pa.string()),
+    ("response_code", pa.string()),
+    ("response_message", pa.string()),
+    ("success", pa.bool_()),
+    ("failure_message", pa.string()),
+    ("thread_name", pa.string()),
+    ("data_type", pa.string()),
+    ("bytes", pa.int64()),
+    ("sent_bytes", pa.int64()),
+    ("grp_threads", pa.int32()),
+    ("all_threads", pa.int32()),
+    ("url", pa.string()),
+    ("sample_count", pa.int32()),
+    ("error_count", pa.int32()),
+    ("hostname", pa.string()),
+    ("is_transaction", pa.bool_()),
+    ("is_subresult", pa.bool_()),
+    ("line", pa.int64()),
+)
+
+
+def _sniff(path: Path, head: bytes) -> bool:
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return text.startswith(b"<") and b"<testResults" in head[:4096]
+
+
+class _Refused(Exception):
+    pass
+
+
+class _Parser:
+    """expat callbacks building one row per sample element."""
+
+    def __init__(self, path: Path, writer: SourceWriter, suite_id: int) -> None:
+        self.path = path
+        self.writer = writer
+        self.suite_id = suite_id
+        self.rows: dict[str, list[Any]] = {name: [] for name, _ in _COLUMNS}
+        self.stack: list[dict[str, Any]] = []  # open samples
+        self.text_target: str | None = None
+        self.text: list[str] = []
+        self.assertion: dict[str, str] = {}
+        self.version: str | None = None
+        self.seen_root = False
+        self.count = 0
+        self.complete_top = 0
+        self.has_start_hint = False
+        self.last_top_ts: int | None = None
+        self.inversions = 0
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag == "testResults":
+            self.seen_root = True
+            self.version = attrs.get("version")
+            return
+        if tag in _SAMPLE_TAGS:
+            self.stack.append(self._row(attrs))
+            return
+        if not self.stack:
+            return
+        if tag == "assertionResult":
+            self.assertion = {}
+        elif tag in ("failure", "error", "failureMessage", "java.net.URL"):
+            self.text_target = tag
+            self.text = []
+
+    def _row(self, attrs: dict[str, str]) -> dict[str, Any]:
+        decode = self.version is None  # version 1.0: URL-encoded values (§2.4)
+        row: dict[str, Any] = {}
+        for key, value in attrs.items():
+            if decode:
+                value = urllib.parse.unquote_plus(value)
+            if key in _INT_ATTRS:
+                try:
+                    row[_INT_ATTRS[key]] = int(value)
+                except ValueError:
+                    raise InputFormatError(
+                        self.path,
+                        f"attribute {key}={value!r} is not an integer",
+                        line=self.line(),
+                    ) from None
+            elif key in _STR_ATTRS:
+                row[_STR_ATTRS[key]] = value
+            elif key == "ts":
+                try:
+                    row["start_ms"] = int(value)
+                except ValueError:
+                    raise InputFormatError(
+                        self.path, f"attribute ts={value!r} is not epoch ms", line=self.line()
+                    ) from None
+            elif key == "s":
+                row["success"] = value == "true"
+        if "it" in attrs or "ct" in attrs or "sby" in attrs:
+            self.has_start_hint = True
+        row["line"] = self.line()
+        row["failure_message"] = None
+        return row
+
+    def line(self) -> int:
+        return int(self.expat.CurrentLineNumber)
+
+    def data(self, text: str) -> None:
+        if self.text_target is not None:
+            self.text.append(text)
+
+    def end(self, tag: str) -> None:
+        if tag in _SAMPLE_TAGS and self.stack:
+            row = self.stack.pop()
+            row["is_subresult"] = bool(self.stack)
+            self._emit(row)
+            return
+        if self.text_target == tag and self.stack:
+            value = "".join(self.text)
+            self.text_target = None
+            if tag == "java.net.URL":
+                self.stack[-1]["url"] = value
+            else:
+                self.assertion[tag] = value
+        elif tag == "assertionResult" and self.stack:
+            failed = (
+                self.assertion.get("failure") == "true" or self.assertion.get("error") == "true"
+            )
+            top = self.stack[-1]
+            if failed and top.get("failure_message") is None:
+                top["failure_message"] = self.assertion.get("failureMessage", "")
+
+    def _emit(self, row: dict[str, Any]) -> None:
+        message = row.get("response_message")
+        row["is_transaction"] = bool(message and message.startswith(TC_PREFIX))
+        row.setdefault("label", "")
+        if not row["is_subresult"]:
+            self.complete_top += 1
+            ts = row.get("start_ms")
+            if ts is not None:
+                if self.last_top_ts is not None and ts < self.last_top_ts:
+                    self.inversions += 1
+                self.last_top_ts = ts
+        for name, _ in _COLUMNS:
+            self.rows[name].append(row.get(name))
+        self.count += 1
+        if len(self.rows["label"]) >= _FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows["label"]:
+            return
+        table = pa.table({name: pa.array(self.rows[name], type=t) for name, t in _COLUMNS})
+        con = self.writer.store.con
+        con.register("_jtl_xml_rows", table)
+        try:
+            names = ", ".join(name for name, _ in _COLUMNS)
+            con.execute(
+                f"INSERT INTO samples (suite_id, source_id, {names}) "
+                f"SELECT {self.suite_id}, {self.writer.source_id}, {names} FROM _jtl_xml_rows"
+            )
+        finally:
+            con.unregister("_jtl_xml_rows")
+        self.rows = {name: [] for name, _ in _COLUMNS}
+
+    expat: Any = None
+
+
+def _refuse(*_: object) -> Any:
+    raise _Refused()
+
+
+def _open(path: Path) -> IO[bytes]:
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
+    suite_id = writer.suite(
+        options.suite or suite_name(path),
+        kind="load",
+        join=options.suite is not None,
+        tags=[t for t in options.tags if "=" not in t],
+        attributes=dict(t.split("=", 1) for t in options.tags if "=" in t),
+    )
+    state = _Parser(path, writer, suite_id)
+    parser = expat.ParserCreate(encoding=options.encoding)
+    state.expat = parser
+    parser.buffer_text = True
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse
+    parser.EntityDeclHandler = _refuse
+    parser.ExternalEntityRefHandler = _refuse
+    parser.StartElementHandler = state.start
+    parser.EndElementHandler = state.end
+    parser.CharacterDataHandler = state.data
+    carry = b""
+    truncated = False
+    with _open(path) as handle:
+        while True:
+            block = handle.read(_CHUNK)
+            final = not block
+            data = carry + block
+            carry = b""
+            if not final:
+                # keep a possibly split character reference for the next round
+                amp = data.rfind(b"&", max(0, len(data) - 12))
+                if amp != -1 and b";" not in data[amp:]:
+                    data, carry = data[:amp], data[amp:]
+            data = _BAD_REFS.sub(b"", data)
+            try:
+                parser.Parse(data, final)
+            except _Refused:
+                raise InputFormatError(
+                    path,
+                    "DOCTYPE/ENTITY declarations are not allowed in a JTL (JMeter never "
+                    "writes them; refused to avoid entity expansion)",
+                    line=int(parser.CurrentLineNumber),
+                ) from None
+            except expat.ExpatError as exc:
+                code = expat.ErrorString(exc.code)
+                at_end = final and code in (
+                    expat.ErrorString(expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS]),
+                    expat.ErrorString(expat.errors.codes[expat.errors.XML_ERROR_UNCLOSED_TOKEN]),
+                    expat.ErrorString(expat.errors.codes[expat.errors.XML_ERROR_PARTIAL_CHAR]),
+                )
+                if at_end and state.seen_root:
+                    truncated = True
+                    break
+                if "encoding" in code or ("invalid token" in code and not state.seen_root):
+                    raise InputFormatError(
+                        path,
+                        f"not readable as XML ({code}); if it is not UTF-8 pass --encoding",
+                        line=exc.lineno,
+                    ) from None
+                raise InputFormatError(
+                    path,
+                    f"not a well-formed XML JTL: {code} (column {exc.offset})",
+                    line=exc.lineno,
+                ) from None
+            if final:
+                break
+    if not state.seen_root:
+        raise InputFormatError(path, "no <testResults> element: not a JMeter XML JTL")
+    if truncated:
+        lost = len(state.stack)
+        writer.warn(
+            f"{path}:{parser.CurrentLineNumber}: file ends without </testResults> (JMeter "
+            f"killed?); kept {state.complete_top} complete samples"
+            + (f", dropped {lost} unfinished" if lost else "")
+        )
+    state.flush()
+    writer.rows += state.count
+    con = writer.store.con
+    # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):
+    # without JMeter-3 attributes, a (nearly) sorted file is read as end times
+    if (
+        state.complete_top > 1
+        and state.last_top_ts is not None
+        and not state.has_start_hint
+        and state.inversions <= 0.001 * state.complete_top
+    ):
+        con.execute(
+            "UPDATE samples SET start_ms = start_ms - elapsed_ms "
+            "WHERE source_id = ? AND elapsed_ms IS NOT NULL",
+            [writer.source_id],
+        )
+        writer.warn("ts read as sample END time (file sorted by ts, no JMeter 3+ attributes)")
+
+
+register(
+    Ingester(
+        name="jtl-xml",
+        description="JMeter XML result file (<testResults>, .jtl/.xml, .gz)",
+        sniff=_sniff,
+        load=_load,
+        priority=60,
+    )
+)

@@ -1,0 +1,262 @@
+"""Shared by the query-profile ingesters: the normalized run record and how it is written.
+
+Units follow ``research/profiles.md`` §11.1: bytes as integers, times in milliseconds,
+shares and fractions in [0, 1], ``None`` = not reported (never 0).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from toolkit.errors import InputFormatError
+from toolkit.ingest.registry import IngestOptions
+from toolkit.store import SourceWriter
+
+SplitMethod = Literal["reported", "from_fraction", "from_counters", "unavailable"]
+
+
+@dataclass
+class ProfileRun:
+    """One profiled execution, normalized (one ``query_runs`` row)."""
+
+    series: str
+    elapsed_ms: float | None
+    split_method: SplitMethod = "unavailable"
+    system: str | None = None
+    query_id: str | None = None
+    query_text: str | None = None
+    warehouse_size: str | None = None
+    nodes: int | None = None
+    start_time: datetime | None = None
+    compile_ms: float | None = None
+    exec_ms: float | None = None
+    bytes_scanned: int | None = None
+    bytes_remote: int | None = None
+    bytes_local: int | None = None
+    bytes_memory: int | None = None
+    cache_fraction: float | None = None
+    scan_share: float | None = None
+    remote_io_share: float | None = None
+    local_io_share: float | None = None
+    processing_share: float | None = None
+    remote_read_ms: float | None = None
+    result_cache_hit: bool = False
+    cache_epoch: int = 1
+    run: int | None = None  #: given by the source (generic CSV); else numbered on write
+    attributes: dict[str, Any] = field(default_factory=dict)
+    operators: list[ProfileOperator] = field(default_factory=list)
+
+
+@dataclass
+class ProfileOperator:
+    """One operator of a profiled execution (one ``operator_runs`` row)."""
+
+    operator_id: str
+    operator_type: str
+    parent_id: str | None = None
+    time_share: float | None = None
+    time_ms: float | None = None
+    breakdown: dict[str, float] = field(default_factory=dict)
+    io: dict[str, Any] = field(default_factory=dict)
+
+
+def fraction(value: float | None, *, path: Path, field_name: str) -> float | None:
+    """A share as a 0–1 fraction: values in (1, 100] are read as percent (profiles.md §11.7)."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < 0 or value > 100:
+        raise InputFormatError(
+            path, f"{value!r} is not a share (0..1 or 0..100 %)", field=field_name
+        )
+    return value / 100.0 if value > 1 else value
+
+
+def split_from_fraction(
+    bytes_scanned: int | None, cache_fraction: float | None
+) -> tuple[int | None, int | None]:
+    """Remote and local bytes from bytes scanned and the cache fraction f:
+    ``round(B × (1 − f))`` and ``round(B × f)`` (profiles.md §0 item 1, §11.2)."""
+    if bytes_scanned is None or cache_fraction is None:
+        return None, None
+    local = round(bytes_scanned * cache_fraction)
+    return bytes_scanned - local, local
+
+
+def number(value: Any) -> float | None:
+    """A JSON/CSV value as a float: numbers, numeric strings ("170808259448"); else None."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            parsed = float(text)
+        except ValueError:
+            return None
+        return parsed if math.isfinite(parsed) else None
+    return None
+
+
+def integer(value: Any) -> int | None:
+    """A JSON/CSV value as an int (bytes, counts), or None."""
+    parsed = number(value)
+    return None if parsed is None else round(parsed)
+
+
+def suite_for(writer: SourceWriter, options: IngestOptions, default_name: str, system: str) -> int:
+    """The suite of one profile file (``--suite`` joins files into one suite)."""
+    tags = [t for t in options.tags if "=" not in t]
+    attrs = dict(t.split("=", 1) for t in options.tags if "=" in t)
+    return writer.suite(
+        options.suite or default_name,
+        kind="profile",
+        join=options.suite is not None,
+        system=system,
+        tags=tags,
+        attributes=attrs,
+    )
+
+
+def write_runs(
+    writer: SourceWriter, suite_id: int, source_format: str, runs: list[ProfileRun]
+) -> None:
+    """Insert ``runs`` (and their operators) for this source.
+
+    Runs without a source-given number are numbered after the runs of the same series
+    already in the store, in the order given (ingest order; within a file, start time).
+    A run that started before the previous run of its series gets a warning: the numbering
+    follows the order of the files, so pass them in the order they ran.
+    """
+    con = writer.store.con
+    next_run: dict[str, int] = {}
+    last_start: dict[str, datetime] = {}
+    for run in runs:
+        if run.series not in next_run:
+            row = con.execute(
+                # epoch seconds: fetching TIMESTAMPTZ into Python would need pytz
+                "SELECT coalesce(max(run), 0), epoch(max(start_time)) FROM query_runs "
+                "WHERE series = ?",
+                [run.series],
+            ).fetchone()
+            next_run[run.series] = int(row[0]) + 1 if row else 1
+            if row and row[1] is not None:
+                last_start[run.series] = datetime.fromtimestamp(float(row[1]), UTC)
+        if run.run is None:
+            run.run = next_run[run.series]
+        next_run[run.series] = max(next_run[run.series], run.run + 1)
+        previous = last_start.get(run.series)
+        if run.start_time is not None:
+            if previous is not None and _before(run.start_time, previous):
+                writer.warn(
+                    f"{writer.path}: series {run.series[:60]!r} run {run.run} started "
+                    f"{run.start_time.isoformat()}, before the run numbered ahead of it; runs are "
+                    "numbered in ingest order, so give the files in the order they ran"
+                )
+            last_start[run.series] = run.start_time
+        con.execute(
+            """INSERT INTO query_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                                              ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                suite_id,
+                writer.source_id,
+                source_format,
+                run.series,
+                run.run,
+                run.cache_epoch,
+                run.system,
+                run.query_id,
+                run.query_text,
+                run.warehouse_size,
+                run.nodes,
+                run.start_time,
+                run.elapsed_ms,
+                run.compile_ms,
+                run.exec_ms,
+                run.bytes_scanned,
+                run.bytes_remote,
+                run.bytes_local,
+                run.bytes_memory,
+                run.cache_fraction,
+                run.scan_share,
+                run.remote_io_share,
+                run.local_io_share,
+                run.processing_share,
+                run.remote_read_ms,
+                run.split_method,
+                run.result_cache_hit,
+                json.dumps(run.attributes, sort_keys=True, default=str),
+            ],
+        )
+        writer.rows += 1
+        for op in run.operators:
+            con.execute(
+                "INSERT INTO operator_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    suite_id,
+                    writer.source_id,
+                    run.series,
+                    run.run,
+                    run.query_id,
+                    op.operator_id,
+                    op.parent_id,
+                    op.operator_type,
+                    op.time_share,
+                    op.time_ms,
+                    json.dumps(op.breakdown, sort_keys=True),
+                    json.dumps(op.io, sort_keys=True, default=str),
+                ],
+            )
+
+
+def _before(a: datetime, b: datetime) -> bool:
+    try:
+        return a < b
+    except TypeError:  # naive vs aware: compare as UTC wall times
+        return a.replace(tzinfo=None) < b.replace(tzinfo=None)
+
+
+def read_text(path: Path, encoding: str | None, expected: str) -> str:
+    """The text of ``path`` (gunzipped when gzip); errors name the format expected."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+    try:
+        return raw.decode(encoding or "utf-8-sig")
+    except (UnicodeDecodeError, LookupError):
+        raise InputFormatError(
+            path, f"not valid {encoding or 'UTF-8'} text; expected {expected}; pass --encoding"
+        ) from None
+
+
+def read_json(path: Path, encoding: str | None, expected: str) -> Any:
+    """Parse a whole JSON file; errors name the file, line and the format expected."""
+    text = read_text(path, encoding, expected)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(
+            path, f"invalid JSON ({exc.msg}); expected {expected}", line=exc.lineno
+        ) from None
+    except RecursionError:
+        raise InputFormatError(path, "invalid JSON: nested too deeply") from None
+
+
+def missing(path: Path, expected: str, field_name: str) -> InputFormatError:
+    """The one-line rejection: the format expected and the field it missed."""
+    return InputFormatError(
+        path,
+        f"not {expected}: required field missing; pass the right --format or fix the export",
+        field=field_name,
+    )

@@ -1,0 +1,578 @@
+"""``warmup load``: aggregate JMeter samples in SQL, analyse them with
+:mod:`toolkit.analyze.timeseries`, and build the ``--json`` payload (DESIGN.md contract).
+
+All heavy work is DuckDB aggregation over ``samples`` (windows by completion time, value
+histograms of ``elapsed_ms``); the analyzers receive small frames, so memory does not grow
+with the number of samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.timeseries import (
+    PERCENTILES,
+    DashboardRow,
+    LabelLoad,
+    MeanCI,
+    analyze_summary_windows,
+    analyze_windows,
+    dashboard_statistics,
+    latency_summary,
+    littles_law,
+)
+from toolkit.errors import UsageError
+from toolkit.store import Store
+
+#: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
+ALL = "ALL"
+#: JMeter's dashboard percentile window (``jmeter.reportgenerator.statistic_window``).
+JMETER_STATISTIC_WINDOW = 20_000
+#: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
+APDEX_T_MS, APDEX_F_MS = 500, 1500
+
+_ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
+
+
+def parse_window(text: str) -> float:
+    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0)."""
+    raw = text.strip().lower()
+    scale = 1.0
+    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if raw.endswith(suffix):
+            raw, scale = raw[: -len(suffix)], factor
+            break
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise UsageError(f"--window {text!r}: expected e.g. 1s, 500ms, 2m") from None
+    if not value >= 0.001:
+        raise UsageError(f"--window {text!r}: must be at least 1ms")
+    return value
+
+
+def _ci(ci: MeanCI | None) -> list[float] | None:
+    return [ci.lo, ci.hi] if ci is not None else None
+
+
+@dataclass(frozen=True)
+class _Scope:
+    label: str
+    where: str  # SQL condition on samples beyond suite_id
+    params: list[Any]
+
+
+def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: bool) -> pl.DataFrame:
+    key = "label, " if by_label else ""
+    where = "" if by_label else f"AND {_ALL_FILTER}"
+    return store.frame(
+        f"""SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
+                   avg(elapsed_ms) AS mean_ms,
+                   avg(coalesce(all_threads, grp_threads)) AS threads
+            FROM samples
+            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
+            GROUP BY ALL ORDER BY ALL""",
+        [t0, window_ms, suite_id],
+    )
+
+
+def window_series(
+    store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
+) -> pl.DataFrame:
+    """Per-window series of one label (or ALL): ``t_s`` (window start from the first sample),
+    ``n``, ``throughput`` (/s, by completion time), ``errors``, ``mean_ms``, exact
+    ``p50 p90 p95 p99 p99_9`` (linear interpolation, DuckDB ``quantile_cont``), ``threads``.
+    For plots and reports."""
+    t0_row = store.con.execute(
+        "SELECT min(start_ms) FROM samples WHERE suite_id = ?", [suite_id]
+    ).fetchone()
+    if t0_row is None or t0_row[0] is None:
+        return pl.DataFrame()
+    window_ms = max(1, round(window_s * 1000))
+    one_label = label is not None and label != ALL
+    cond = "label = ?" if one_label else _ALL_FILTER
+    params: list[Any] = [window_ms, window_s, int(t0_row[0]), window_ms, suite_id]
+    if one_label:
+        params.append(label)
+    qs = ", ".join(str(p / 100) for p in PERCENTILES)
+    frame = store.frame(
+        f"""SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
+                   q[1] AS p50, q[2] AS p90, q[3] AS p95, q[4] AS p99, q[5] AS p99_9, threads
+            FROM (SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
+                         count(*) FILTER (success = false) AS errors,
+                         avg(elapsed_ms) AS mean_ms,
+                         quantile_cont(elapsed_ms, [{qs}]) AS q,
+                         avg(coalesce(all_threads, grp_threads)) AS threads
+                  FROM samples WHERE suite_id = ? AND start_ms IS NOT NULL AND {cond}
+                  GROUP BY ALL)
+            ORDER BY w""",
+        params,
+    )
+    return frame
+
+
+def _histograms(
+    store: Store,
+    suite_id: int,
+    *,
+    cutoffs: pl.DataFrame | None = None,
+    all_cut: tuple[int, int] | None = None,
+) -> pl.DataFrame:
+    """``label, is_transaction, is_subresult, elapsed_ms, n`` over all samples, or over
+    the steady part (completion in [cutoff, end) per label) when ``cutoffs`` is given."""
+    if cutoffs is None:
+        return store.frame(
+            """SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
+               FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL
+               GROUP BY ALL""",
+            [suite_id],
+        )
+    store.con.register("_load_cutoffs", cutoffs.to_arrow())
+    try:
+        per_label = store.frame(
+            """SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
+               FROM samples s JOIN _load_cutoffs c ON s.label = c.label
+               WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
+                 AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
+               GROUP BY ALL""",
+            [suite_id],
+        )
+    finally:
+        store.con.unregister("_load_cutoffs")
+    if all_cut is None:
+        return per_label
+    everything = store.frame(
+        f"""SELECT '{ALL}' AS label, false AS is_transaction, false AS is_subresult,
+                   elapsed_ms, count(*) AS n
+            FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
+              AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
+            GROUP BY ALL""",
+        [suite_id, all_cut[0], all_cut[1]],
+    )
+    return pl.concat([per_label.filter(pl.col("label") != ALL), everything], how="vertical_relaxed")
+
+
+def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    if label == ALL:
+        part = frame.filter(~pl.col("is_transaction") & ~pl.col("is_subresult"))
+    else:
+        part = frame.filter(pl.col("label") == label)
+    grouped = part.group_by("elapsed_ms").agg(pl.col("n").sum()).sort("elapsed_ms")
+    return grouped["elapsed_ms"].to_numpy(), grouped["n"].to_numpy()
+
+
+def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[DashboardRow]:
+    agg = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
+              sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
+              min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
+              sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
+    apdex = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
+                count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS}
+                                 AND elapsed_ms <= {APDEX_F_MS}) AS tolerated,
+                count(*) AS apdex_n"""
+    per_label = store.frame(
+        f"SELECT label, {agg}, {apdex} FROM samples WHERE suite_id = ? GROUP BY label ORDER BY label",
+        [suite_id],
+    )
+    # Total: statistics exclude transaction-controller samples, APDEX includes them (§4.2)
+    total = store.frame(
+        f"""SELECT 'Total' AS label, * FROM
+              (SELECT {agg} FROM samples WHERE suite_id = ? AND NOT is_transaction),
+              (SELECT {apdex} FROM samples WHERE suite_id = ?)""",
+        [suite_id, suite_id],
+    )
+    totals = pl.concat([total, per_label], how="vertical_relaxed")
+    hist_total = (
+        hist.filter(~pl.col("is_transaction"))
+        .group_by("elapsed_ms")
+        .agg(pl.col("n").sum())
+        .with_columns(pl.lit("Total").alias("label"))
+    )
+    hist_labels = hist.group_by("label", "elapsed_ms").agg(pl.col("n").sum())
+    histograms = pl.concat(
+        [
+            hist_total.select("label", "elapsed_ms", "n"),
+            hist_labels.select("label", "elapsed_ms", "n"),
+        ]
+    )
+    return dashboard_statistics(totals, histograms)
+
+
+def _label_json(
+    result: LabelLoad,
+    overall: dict[str, Any],
+    steady: dict[str, Any] | None,
+    apdex: float | None,
+    is_transaction: bool,
+) -> dict[str, Any]:
+    warm = result.warmup
+    return {
+        "label": result.label,
+        "samples": result.samples,
+        "errors": result.errors,
+        "error_rate": result.errors / result.samples if result.samples else None,
+        "duration_s": result.duration_s,
+        "warmup_end_s": warm.end_s,
+        "warmup_status": warm.status,
+        "is_transaction": is_transaction,
+        "throughput": {
+            "overall": result.throughput_overall,
+            "steady": result.throughput_steady.mean if result.throughput_steady else None,
+            "steady_ci": _ci(result.throughput_steady),
+        },
+        "latency_ms": {
+            "overall": overall,
+            "steady": steady,
+            "steady_mean_ci": _ci(result.latency_steady_mean),
+        },
+        "apdex": apdex,
+        "threads_steady": result.threads_steady,
+    }
+
+
+def _empty_latency() -> dict[str, Any]:
+    return {
+        **{f"p{p:g}".replace(".", "_"): None for p in PERCENTILES},
+        "mean": None,
+        "min": None,
+        "max": None,
+    }
+
+
+def analyze_load_suite(
+    store: Store, suite_id: int, name: str, *, window_s: float = 1.0
+) -> dict[str, Any]:
+    """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``)."""
+    has_samples = store.con.execute(
+        "SELECT count(*) FROM samples WHERE suite_id = ?", [suite_id]
+    ).fetchone()
+    if has_samples is None or has_samples[0] == 0:
+        return _summary_suite(store, suite_id, name)
+    window_ms = max(1, round(window_s * 1000))
+    bounds = store.con.execute(
+        "SELECT min(start_ms), max(start_ms + elapsed_ms) FROM samples WHERE suite_id = ?",
+        [suite_id],
+    ).fetchone()
+    assert bounds is not None
+    t0 = int(bounds[0]) if bounds[0] is not None else None
+    counts = store.frame(
+        f"""SELECT label, count(*) AS samples, count(*) FILTER (success = false) AS errors,
+                   bool_and(is_transaction) AS is_transaction,
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s
+            FROM samples WHERE suite_id = ? GROUP BY label
+            UNION ALL
+            SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0
+            FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
+        [suite_id, suite_id],
+    )
+    hist = _histograms(store, suite_id)
+    dashboard = _dashboard(store, suite_id, hist)
+    apdex_by_label = {row.transaction: row.apdex for row in dashboard}
+    apdex_by_label[ALL] = apdex_by_label.get("Total")
+    results: dict[str, LabelLoad] = {}
+    if t0 is not None:
+        windows = _windows(store, suite_id, t0, window_ms, by_label=True)
+        windows_all = _windows(store, suite_id, t0, window_ms, by_label=False)
+    for rec in counts.iter_rows(named=True):
+        label = rec["label"]
+        if t0 is None:
+            frame = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
+        elif label == ALL:
+            frame = windows_all
+        else:
+            frame = windows.filter(pl.col("label") == label)
+        results[label] = analyze_windows(
+            label,
+            frame,
+            window_s=window_s,
+            samples=int(rec["samples"]),
+            errors=int(rec["errors"]),
+            duration_s=rec["duration_s"],
+        )
+    # steady histograms: completion time in [t0 + end, t0 + last full window)
+    steady_hist = None
+    if t0 is not None:
+        cut_rows = []
+        all_cut = None
+        for label, res in results.items():
+            w = res.warmup
+            if w.end_window is None or w.status not in ("warmup", "none"):
+                continue
+            frame = windows_all if label == ALL else windows.filter(pl.col("label") == label)
+            last = int(frame["w"].max())  # type: ignore[arg-type]
+            lo, hi = t0 + w.end_window * window_ms, t0 + last * window_ms
+            if label == ALL:
+                all_cut = (lo, hi)
+            else:
+                cut_rows.append((label, lo, hi))
+        cutoffs = pl.DataFrame(
+            cut_rows, schema={"label": pl.String, "lo": pl.Int64, "hi": pl.Int64}, orient="row"
+        )
+        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs, all_cut=all_cut)
+    labels_json = []
+    findings: list[Finding] = []
+    for rec in counts.sort(pl.col("label") != ALL, "label").iter_rows(named=True):
+        label = rec["label"]
+        res = results[label]
+        overall = latency_summary(*_hist(hist, label)).as_dict()
+        steady = None
+        if steady_hist is not None and res.warmup.status in ("warmup", "none"):
+            steady = latency_summary(*_hist(steady_hist, label)).as_dict()
+        labels_json.append(
+            _label_json(
+                res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
+            )
+        )
+        if res.samples > JMETER_STATISTIC_WINDOW and label != ALL:
+            findings.append(
+                Finding(
+                    rule="jmeter-percentile-window",
+                    severity="info",
+                    subject=label,
+                    message=(
+                        f"{res.samples} samples: JMeter's dashboard computes this label's "
+                        f"percentiles over its last {JMETER_STATISTIC_WINDOW} samples only"
+                    ),
+                    advice="use the exact percentiles here (all samples, or the steady part)",
+                    numbers={"samples": res.samples},
+                )
+            )
+        if res.warmup.status == "warmup" and label == ALL and res.warmup.end_s:
+            findings.append(
+                Finding(
+                    rule="load-warmup",
+                    severity="warning",
+                    subject=name,
+                    message=(
+                        f"warm-up ends {res.warmup.end_s:g} s after the first sample; "
+                        f"steady throughput {res.throughput_steady.mean:.4g}/s vs "
+                        f"{res.throughput_overall or 0:.4g}/s over the whole run"
+                        if res.throughput_steady
+                        else f"warm-up ends {res.warmup.end_s:g} s after the first sample"
+                    ),
+                    advice="report steady-state figures, or drop the warm-up before comparing runs",
+                    numbers={"warmup_end_s": res.warmup.end_s},
+                )
+            )
+        if res.warmup.status == "inconclusive" and label == ALL:
+            findings.append(
+                Finding(
+                    rule="load-no-steady-state",
+                    severity="problem",
+                    subject=name,
+                    message="throughput or latency still trends at the end of the run: no steady state",
+                    advice="run longer (the steady part should be at least half of the run)",
+                )
+            )
+    all_res = results[ALL]
+    all_steady = next(x for x in labels_json if x["label"] == ALL)["latency_ms"]["steady"]
+    little = littles_law(
+        name,
+        threads=all_res.threads_steady,
+        throughput=all_res.throughput_steady.mean if all_res.throughput_steady else None,
+        latency_ms=all_steady["mean"] if all_steady else None,
+    )
+    if little is not None and little.finding is not None:
+        findings.append(little.finding)
+    return {
+        "suite": name,
+        "source": "samples",
+        "window_s": window_s,
+        "start_ms": t0,
+        "labels": labels_json,
+        "dashboard": [row.as_json() for row in dashboard],
+        "littles_law": (
+            {
+                "threads": little.threads,
+                "throughput": little.throughput,
+                "latency_s": little.latency_s,
+                "busy_fraction": little.busy_fraction,
+                "think_s": little.think_s,
+            }
+            if little is not None
+            else None
+        ),
+        "findings": [_finding_json(f) for f in findings],
+    }
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    return {
+        "rule": f.rule,
+        "severity": f.severity,
+        "subject": f.subject,
+        "message": f.message,
+        "advice": f.advice,
+        "numbers": f.numbers,
+    }
+
+
+def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
+    frame = store.frame(
+        """SELECT count, seconds, avg_ms, max_ms, errors FROM load_windows
+           WHERE suite_id = ? AND kind = '+' ORDER BY source_id, line""",
+        [suite_id],
+    )
+    counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
+    seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
+    result = analyze_summary_windows(counts, seconds)
+    total = int(counts.sum()) if counts.size else 0
+    mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
+    max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
+    overall = {**_empty_latency(), "mean": mean, "max": max_ms}
+    steady = None
+    w = result.warmup
+    if w.status in ("warmup", "none") and w.end_window is not None and total:
+        keep = frame.filter(pl.col("seconds") > 0).slice(w.end_window)
+        n = int(keep["count"].sum())
+        weighted = float((keep["avg_ms"] * keep["count"]).sum())
+        steady = {
+            **_empty_latency(),
+            "mean": weighted / n if n else None,
+            "max": keep["max_ms"].cast(pl.Float64).max() if n else None,
+        }
+    label = {
+        "label": ALL,
+        "samples": total,
+        "errors": int(frame["errors"].sum()) if frame.height else 0,
+        "error_rate": (int(frame["errors"].sum()) / total) if total else None,
+        "duration_s": float(seconds.sum()) if seconds.size else None,
+        "warmup_end_s": w.end_s,
+        "warmup_status": w.status,
+        "is_transaction": False,
+        "throughput": {
+            "overall": result.throughput_overall,
+            "steady": result.throughput_steady.mean if result.throughput_steady else None,
+            "steady_ci": _ci(result.throughput_steady),
+        },
+        "latency_ms": {"overall": overall, "steady": steady, "steady_mean_ci": None},
+        "apdex": None,
+        "threads_steady": None,
+    }
+    return {
+        "suite": name,
+        "source": "summariser",
+        "window_s": None,
+        "start_ms": None,
+        "labels": [label],
+        "dashboard": [],
+        "littles_law": None,
+        "findings": [],
+    }
+
+
+def load_report(
+    store: Store, suites: list[str] | None = None, *, window_s: float = 1.0
+) -> dict[str, Any]:
+    """The ``warmup load --json`` payload: ``{"suites": [...]}`` for every load suite
+    (or the named ones)."""
+    ids = store.suite_ids(suites, kind="load")
+    names = dict(
+        store.con.execute("SELECT suite_id, name FROM suites WHERE kind = 'load'").fetchall()
+    )
+    if not ids:
+        raise UsageError("no load-test suites (JMeter JTL or summariser log) in the input")
+    return {
+        "window_s": window_s,
+        "suites": [analyze_load_suite(store, i, names[i], window_s=window_s) for i in ids],
+    }
+
+
+def _steady_series(
+    store: Store, suite_id: int, suite: dict[str, Any], label: str
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """Per-window throughput (/s) and mean latency (ms) after the warm-up end of ``label``."""
+    entry = next((x for x in suite["labels"] if x["label"] == label), None)
+    if entry is None or entry["warmup_status"] not in ("warmup", "none"):
+        return None
+    if suite["source"] == "summariser":
+        frame = store.frame(
+            """SELECT count, seconds, avg_ms FROM load_windows
+               WHERE suite_id = ? AND kind = '+' AND seconds > 0 ORDER BY source_id, line""",
+            [suite_id],
+        )
+        end = 0
+        if entry["warmup_end_s"]:
+            cum = np.cumsum(frame["seconds"].to_numpy())
+            end = int(np.searchsorted(cum, entry["warmup_end_s"], side="left")) + 1
+        part = frame.slice(end)
+        return (
+            (part["count"] / part["seconds"]).to_numpy(),
+            part["avg_ms"].to_numpy(),
+        )
+    window_s = float(suite["window_s"])
+    window_ms = max(1, round(window_s * 1000))
+    frame = _windows(store, suite_id, int(suite["start_ms"]), window_ms, by_label=label != ALL)
+    if label != ALL:
+        frame = frame.filter(pl.col("label") == label)
+    if frame.height < 2:
+        return None
+    first, last = int(frame["w"].min()), int(frame["w"].max())  # type: ignore[arg-type]
+    n = np.zeros(last - first + 1)
+    mean_ms = np.full(last - first + 1, np.nan)
+    idx = frame["w"].to_numpy().astype(np.int64) - first
+    n[idx] = frame["n"].to_numpy()
+    mean_ms[idx] = frame["mean_ms"].to_numpy()
+    start = round((entry["warmup_end_s"] or 0.0) / window_s) - first
+    start = max(0, start)
+    return n[start:-1] / window_s, mean_ms[start:-1]
+
+
+def compare_report(
+    store: Store, a: str, b: str, *, window_s: float = 1.0, level: float = 0.95
+) -> dict[str, Any]:
+    """The ``warmup compare --json`` payload: steady throughput and mean-latency ratios
+    B/A with Fieller CIs over batch means of the steady windows (research/
+    warmup-science.md §4.2, §8.14), for ALL and every label present in both suites."""
+    from toolkit.analyze.compare import fieller_ratio
+    from toolkit.analyze.timeseries import batch_means
+
+    ids = store.suite_ids([a, b], kind="load")
+    suites = [
+        analyze_load_suite(store, i, n, window_s=window_s) for i, n in zip(ids, (a, b), strict=True)
+    ]
+    labels_a = {x["label"] for x in suites[0]["labels"]}
+    common = [x["label"] for x in suites[1]["labels"] if x["label"] in labels_a]
+    rows = []
+    for label in common:
+        la = next(x for x in suites[0]["labels"] if x["label"] == label)
+        lb = next(x for x in suites[1]["labels"] if x["label"] == label)
+        sa = _steady_series(store, ids[0], suites[0], label)
+        sb = _steady_series(store, ids[1], suites[1], label)
+        row: dict[str, Any] = {"label": label, "steady": sa is not None and sb is not None}
+        for key, pos, field in (("throughput", 0, "steady"), ("latency_mean_ms", 1, None)):
+            va = (
+                la["throughput"]["steady"]
+                if field
+                else (la["latency_ms"]["steady"] or {}).get("mean")
+            )
+            vb = (
+                lb["throughput"]["steady"]
+                if field
+                else (lb["latency_ms"]["steady"] or {}).get("mean")
+            )
+            ci = None
+            if sa is not None and sb is not None:
+                ci = fieller_ratio(batch_means(sb[pos]), batch_means(sa[pos]), level=level)
+            row[key] = {
+                "a": va,
+                "b": vb,
+                "ratio": (vb / va) if va and vb is not None else None,
+                "ci": [ci.lo, ci.hi] if ci is not None and ci.lo is not None else None,
+            }
+        for p in ("p50", "p99"):
+            pa_ = (la["latency_ms"]["steady"] or {}).get(p)
+            pb_ = (lb["latency_ms"]["steady"] or {}).get(p)
+            row[f"latency_{p}_ms"] = {
+                "a": pa_,
+                "b": pb_,
+                "ratio": (pb_ / pa_) if pa_ and pb_ is not None else None,
+            }
+        rows.append(row)
+    return {"a": a, "b": b, "level": level, "labels": rows}
