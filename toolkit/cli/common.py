@@ -165,11 +165,11 @@ def analysis_store(paths: Sequence[Path] | None, db: Path | None) -> Iterator[St
     """The store an analysis command reads: ``--db`` (read-only), or the given files
     ingested into an in-memory store (or into ``--db`` when both are given)."""
     if paths:
-        with open_store(db) as store:
+        with open_store(db, on_wait=info) as store:
             run_ingest(store, paths, quiet_stored=True)
             yield store
     elif db is not None:
-        with open_store(db, read_only=True) as store:
+        with open_store(db, read_only=True, on_wait=info) as store:
             yield store
     else:
         fail("no input: give result files or folders, or --db STORE (see --help)", code=2)

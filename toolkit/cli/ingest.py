@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from toolkit.cli.common import DbOption, JsonOption, app, fail, print_json, run_ingest, with_errors
+from toolkit.cli.common import (
+    DbOption,
+    JsonOption,
+    app,
+    fail,
+    info,
+    print_json,
+    run_ingest,
+    with_errors,
+)
 from toolkit.ingest import FORMATS, IngestOptions
 from toolkit.store import open_store
 
@@ -78,7 +87,7 @@ def ingest(
             "note: no --db given; reading into a temporary in-memory store (nothing is kept)",
             err=True,
         )
-    with open_store(db) as store:
+    with open_store(db, on_wait=info) as store:
         run_ingest(store, paths, format=format, options=options)
 
 
@@ -88,7 +97,7 @@ def suites(db: DbOption = None, as_json: JsonOption = False) -> None:
     """List the suites in a store with their kind, system, machine, date and row counts."""
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
-    with open_store(db, read_only=True) as store:
+    with open_store(db, read_only=True, on_wait=info) as store:
         frame = store.suites()
     rows = frame.drop("attributes").to_dicts()
     if as_json:

@@ -95,15 +95,27 @@ def _optional_str(path: Path, doc: dict[str, Any], key: str) -> str | None:
     return value
 
 
+def _as_float(value: Any) -> float | None:
+    """``value`` as a finite float, or None when it is not a JSON number or is too big."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)  # an int of 400 digits overflows here
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _optional_number(path: Path, doc: dict[str, Any], key: str) -> float | None:
     value = doc.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    number = _as_float(value)
+    if number is None:
         raise InputFormatError(
             path, f"expected a number or null, got {json.dumps(value)[:60]}", field=key
         )
-    return float(value)
+    return number
 
 
 def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
@@ -132,13 +144,14 @@ def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
                     f"expected seconds (a number) or null, got {json.dumps(value)[:60]}",
                     field=f"result[{q}][{r}]",
                 )
-            if not math.isfinite(value) or value < 0:
+            seconds = _as_float(value)
+            if seconds is None or seconds < 0:
                 raise InputFormatError(
                     path,
-                    f"run time {value!r} is not a number of seconds >= 0",
+                    f"run time {json.dumps(value)[:60]} is not a number of seconds >= 0",
                     field=f"result[{q}][{r}]",
                 )
-            values.append(float(value))
+            values.append(seconds)
         rows.append(values)
     return rows
 
@@ -187,6 +200,10 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     ):
         raise InputFormatError(path, "expected a number or a string", field="cluster_size")
     data_size = _optional_number(path, doc, "data_size")
+    if data_size is not None and not 0 <= data_size < 2**63:
+        raise InputFormatError(
+            path, f"expected a size in bytes >= 0, got {doc['data_size']!r}", field="data_size"
+        )
     extra_tags = [t for t in options.tags if "=" not in t]
     attributes = dict(t.split("=", 1) for t in options.tags if "=" in t)
     for key in ("system_dir", "date_dir", "machine_file"):

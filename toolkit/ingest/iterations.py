@@ -18,6 +18,9 @@ from toolkit.store import SourceWriter, Store
 
 REQUIRED = ("suite", "query", "iteration", "seconds")
 OPTIONAL = ("process", "system", "machine")
+_INT32_MAX = 2**31 - 1
+#: more header columns than this is not an iterations file (and slow to parse)
+MAX_COLUMNS = 1000
 
 
 def _sniff(path: Path, head: bytes) -> bool:
@@ -28,10 +31,31 @@ def _sniff(path: Path, head: bytes) -> bool:
     return all(col in names for col in REQUIRED)
 
 
+def _check_header_width(path: Path) -> None:
+    """Refuse a header of thousands of columns before the CSV reader spends minutes on it."""
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 20)
+    if len(first) >= 1 << 20 and not first.endswith(b"\n"):
+        raise InputFormatError(
+            path, "header line is longer than 1 MiB; this is not an iterations CSV", line=1
+        )
+    width = first.count(b",") + 1
+    if width > MAX_COLUMNS:
+        raise InputFormatError(
+            path,
+            f"header has {width} columns (at most {MAX_COLUMNS} expected); "
+            "iterations input needs suite, query, iteration, seconds",
+            line=1,
+        )
+
+
 def _read(path: Path, encoding: str | None) -> pl.DataFrame:
     try:
-        if path.suffix.lower() == ".parquet":
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+        if path.suffix.lower() == ".parquet" or magic == b"PAR1":
             return pl.read_parquet(path)
+        _check_header_width(path)
         return pl.read_csv(
             path,
             infer_schema=False,
@@ -66,17 +90,18 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
         converted = raw.cast(dtype, strict=False)
         bad = converted.is_null() & raw.is_not_null()
         if col == "seconds":
-            bad = bad | (converted.is_not_null() & ((converted < 0) | converted.is_nan()))
+            bad = bad | (converted.is_not_null() & ~(converted.is_finite() & (converted >= 0)))
         elif col in ("iteration", "process"):
-            bad = bad | raw.is_null() if col == "iteration" else bad
-            bad = bad | (converted.is_not_null() & (converted < 0))
+            bad = bad | raw.is_null()  # a run number is required in every row
+            # stored as INTEGER: a larger number is a typo, not a run number
+            bad = bad | (converted.is_not_null() & ((converted < 0) | (converted > _INT32_MAX)))
         if bad.any():
             row = int(bad.arg_true()[0])
-            value = raw[row]
+            value = "" if raw[row] is None else raw[row]
             expected = (
-                "a number of seconds >= 0, or empty for a failed run"
+                "a finite number of seconds >= 0, or empty for a failed run"
                 if col == "seconds"
-                else "an integer >= 0"
+                else f"an integer from 0 to {_INT32_MAX}"
             )
             raise InputFormatError(
                 origin,

@@ -323,7 +323,11 @@ class SourceWriter:
 
 
 def _connect(
-    path: Path | None, *, read_only: bool, lock_timeout: float
+    path: Path | None,
+    *,
+    read_only: bool,
+    lock_timeout: float,
+    on_wait: Callable[[str], None] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     if path is None:
         return duckdb.connect(":memory:")
@@ -338,11 +342,17 @@ def _connect(
         except duckdb.IOException as exc:
             text = str(exc)
             if any(marker in text for marker in _LOCK_MARKERS):
-                if time.monotonic() < deadline:
-                    time.sleep(0.1)
-                    continue
                 pid = re.search(r"PID (\d+)", text)
                 holder = f" (PID {pid.group(1)})" if pid else ""
+                if time.monotonic() < deadline:
+                    if on_wait is not None:
+                        on_wait(
+                            f"{path}: store is in use by another warmup process{holder}; "
+                            f"waiting up to {lock_timeout:g} s (WARMUP_LOCK_TIMEOUT)"
+                        )
+                        on_wait = None  # say it once
+                    time.sleep(0.1)
+                    continue
                 raise StoreError(
                     f"{path}: store is locked by another warmup process{holder}; waited "
                     f"{lock_timeout:g} s. Retry when it finishes, or set WARMUP_LOCK_TIMEOUT "
@@ -404,11 +414,15 @@ def open_store(
     *,
     read_only: bool = False,
     lock_timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> Store:
     """Open (creating or migrating as needed) the store at ``path``; None = in memory.
 
     A store held by another process is retried for ``lock_timeout`` seconds (default
-    ``WARMUP_LOCK_TIMEOUT`` or 10 s) before a :class:`StoreError` says so.
+    ``WARMUP_LOCK_TIMEOUT`` or 10 s) before a :class:`StoreError` says so; ``on_wait``
+    (e.g. the CLI's stderr printer) is called once with a one-line message when waiting
+    starts. DuckDB allows one writing process, so readers wait for a writer too; they
+    then see only committed files (one transaction per file).
 
     >>> with open_store() as store:
     ...     store.schema_version >= 1
@@ -417,7 +431,7 @@ def open_store(
     if lock_timeout is None:
         lock_timeout = float(os.environ.get("WARMUP_LOCK_TIMEOUT", "10"))
     resolved = Path(path) if path is not None else None
-    con = _connect(resolved, read_only=read_only, lock_timeout=lock_timeout)
+    con = _connect(resolved, read_only=read_only, lock_timeout=lock_timeout, on_wait=on_wait)
     try:
         _migrate(con, resolved, read_only=read_only)
     except BaseException:

@@ -1,0 +1,361 @@
+"""Trust under kills, concurrency and old stores (issue 7 §2-§4), and regressions found by
+the fuzz suite (tests/test_fuzz.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from toolkit import ingest_file, open_store
+from toolkit.errors import InputFormatError, StoreError
+from toolkit.store import DATA_TABLES
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CLICKBENCH = FIXTURES / "clickbench" / "minisys__results__20260101__c6a.test.json"
+
+
+def warmup_cmd(*args: str | Path) -> list[str]:
+    """The ``warmup`` command of this checkout, run as ``python -m toolkit``."""
+    return [sys.executable, "-m", "toolkit", *map(str, args)]
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def store_state(db: Path) -> dict[str, tuple[object, ...]]:
+    """Open ``db`` (replaying its WAL), check it, and return its sources.
+
+    Checks: the store opens; CHECKPOINT succeeds; every column of every table can be read
+    (DuckDB verifies block checksums on read); every data row's source exists; every
+    ``sources.rows`` equals the rows stored for it; ``suite_sources`` points at existing
+    suites and sources; every suite has a source. Returns ``{sha256: (format, rows)}``.
+    """
+    with open_store(db) as store:
+        con = store.con
+        con.execute("CHECKPOINT")
+        tables = [r[0] for r in con.execute("SHOW TABLES").fetchall()]
+        for table in tables:
+            cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+            exprs = ", ".join(f'count("{c}")' for c in cols)
+            con.execute(f"SELECT {exprs} FROM {table}").fetchall()
+        for table in DATA_TABLES:
+            orphans = con.execute(
+                f"SELECT count(*) FROM {table} WHERE source_id NOT IN "
+                "(SELECT source_id FROM sources)"
+            ).fetchone()
+            assert orphans == (0,), f"{table}: rows without a source"
+        counted = " + ".join(
+            f"(SELECT count(*) FROM {t} WHERE {t}.source_id = s.source_id)" for t in DATA_TABLES
+        )
+        bad = con.execute(
+            f"SELECT s.source_id, s.rows, {counted} FROM sources s WHERE s.rows <> {counted}"
+        ).fetchall()
+        assert not bad, f"sources.rows differs from the stored rows: {bad}"
+        dangling = con.execute(
+            "SELECT count(*) FROM suite_sources WHERE suite_id NOT IN (SELECT suite_id FROM "
+            "suites) OR source_id NOT IN (SELECT source_id FROM sources)"
+        ).fetchone()
+        assert dangling == (0,), "suite_sources points at missing suites or sources"
+        lonely = con.execute(
+            "SELECT count(*) FROM suites WHERE suite_id NOT IN (SELECT suite_id FROM suite_sources)"
+        ).fetchone()
+        assert lonely == (0,), "a suite without a source"
+        rows = con.execute("SELECT sha256, format, rows FROM sources").fetchall()
+    return {str(r[0]): (r[1], int(r[2])) for r in rows}
+
+
+# -- §2 atomicity: SIGKILL during `warmup ingest` ------------------------------------------
+BIG_ROWS = 2_000_000
+
+
+def write_iterations_csv(path: Path, rows: int) -> Path:
+    """An iterations CSV of ``rows`` rows (1000 queries; about 33 bytes a row)."""
+    queries = 1000
+    per_query = rows // queries
+    pl.DataFrame(
+        {
+            "suite": [path.stem] * rows,
+            "query": pl.Series(np.repeat(np.arange(queries), per_query)).cast(pl.String),
+            "iteration": np.tile(np.arange(per_query), queries),
+            "seconds": np.random.default_rng(7).random(rows),
+        }
+    ).write_csv(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_iterations_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """BIG_ROWS rows (about 65 MB): several seconds to ingest."""
+    return write_iterations_csv(tmp_path_factory.mktemp("big") / "big.csv", BIG_ROWS)
+
+
+def _store_bytes(db: Path) -> int:
+    wal = db.with_name(db.name + ".wal")
+    return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def _kill_ingest(db: Path, big: Path, when: str) -> str:
+    """Run `warmup ingest --db db big` and SIGKILL it at ``when``: seconds after start, or
+    ``grow:N`` = as soon as the store files grew by N bytes (a kill inside the write).
+    Returns how the process ended."""
+    start_bytes = _store_bytes(db)
+    proc = subprocess.Popen(
+        warmup_cmd("ingest", "--db", db, big),
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    t0 = time.monotonic()
+    try:
+        while proc.poll() is None and time.monotonic() - t0 < 120:
+            if when.startswith("grow:"):
+                if _store_bytes(db) - start_bytes >= int(when[5:]):
+                    break
+            elif time.monotonic() - t0 >= float(when):
+                break
+            time.sleep(0.005)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            return "killed"
+        return f"exited {proc.returncode}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.slow
+def test_sigkill_during_ingest_leaves_old_or_complete_store(
+    tmp_path: Path, big_iterations_csv: Path
+) -> None:
+    base = tmp_path / "base.duckdb"
+    with open_store(base) as store:
+        ingest_file(store, CLICKBENCH)
+    before = store_state(base)
+    assert len(before) == 1
+    outcomes = {}
+    for when in ("0.2", "0.5", "1", "2", "grow:1", "grow:4000000", "grow:16000000"):
+        db = tmp_path / f"kill-{when.replace(':', '-')}.duckdb"
+        shutil.copy(base, db)
+        how = _kill_ingest(db, big_iterations_csv, when)
+        after = store_state(db)
+        if after == before:
+            outcomes[when] = f"{how}: store as before"
+            continue
+        new = set(after) - set(before)
+        assert set(before) <= set(after) and len(new) == 1, (when, how, after)
+        assert after[new.pop()] == ("iterations", BIG_ROWS), (when, how, after)
+        outcomes[when] = f"{how}: complete new source"
+    # the early kills land before the commit; the test must have killed mid-write at least once
+    assert outcomes["0.2"] == "killed: store as before"
+    assert any(v == "killed: store as before" for k, v in outcomes.items() if k.startswith("grow"))
+    # and an ingest left alone stores the whole file
+    db = tmp_path / "complete.duckdb"
+    shutil.copy(base, db)
+    done = subprocess.run(
+        warmup_cmd("ingest", "--db", db, big_iterations_csv),
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    after = store_state(db)
+    assert len(after) == 2 and ("iterations", BIG_ROWS) in after.values()
+
+
+# -- regressions found by the fuzz suite ---------------------------------------------------
+CB = '{"system": "S", "machine": "m", %s"result": [[1.0, %s]]}'
+IT = "suite,query,iteration,seconds%s\ns,q,%s,%s%s\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "bigint.json",
+            CB % ("", "9" * 400),
+            "field 'result[0][1]': run time " + "9" * 60 + " is not a number of seconds >= 0",
+        ),
+        (
+            "bigsize.json",
+            CB % ('"data_size": 1e300, ', "1"),
+            "field 'data_size': expected a size in bytes >= 0, got 1e+300",
+        ),
+        (
+            "bigload.json",
+            CB % ('"load_time": ' + "9" * 400 + ", ", "1"),
+            "field 'load_time': expected a number or null, got " + "9" * 60,
+        ),
+        (
+            "iteration.csv",
+            IT % ("", "99999999999", "1", ""),
+            "2: column 'iteration': '99999999999' is not an integer from 0 to 2147483647",
+        ),
+        (
+            "process.csv",
+            IT % (",process", "1", "1", ",4000000000"),
+            "2: column 'process': '4000000000' is not an integer from 0 to 2147483647",
+        ),
+        (
+            "noprocess.csv",
+            IT % (",process", "1", "1", ","),
+            "2: column 'process': '' is not an integer from 0 to 2147483647",
+        ),
+        (
+            "infinite.csv",
+            IT % ("", "1", "1e400", ""),
+            "2: column 'seconds': '1e400' is not a finite number of seconds >= 0, "
+            "or empty for a failed run",
+        ),
+        (
+            "inf.csv",
+            IT % ("", "1", "inf", ""),
+            "2: column 'seconds': 'inf' is not a finite number of seconds >= 0, "
+            "or empty for a failed run",
+        ),
+        (
+            "wide.csv",
+            "suite,query,iteration,seconds" + "," * 2000 + "\ns,q,1,1\n",
+            "1: header has 2004 columns (at most 1000 expected); "
+            "iterations input needs suite, query, iteration, seconds",
+        ),
+        (
+            "longheader.csv",
+            "suite,query,iteration,seconds,x" + "x" * (1 << 20) + "\ns,q,1,1\n",
+            "1: header line is longer than 1 MiB; this is not an iterations CSV",
+        ),
+    ],
+    ids=lambda value: value if str(value).endswith((".csv", ".json")) else "",
+)
+def test_fuzz_findings_are_clear_errors(tmp_path: Path, name: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with open_store() as store:
+        with pytest.raises(InputFormatError) as info:
+            # a 1 MiB header is past the sniffer's window: name the format as a user would
+            ingest_file(store, path, format="iterations" if name == "longheader.csv" else None)
+        assert store.con.execute("SELECT count(*) FROM sources").fetchone() == (0,)
+    sep = "" if message[0].isdigit() else " "
+    assert str(info.value) == f"{path}:{sep}{message}"
+
+
+# -- §3 concurrency: two processes, one store ----------------------------------------------
+MEDIUM_ROWS = 1_500_000
+
+
+@pytest.fixture(scope="module")
+def medium_iterations_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_iterations_csv(tmp_path_factory.mktemp("medium") / "medium.csv", MEDIUM_ROWS)
+
+
+@contextlib.contextmanager
+def writing(db: Path, data: Path) -> Iterator[subprocess.Popen[str]]:
+    """A `warmup ingest --db db data` process that holds the store's lock."""
+    proc = subprocess.Popen(
+        warmup_cmd("ingest", "--db", db, data),
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                # a probe: fails at once while the writer holds the lock (the writer itself
+                # retries if this probe holds it for an instant)
+                open_store(db, read_only=True, lock_timeout=0).close()
+            except StoreError as exc:
+                assert "locked by another warmup process" in str(exc)
+                break
+            time.sleep(0.005)
+        assert proc.poll() is None, "the writer finished before the test could overlap it"
+        yield proc
+    finally:
+        proc.communicate(timeout=120)
+
+
+def run_cli(*args: str | Path, lock_timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        warmup_cmd(*args),
+        env=subprocess_env(WARMUP_LOCK_TIMEOUT=str(lock_timeout)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def empty_db(tmp_path: Path) -> Path:
+    db = tmp_path / "shared.duckdb"
+    open_store(db).close()
+    return db
+
+
+@pytest.mark.slow
+def test_second_writer_waits_and_both_files_are_stored(
+    empty_db: Path, medium_iterations_csv: Path
+) -> None:
+    with writing(empty_db, medium_iterations_csv) as first:
+        second = run_cli("ingest", "--db", empty_db, CLICKBENCH, lock_timeout=60)
+    assert first.returncode == 0
+    assert second.returncode == 0, second.stderr
+    assert (
+        f"{empty_db}: store is in use by another warmup process (PID {first.pid}); "
+        "waiting up to 60 s (WARMUP_LOCK_TIMEOUT)"
+    ) in second.stderr.splitlines()
+    state = store_state(empty_db)
+    assert sorted(state.values()) == [("clickbench", 15), ("iterations", MEDIUM_ROWS)]
+
+
+@pytest.mark.slow
+def test_second_writer_gives_up_with_one_line_and_store_keeps_the_first(
+    empty_db: Path, medium_iterations_csv: Path
+) -> None:
+    with writing(empty_db, medium_iterations_csv) as first:
+        second = run_cli("ingest", "--db", empty_db, CLICKBENCH, lock_timeout=0.5)
+    assert first.returncode == 0
+    assert second.returncode == 1
+    assert second.stderr.splitlines()[-1] == (
+        f"Error: {empty_db}: store is locked by another warmup process (PID {first.pid}); "
+        "waited 0.5 s. Retry when it finishes, or set WARMUP_LOCK_TIMEOUT to wait longer"
+    )
+    assert list(store_state(empty_db).values()) == [("iterations", MEDIUM_ROWS)]
+
+
+@pytest.mark.slow
+def test_reader_during_a_write_gets_one_line_or_a_committed_snapshot(
+    empty_db: Path, medium_iterations_csv: Path
+) -> None:
+    with writing(empty_db, medium_iterations_csv) as first:
+        refused = run_cli("suites", "--db", empty_db, "--json", lock_timeout=0.3)
+        waited = run_cli("suites", "--db", empty_db, "--json", lock_timeout=60)
+    assert first.returncode == 0
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.splitlines()[-1].startswith(
+        f"Error: {empty_db}: store is locked by another warmup process"
+    )
+    assert waited.returncode == 0, waited.stderr
+    suites = json.loads(waited.stdout)["suites"]
+    # the reader waited for the commit: it sees the whole file, never a part of it
+    assert [(s["name"], s["iterations"]) for s in suites] == [("medium", MEDIUM_ROWS)]
