@@ -24,7 +24,7 @@ from toolkit.store import DATA_TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CLICKBENCH = FIXTURES / "clickbench" / "minisys__results__20260101__c6a.test.json"
+CLICKBENCH = FIXTURES / "fuzz" / "minisys__results__20260101__c6a.test.json"
 
 
 def warmup_cmd(*args: str | Path) -> list[str]:

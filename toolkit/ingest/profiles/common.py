@@ -126,6 +126,23 @@ def suite_for(writer: SourceWriter, options: IngestOptions, default_name: str, s
     )
 
 
+_INT64_MAX = 2**63 - 1
+_INTEGER_FIELDS = ("run", "nodes", "bytes_scanned", "bytes_remote", "bytes_local", "bytes_memory")
+
+
+def _check_integer_ranges(writer: SourceWriter, run: ProfileRun) -> None:
+    """Byte counts and run numbers must fit the store's BIGINT (found by fuzzing: a
+    20-digit ``read_bytes`` reached DuckDB as a conversion error)."""
+    for name in _INTEGER_FIELDS:
+        value = getattr(run, name)
+        if value is not None and not (-_INT64_MAX <= value <= _INT64_MAX):
+            raise InputFormatError(
+                writer.path,
+                f"{name} of run {run.run} of series {run.series[:60]!r} is {value}, out of "
+                "range for a 64-bit count; fix the export",
+            )
+
+
 def write_runs(
     writer: SourceWriter, suite_id: int, source_format: str, runs: list[ProfileRun]
 ) -> None:
@@ -162,6 +179,7 @@ def write_runs(
                     "numbered in ingest order, so give the files in the order they ran"
                 )
             last_start[run.series] = run.start_time
+        _check_integer_ranges(writer, run)
         con.execute(
             """INSERT INTO query_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                                               ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -264,6 +282,9 @@ def read_json(path: Path, encoding: str | None, expected: str) -> Any:
         ) from None
     except RecursionError:
         raise InputFormatError(path, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:
+        # e.g. an integer of more than 4300 digits (Python's int-conversion limit)
+        raise InputFormatError(path, f"invalid JSON ({exc}); expected {expected}") from None
 
 
 def missing(path: Path, expected: str, field_name: str) -> InputFormatError:

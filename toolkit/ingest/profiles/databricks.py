@@ -69,7 +69,13 @@ def _series(text: str, warehouse: str | None) -> str:
 
 def _epoch_ms(value: Any) -> datetime | None:
     ms = number(value)
-    return None if ms is None else datetime.fromtimestamp(ms / 1000.0, UTC)
+    if ms is None:
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000.0, UTC)
+    except (OverflowError, ValueError, OSError):
+        # not a plausible epoch: keep the run, report the start time as unknown
+        return None
 
 
 def _split(
