@@ -9,12 +9,24 @@ import typer
 
 from toolkit.cli.common import DbOption, PathsArgument, analysis_store, app, fail, info, with_errors
 from toolkit.report.render import PLOTLYJS_MODES, PlotlyJs, write_report
+from toolkit.report.sections import split_compare_pair
 
 OutputOption = Annotated[
     Path,
     typer.Option("--output", "-o", help="HTML file to write.", dir_okay=False),
 ]
 TitleOption = Annotated[str | None, typer.Option("--title", help="Title at the top of the report.")]
+CompareOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--compare",
+        help=(
+            "A/B section for two load tests, as 'A,B' (suite names or the input files they "
+            "were read from; B is compared against A). Repeatable. Without it, exactly two "
+            "load tests in the input are compared (A = the one read first)."
+        ),
+    ),
+]
 PlotlyJsOption = Annotated[
     str,
     typer.Option(
@@ -35,7 +47,12 @@ def plotlyjs_mode(value: str) -> PlotlyJs:
     fail(f"unknown --plotlyjs {value!r}; use one of: {', '.join(PLOTLYJS_MODES)}", code=2)
 
 
-@app.command(epilog="Example: warmup report results/*.json run.jtl -o report.html")
+@app.command(
+    epilog=(
+        "Example: warmup report results/*.json run.jtl -o report.html; "
+        "warmup report off.jtl on.jtl --compare off.jtl,on.jtl -o ab.html"
+    )
+)
 @with_errors
 def report(
     paths: PathsArgument = None,
@@ -49,19 +66,28 @@ def report(
     window: Annotated[
         int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
     ] = 2,
+    compare: CompareOption = None,
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
     Findings first, then each analysis whose data is present (iteration gaps, per-query
-    trajectories, load tests, cache warm-up, ...) and the provenance of the inputs. The
-    file works offline from file://. Set SOURCE_DATE_EPOCH for byte-identical reruns.
+    trajectories with warm-up detection, ClickBench score, load tests, A/B comparison,
+    cache warm-up) and the provenance of the inputs. The file works offline from file://.
+    Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
     mode = plotlyjs_mode(plotlyjs)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     with analysis_store(paths, db) as store:
+        pairs = [split_compare_pair(store, value) for value in compare or []]
         path = write_report(
-            store, output, title=title, plotlyjs=mode, tolerance=tolerance, window=window
+            store,
+            output,
+            title=title,
+            plotlyjs=mode,
+            tolerance=tolerance,
+            window=window,
+            compare=pairs,
         )
     info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

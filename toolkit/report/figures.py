@@ -36,7 +36,7 @@ BAND = "rgba(0,158,115,0.15)"  # bluish green, translucent: steady band
 CUT = "rgba(136,136,136,0.18)"  # grey: warm-up cut
 
 #: Points per trace above which a series is thinned before plotting.
-MAX_POINTS = 1500
+MAX_POINTS = 2000
 
 _AXIS = {
     "showgrid": True,
@@ -214,13 +214,16 @@ def trajectory_chart(
     steady_iteration: int | None,
     change_points: Sequence[int],
     spikes: Sequence[tuple[int, float]],
-    reference_label: str,
+    reference: float | None = None,
 ) -> go.Figure:
     """One query's run times against iteration (log y): cold run, hot runs, steady band.
 
     ``runs``: per process ``(process, [(iteration, seconds|None), ...])``; iteration 0 is the
-    cold run (drawn hollow). The steady value is a line, its CI a band; change points are
-    vertical dotted lines; spikes are vermillion crosses.
+    cold run (drawn hollow). ``steady`` is the detector's steady value (dashed green) with
+    its CI as a band; iterations before ``steady_iteration`` are shaded grey (warm-up);
+    ``change_points`` (first iteration of a new segment) are dotted verticals; ``spikes``
+    are vermillion crosses; ``reference`` (the gap table's min of hot runs) a thin grey
+    dash-dot line.
     """
     fig = _figure(
         210,
@@ -228,7 +231,9 @@ def trajectory_chart(
         showlegend=False,
         margin={"l": 48, "r": 8, "t": 30 if title else 8, "b": 28},
         xaxis={"dtick": 1 if max((len(r) for _, r in runs), default=0) <= 12 else None},
-        yaxis=log_axis([v for _, pts in runs for _, v in pts] + [steady, *(steady_ci or ())]),
+        yaxis=log_axis(
+            [v for _, pts in runs for _, v in pts] + [steady, reference, *(steady_ci or ())]
+        ),
     )
     for n, (process, points) in enumerate(runs):
         colour = OKABE_ITO[n % len(OKABE_ITO)]
@@ -256,29 +261,24 @@ def trajectory_chart(
                     hovertemplate="cold run: %{y:.4g} s<extra></extra>",
                 )
             )
-    if steady_ci is not None and all(v > 0 for v in steady_ci):
-        fig.add_hrect(y0=steady_ci[0], y1=steady_ci[1], fillcolor=BAND, line_width=0, layer="below")
-    if steady is not None and steady > 0:
-        fig.add_hline(
-            y=_round(steady),
-            line={"color": GREEN, "width": 1, "dash": "dash"},
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                name=reference_label,
-                mode="lines",
-                line={"color": GREEN, "dash": "dash"},
-                hoverinfo="skip",
-            )
-        )
-    if steady_iteration is not None:
+    if steady_iteration is not None and steady_iteration > 0:
         fig.add_vrect(
             x0=-0.5, x1=steady_iteration - 0.5, fillcolor=CUT, line_width=0, layer="below"
         )
+    if steady_ci is not None and all(v > 0 for v in steady_ci):
+        fig.add_hrect(
+            y0=_round(steady_ci[0]),
+            y1=_round(steady_ci[1]),
+            fillcolor=BAND,
+            line_width=0,
+            layer="below",
+        )
+    if reference is not None and reference > 0:
+        fig.add_hline(y=_round(reference), line={"color": GREY, "width": 1, "dash": "dashdot"})
+    if steady is not None and steady > 0:
+        fig.add_hline(y=_round(steady), line={"color": GREEN, "width": 1.5, "dash": "dash"})
     for cp in change_points:
-        fig.add_vline(x=cp - 0.5, line={"color": GREY, "width": 1, "dash": "dot"})
+        fig.add_vline(x=cp - 0.5, line={"color": BLACK, "width": 1, "dash": "dot"})
     if spikes:
         fig.add_trace(
             go.Scatter(
@@ -370,7 +370,15 @@ def load_chart(
             col=1,
         )
     fig.update_yaxes(title={"text": "samples/s"}, rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title={"text": "latency ms"}, type="log", row=2, col=1)
+    fig.update_yaxes(
+        title={"text": "latency (log)"},
+        **log_axis(
+            [v for values in percentiles.values() for v in values],
+            label=lambda ms: short_seconds(ms / 1000),
+        ),
+        row=2,
+        col=1,
+    )
     fig.update_xaxes(title={"text": "seconds since test start"}, row=2, col=1)
     return fig
 
@@ -460,34 +468,49 @@ def rank_chart(ranks: dict[str, Sequence[tuple[int, int]]]) -> go.Figure:
 
 
 def ratio_chart(
-    names: Sequence[str], ratios: Sequence[float], cis: Sequence[tuple[float, float] | None]
+    names: Sequence[str],
+    metrics: dict[str, tuple[Sequence[float | None], Sequence[tuple[float, float] | None]]],
 ) -> go.Figure:
-    """A/B comparison: ratio B/A of steady values per query (log x) with CIs; 1 = no change."""
-    height = max(220, 22 * len(names) + 90)
+    """A/B comparison: ratios B/A per label (log x) with their confidence intervals, one
+    marker colour per metric (``metrics``: name -> (ratios, CIs), aligned with ``names``);
+    the dashed line at 1 is "no change"."""
+    height = max(220, 26 * len(names) + 110)
     fig = _figure(
         height,
-        xaxis={"title": {"text": "ratio B / A (below 1: B faster)"}, "type": "log"},
-        yaxis={"autorange": "reversed", "automargin": True},
-        margin={"l": 80, "r": 16, "t": 20, "b": 50},
-        showlegend=False,
+        xaxis={"title": {"text": "ratio B / A (log scale; 1 = no change)"}, "type": "log"},
+        yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
+        margin={"l": 80, "r": 16, "t": 20, "b": 80},
+        showlegend=True,
     )
-    lo = [None if ci is None else r - ci[0] for r, ci in zip(ratios, cis, strict=True)]
-    hi = [None if ci is None else ci[1] - r for r, ci in zip(ratios, cis, strict=True)]
-    fig.add_trace(
-        go.Scatter(
-            x=_rounded(ratios),
-            y=[plot_text(n) for n in names],
-            mode="markers",
-            marker={"color": BLUE, "size": 8},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": _rounded(hi),
-                "arrayminus": _rounded(lo),
-                "color": GREY,
-            },
-            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+    labels = [plot_text(n) for n in names]
+    symbols = ("circle", "diamond", "square", "triangle-up")
+    for i, (metric, (ratios, cis)) in enumerate(metrics.items()):
+        lo = [
+            None if ci is None or r is None else r - ci[0]
+            for r, ci in zip(ratios, cis, strict=True)
+        ]
+        hi = [
+            None if ci is None or r is None else ci[1] - r
+            for r, ci in zip(ratios, cis, strict=True)
+        ]
+        colour = OKABE_ITO[i % len(OKABE_ITO)]
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(ratios),
+                y=labels,
+                mode="markers",
+                name=plot_text(metric),
+                marker={"color": colour, "size": 9, "symbol": symbols[i % len(symbols)]},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": _rounded(hi),
+                    "arrayminus": _rounded(lo),
+                    "color": colour,
+                    "thickness": 1.5,
+                },
+                hovertemplate=f"%{{y}} {plot_text(metric)}: %{{x:.3f}}<extra></extra>",
+            )
         )
-    )
     fig.add_vline(x=1, line={"color": GREY, "dash": "dash"})
     return fig

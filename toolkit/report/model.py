@@ -65,13 +65,21 @@ class Chart:
 
 
 @dataclass(frozen=True)
+class Badge:
+    """A short coloured label on a small multiple (a series class, a gap)."""
+
+    text: str
+    tone: Tone = ""
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class Panel:
-    """One small multiple: a chart with a heading, a class badge and sort keys."""
+    """One small multiple: a chart with a heading, badges (class, gap) and sort keys."""
 
     chart: Chart
     heading: str
-    badge: str
-    badge_tone: Tone
+    badges: tuple[Badge, ...]
     sort_keys: dict[str, float]
 
 

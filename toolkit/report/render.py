@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -50,6 +51,13 @@ class Report:
     sections: tuple[Section, ...]
 
 
+def named(finding: Finding) -> Finding:
+    """The finding with its subject leading the message (the list shows messages only)."""
+    if finding.message.startswith(finding.subject):
+        return finding
+    return replace(finding, message=f"{finding.subject}: {finding.message}")
+
+
 def generation_time(value: datetime | None = None) -> str:
     """ISO-8601 UTC time of the report: ``value``, else ``SOURCE_DATE_EPOCH`` (the
     reproducible-builds convention), else now."""
@@ -79,7 +87,7 @@ def build_report(
     stamp = generation_time(generated_at)
     sections = [s for build in SECTIONS if (s := build(ctx)) is not None]
     sections.append(provenance_section(ctx, toolkit_version=__version__, generated_at=stamp))
-    findings = [f for s in sections for f in s.findings]
+    findings = [named(f) for s in sections for f in s.findings]
     findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
     return Report(
         title=title or "warmup-toolkit report",
@@ -192,12 +200,16 @@ def render_report(
     plotlyjs: PlotlyJs = "inline",
     tolerance: float = 0.10,
     window: int = 2,
+    compare: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
     ``generated_at`` defaults to ``SOURCE_DATE_EPOCH`` or now; pass it for byte-identical
     renders. ``tolerance`` (fraction) and ``window`` (hot iterations of the benchmark's
     own hot value) are the analyzer parameters shown in the provenance section.
+    ``compare``: (A, B) pairs of load suites (names, or the files they were read from)
+    for the A/B section; without it, the two load suites are compared when there are
+    exactly two.
 
     >>> import toolkit
     >>> with toolkit.open_store() as store:
@@ -215,7 +227,11 @@ def render_report(
         store,
         title=title,
         generated_at=generated_at,
-        params=ReportParams(tolerance=tolerance, window=window),
+        params=ReportParams(
+            tolerance=tolerance,
+            window=window,
+            compare=tuple((str(a), str(b)) for a, b in compare),
+        ),
     )
     return render_html(report, plotlyjs=plotlyjs)
 
@@ -229,6 +245,7 @@ def write_report(
     plotlyjs: PlotlyJs = "inline",
     tolerance: float = 0.10,
     window: int = 2,
+    compare: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -242,6 +259,7 @@ def write_report(
         plotlyjs=plotlyjs,
         tolerance=tolerance,
         window=window,
+        compare=compare,
     )
     path.write_text(text, encoding="utf-8")
     if plotlyjs == "directory":

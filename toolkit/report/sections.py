@@ -6,16 +6,31 @@ in DESIGN.md) and turn them into blocks and findings.
 from __future__ import annotations
 
 import math
+import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import PurePath
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
 from typing import Any
 
 import polars as pl
 
 from toolkit.analyze.findings import Finding, Severity
+from toolkit.errors import UsageError
 from toolkit.report import figures
-from toolkit.report.model import Block, Cell, Chart, Column, Grid, Panel, Section, Table, Tone
+from toolkit.report.model import (
+    Badge,
+    Block,
+    Cell,
+    Chart,
+    Column,
+    Grid,
+    Panel,
+    Section,
+    Table,
+    Text,
+    Tone,
+)
 from toolkit.store import Store
 
 #: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
@@ -34,6 +49,7 @@ class ReportParams:
     tolerance: float = 0.10
     window: int = 2
     reference: str = "min-all"
+    compare: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -57,6 +73,8 @@ def fmt_seconds(value: float | None) -> str:
     """Seconds with 3 significant digits and a unit that keeps them readable."""
     if value is None or not math.isfinite(value):
         return "–"
+    if value < 0:
+        return "−" + fmt_seconds(-value)
     if value < 1e-3:
         return f"{value * 1e6:.3g} µs"
     if value < 1:
@@ -320,18 +338,411 @@ def gaps_section(ctx: ReportContext) -> Section | None:
     )
 
 
+# -- warm-up detection and trajectories ----------------------------------------------------
+
+
+def detections(ctx: ReportContext) -> tuple[list[Any], dict[str, Any]]:
+    """The warm-up engine's results for every iteration series (pipeline/detect.py) and
+    their ``warmup detect --json`` payload, each series with ``suite_id`` and
+    ``query_index`` added for joins."""
+
+    def compute() -> tuple[list[Any], dict[str, Any]]:
+        from toolkit.pipeline.detect import detect_payload, detect_series
+
+        results = detect_series(ctx.store)
+        payload = detect_payload(results)
+        for entry, det in zip(payload["series"], results, strict=True):
+            entry["suite_id"] = det.suite_id
+            entry["query_index"] = det.query_index
+        return results, payload
+
+    value: tuple[list[Any], dict[str, Any]] = ctx.cached("detect", compute)
+    return value
+
+
+#: Series classes (Barrett et al. 2017; the short-series detector, research §8.6) → tone.
+CLASS_TONES: dict[str, Tone] = {
+    "flat": "good",
+    "warmup": "warn",
+    "slowdown": "bad",
+    "no-steady-state": "bad",
+    "good inconsistent": "warn",
+    "bad inconsistent": "bad",
+    "short": "",
+    "no-cache-effect": "good",
+    "step": "warn",
+    "still-warming": "bad",
+    "noisy": "warn",
+    "single-run": "",
+}
+CLASS_HELP = {
+    "flat": "steady from the first hot run: no warm-up",
+    "warmup": "faster after a warm-up, then steady",
+    "slowdown": "slower after the start, then steady",
+    "no-steady-state": "the last quarter of the runs still changes level",
+    "good inconsistent": "processes disagree, but each is flat or warms up",
+    "bad inconsistent": "processes disagree, one of them slows down or never settles",
+    "short": "too few runs for change points (at most 5)",
+    "no-cache-effect": "cold and hot runs agree",
+    "step": "a slow cold run, then steady hot runs",
+    "still-warming": "the last hot run is a new minimum: still getting faster",
+    "noisy": "hot runs disagree without a trend",
+    "single-run": "only a cold run",
+}
+
+
+def class_name(entry: dict[str, Any]) -> str:
+    """The class a series shows: ``short: step`` for short series, else its class."""
+    if entry["class"] == "short" and entry["short"] is not None:
+        return f"short: {entry['short']['class']}"
+    return str(entry["class"])
+
+
+def class_badge(name: str) -> Badge:
+    key = name.removeprefix("short: ")
+    return Badge(name, CLASS_TONES.get(key, ""), CLASS_HELP.get(key, ""))
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 spike``, ``3 spikes``; ``many`` for irregular plurals."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def name_list(names: Sequence[str], limit: int = 3) -> str:
+    """``Q1, Q2, Q3 and 4 more``."""
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def detection_findings(
+    results: Sequence[Any], payload: dict[str, Any], params: ReportParams
+) -> list[Finding]:
+    """The warm-up engine's per-series results, one finding per suite and kind: series
+    with no steady state, short series still getting faster, warm-ups longer than the
+    benchmark's hot window, single-iteration spikes, and min-of-all-runs references below
+    the steady value (toolkit/analyze/warmup.py; Barrett et al. 2017; research §8)."""
+    found: list[Finding] = []
+    suites: dict[int, list[tuple[Any, dict[str, Any]]]] = {}
+    for det, entry in zip(results, payload["series"], strict=True):
+        suites.setdefault(det.suite_id, []).append((det, entry))
+    for members in suites.values():
+        suite = members[0][0].suite
+        n = len(members)
+
+        counts = Counter(d.query for d, _ in members)
+
+        def label(det: Any, counts: Counter[str] = counts) -> str:
+            return f"{det.query} (process {det.process})" if counts[det.query] > 1 else det.query
+
+        never = [d for d, e in members if e["class"] == "no-steady-state"]
+        if never:
+            found.append(
+                Finding(
+                    rule="no-steady-state",
+                    severity="problem",
+                    subject=suite,
+                    message=(
+                        f"{suite}: {len(never)} of {n} series never reach a steady state "
+                        f"({name_list([label(d) for d in never])}): the last quarter of "
+                        "their runs still changes level"
+                    ),
+                    advice="run more iterations, or report these queries as not steady",
+                    numbers={"series": n, "no_steady_state": len(never)},
+                )
+            )
+        warming = [
+            d
+            for d, e in members
+            if e["class"] == "short" and e["short"] is not None and e["short"]["still_warming"]
+        ]
+        if warming:
+            runs = sorted({d.analysis.n for d in warming})
+            found.append(
+                Finding(
+                    rule="still-warming",
+                    severity="warning",
+                    subject=suite,
+                    message=(
+                        f"{suite}: {len(warming)} of {n} series are still getting faster at "
+                        f"their last run ({name_list([label(d) for d in warming])}; "
+                        f"{'/'.join(map(str, runs))} runs each, the last hot run more than "
+                        "5% below every earlier one)"
+                    ),
+                    advice=(
+                        "add hot runs until the last two agree within 5%: the hot value of "
+                        "these runs is above steady state"
+                    ),
+                    numbers={
+                        "series": n,
+                        "still_warming": len(warming),
+                        "share": len(warming) / n,
+                    },
+                )
+            )
+        warm = [
+            (d, e)
+            for d, e in members
+            if e["class"] == "warmup" and e["steady_iteration"] is not None
+        ]
+        if warm:
+            iters = sorted(e["steady_iteration"] for _, e in warm)
+            longest, longest_e = max(warm, key=lambda de: de[1]["steady_iteration"])
+            late = [d for d, e in warm if e["steady_iteration"] > params.window]
+            median = statistics.median(iters)
+            found.append(
+                Finding(
+                    rule="warmup-length",
+                    severity="warning" if late else "info",
+                    subject=suite,
+                    message=(
+                        f"{suite}: {len(warm)} of {n} series warm up before a steady state, "
+                        f"steady from iteration {median:g} (median) and {iters[-1]} at the "
+                        f"latest ({label(longest)}, {fmt_seconds(longest_e['time_to_steady_s'])} "
+                        f"of warm-up runs); in {len(late)} of them the benchmark's "
+                        f"{params.window} hot runs end before the steady state"
+                    ),
+                    advice=(
+                        f"discard the first {iters[-1]} runs of every query (or time only "
+                        "steady iterations) before reporting hot numbers"
+                        if late
+                        else "the benchmark's hot window already reaches the steady state"
+                    ),
+                    numbers={
+                        "series": n,
+                        "warming_up": len(warm),
+                        "median_steady_iteration": median,
+                        "max_steady_iteration": iters[-1],
+                        "window_before_steady": len(late),
+                    },
+                )
+            )
+        spikes = [(d, sp) for d, _ in members for sp in d.analysis.spikes]
+        if spikes:
+            worst_d, worst = max(spikes, key=lambda ds: ds[1].ratio)
+            queries = sorted({d.query for d, _ in spikes}, key=str)
+            found.append(
+                Finding(
+                    rule="spikes",
+                    severity="warning",
+                    subject=suite,
+                    message=(
+                        f"{suite}: {plural(len(spikes), 'single-iteration spike')} in "
+                        f"{plural(len(queries), 'query', 'queries')}, the worst {worst.ratio:.1f}x its neighbours ({label(worst_d)} "
+                        f"iteration {worst.iteration}: {fmt_seconds(worst.seconds)}), a JIT "
+                        "compile or GC pause inside the iteration"
+                    ),
+                    advice=(
+                        "a hot window that contains a spike overstates the hot time: use the "
+                        "steady value (it leaves spikes out) or more hot runs"
+                    ),
+                    numbers={
+                        "spikes": len(spikes),
+                        "queries": len(queries),
+                        "max_ratio": worst.ratio,
+                    },
+                )
+            )
+        below = [
+            (d, f)
+            for d, _ in members
+            for f in d.analysis.findings
+            if f.rule == "min-all-underestimates"
+        ]
+        if below:
+
+            def shortfall(df: tuple[Any, Finding]) -> float:
+                nums = df[1].numbers
+                return 1 - float(nums["min_all_s"] or 0) / float(nums["steady_s"] or 1)
+
+            worst_d, worst_f = max(below, key=shortfall)
+            found.append(
+                Finding(
+                    rule="min-all-underestimates",
+                    severity="warning",
+                    subject=suite,
+                    message=(
+                        f"{suite}: in {len(below)} of {n} series the fastest hot run is more "
+                        f"than 5% below the steady value (up to {shortfall((worst_d, worst_f)):.0%}: "
+                        f"{label(worst_d)} {fmt_seconds(float(worst_f.numbers['min_all_s'] or 0))} "
+                        f"vs {fmt_seconds(float(worst_f.numbers['steady_s'] or 0))}), so the "
+                        "min-of-all-runs reference is faster than steady state"
+                    ),
+                    advice="use the steady reference (warmup gaps --reference steady)",
+                    numbers={
+                        "series": n,
+                        "below_steady": len(below),
+                        "max_shortfall": shortfall((worst_d, worst_f)),
+                    },
+                )
+            )
+    return found
+
+
+def _combined_detection(
+    entries: Sequence[dict[str, Any]], groups: dict[tuple[str, str], str]
+) -> dict[str, Any]:
+    """What one panel shows of the processes of a query: one process as detected; several:
+    the median steady value, the envelope of their CIs, the latest steady iteration, every
+    change point and spike, and the process-group class (Barrett et al. 2017 §4.4)."""
+    if not entries:
+        return {
+            "class": None,
+            "steady_s": None,
+            "steady_ci": None,
+            "steady_iteration": None,
+            "changepoints": [],
+            "spikes": [],
+        }
+    if len(entries) == 1:
+        e = entries[0]
+        return {
+            "class": class_name(e),
+            "steady_s": e["steady_s"],
+            "steady_ci": e["steady_ci"],
+            "steady_iteration": e["steady_iteration"],
+            "changepoints": list(e["changepoints"]),
+            "spikes": [[s["iteration"], s["seconds"]] for s in e["spikes"]],
+        }
+    steady = [e["steady_s"] for e in entries]
+    cis = [e["steady_ci"] for e in entries]
+    iters = [e["steady_iteration"] for e in entries]
+    ok = all(v is not None for v in steady)
+    return {
+        "class": groups.get((entries[0]["suite"], entries[0]["query"]), "inconsistent"),
+        "steady_s": sorted(steady)[len(steady) // 2] if ok else None,
+        "steady_ci": (
+            [min(c[0] for c in cis), max(c[1] for c in cis)]
+            if all(c is not None and None not in c for c in cis)
+            else None
+        ),
+        "steady_iteration": max(iters) if all(i is not None for i in iters) else None,
+        "changepoints": sorted({c for e in entries for c in e["changepoints"]}),
+        "spikes": [[s["iteration"], s["seconds"]] for e in entries for s in e["spikes"]],
+    }
+
+
+#: Rows of the per-series detection table (all are in report-data).
+MAX_DETECT_ROWS = 200
+
+
+def _detection_summary_table(payload: dict[str, Any]) -> Table:
+    """One row per suite: the class counts, still-warming short series and spikes."""
+    per_suite: dict[str, list[dict[str, Any]]] = {}
+    for e in payload["series"]:
+        per_suite.setdefault(e["suite"], []).append(e)
+    rows = []
+    for suite, entries in per_suite.items():
+        classes = [e["class"] for e in entries]
+        warming = sum(
+            1 for e in entries if e["class"] == "short" and (e["short"] or {}).get("still_warming")
+        )
+        iters = sorted(e["steady_iteration"] for e in entries if e["steady_iteration"] is not None)
+        median = statistics.median(iters) if iters else None
+        rows.append(
+            (
+                Cell(suite),
+                num(len(entries), lambda v: f"{v:.0f}"),
+                *(
+                    num(classes.count(c), lambda v: f"{v:.0f}")
+                    for c in ("flat", "warmup", "slowdown", "no-steady-state", "short")
+                ),
+                num(warming, lambda v: f"{v:.0f}"),
+                num(sum(len(e["spikes"]) for e in entries), lambda v: f"{v:.0f}"),
+                num(median, lambda v: f"{v:g}"),
+                num(iters[-1] if iters else None, lambda v: f"{v:.0f}"),
+            )
+        )
+    return Table(
+        "table-detect-summary",
+        "Warm-up classes per suite (one series = one query in one process)",
+        (
+            Column("suite"),
+            Column("series", True),
+            Column("flat", True, CLASS_HELP["flat"]),
+            Column("warm-up", True, CLASS_HELP["warmup"]),
+            Column("slowdown", True, CLASS_HELP["slowdown"]),
+            Column("no steady state", True, CLASS_HELP["no-steady-state"]),
+            Column("short", True, CLASS_HELP["short"]),
+            Column("still warming", True, CLASS_HELP["still-warming"]),
+            Column("spikes", True, "single iterations far above their neighbours"),
+            Column("steady from (median)", True, "iteration of the steady state's first run"),
+            Column("steady from (latest)", True),
+        ),
+        tuple(rows),
+    )
+
+
+def _detection_rows_table(entries: Sequence[dict[str, Any]], multi_suite: bool) -> Table:
+    """One row per series: class, steady iteration and value with its CI, change points,
+    spikes, cold/hot ratio."""
+
+    def ci_text(e: dict[str, Any]) -> Cell:
+        if e["steady_s"] is None:
+            return Cell("–", None)
+        text = fmt_seconds(e["steady_s"])
+        if e["steady_ci"] is not None and None not in e["steady_ci"]:
+            text += f" ({fmt_seconds(e['steady_ci'][0])} – {fmt_seconds(e['steady_ci'][1])})"
+        return Cell(text, e["steady_s"])
+
+    rows = []
+    for e in entries:
+        name = class_name(e)
+        rows.append(
+            (
+                Cell(f"{e['query']} · {e['suite']}" if multi_suite else e["query"]),
+                num(e["process"], lambda v: f"{v:.0f}"),
+                Cell(name, None, class_badge(name).tone),
+                num(e["runs"], lambda v: f"{v:.0f}"),
+                num(e["steady_iteration"], lambda v: f"{v:.0f}"),
+                num(e["time_to_steady_s"], fmt_seconds),
+                ci_text(e),
+                Cell(", ".join(str(c) for c in e["changepoints"]) or "–"),
+                Cell(
+                    ", ".join(f"{s['iteration']}: {fmt_seconds(s['seconds'])}" for s in e["spikes"])
+                    or "–",
+                    float(len(e["spikes"])),
+                ),
+                num(e["cold_ratio"], lambda v: f"{v:.2f}x"),
+            )
+        )
+    return Table(
+        "table-detect",
+        "Warm-up per series",
+        (
+            Column("query"),
+            Column("process", True),
+            Column("class"),
+            Column("runs", True),
+            Column("steady from iteration", True, "0 = the cold run"),
+            Column("time to steady", True, "wall-clock time of the runs before it"),
+            Column("steady value (95 % CI)", True, "median of the steady runs, bootstrap CI"),
+            Column("change points", False, "first iteration of each new segment (PELT)"),
+            Column("spikes (iteration: time)", True),
+            Column("cold / fastest hot", True),
+        ),
+        tuple(rows),
+    )
+
+
 def trajectories_section(ctx: ReportContext) -> Section | None:
-    """Per-query trajectories as small multiples, worst gap first."""
+    """Per-query trajectories as small multiples with the warm-up engine's results (steady
+    value and CI band, warm-up shaded, change points, spikes, class badge), worst gap
+    first; the class summary and the per-series table below."""
     frame = iteration_frame(ctx.store)
     if frame.is_empty():
         return None
     gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
+    results, detect = detections(ctx)
     multi_suite = len(gaps) > 1
     per_query = {
         (suite_id, q["query"]): q
         for suite_id, suite in gaps.items()
         for q in reversed(suite["per_query"])  # the first process wins
     }
+    detected: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for entry in detect["series"]:
+        detected.setdefault((entry["suite_id"], entry["query"]), []).append(entry)
+    groups = {(g["suite"], g["query"]): g["class"] for g in detect["groups"]}
     series: list[dict[str, Any]] = []
     for (suite_id, query), part in frame.group_by(["suite_id", "query"], maintain_order=True):
         suite = gaps.get(int(suite_id))
@@ -357,6 +768,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
                 "reference_s": ref,
                 "window_gap": gap,
                 "cold_s": info["cold_s"],
+                **_combined_detection(detected.get((int(suite_id), str(query)), []), groups),
                 "_runs": runs,
             }
         )
@@ -366,30 +778,41 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     panels = []
     for n, s in enumerate(series[:MAX_PANELS]):
         gap = s["window_gap"]
-        tone = tone_of(gap, ctx.params.tolerance)
         heading = f"{s['query']}" + (f" · {s['system'] or s['suite']}" if multi_suite else "")
+        ci = s["steady_ci"]
         fig = figures.trajectory_chart(
             title="",
             runs=s["_runs"],
-            steady=s["reference_s"],
-            steady_ci=None,
-            steady_iteration=None,
-            change_points=(),
-            spikes=(),
-            reference_label="min of hot runs",
+            steady=s["steady_s"],
+            steady_ci=(ci[0], ci[1]) if ci is not None else None,
+            steady_iteration=s["steady_iteration"],
+            change_points=s["changepoints"],
+            spikes=[(int(i), float(v)) for i, v in s["spikes"]],
+            reference=s["reference_s"],
+        )
+        badges = []
+        if s["class"] is not None:
+            badges.append(class_badge(s["class"]))
+        badges.append(
+            Badge(
+                f"k={ctx.params.window} {fmt_pct(gap)}" if gap is not None else "no hot runs",
+                tone_of(gap, ctx.params.tolerance),
+                f"the benchmark window (min of the first {ctx.params.window} hot runs) "
+                "against the reference (min of all hot runs)",
+            )
         )
         panels.append(
             Panel(
                 Chart(f"fig-traj-{n}", fig),
                 heading,
-                f"window {fmt_pct(gap)}" if gap is not None else "no hot runs",
-                tone,
+                tuple(badges),
                 {
                     "gap": -gap if gap is not None else 1e9,
                     "query": float(s["suite_id"] * 100000 + s["query_index"]),
                     "cold": -(s["cold_s"] / s["reference_s"])
                     if s["cold_s"] and s["reference_s"]
                     else 0.0,
+                    "warmup": -float(s["steady_iteration"] or 0),
                 },
             )
         )
@@ -405,18 +828,863 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         "grid-trajectories",
         (
             "Run time per iteration (log scale): hollow circle = cold run, line = hot runs, "
-            "dashed green = reference. Badge: the benchmark window's hot value against it."
+            "dashed green = steady value with its 95 % CI band, grey area = warm-up before "
+            "the steady state, dotted = change points, red × = spikes, grey dash-dot = the "
+            "gap table's reference (min of all hot runs). Badges: the series class and the "
+            "benchmark window's gap."
         ),
         tuple(panels),
-        (("gap", "largest gap first"), ("query", "query order"), ("cold", "cold/hot ratio")),
+        (
+            ("gap", "largest gap first"),
+            ("query", "query order"),
+            ("cold", "cold/hot ratio"),
+            ("warmup", "longest warm-up first"),
+        ),
         note,
     )
+    order = {(s["suite_id"], s["query"]): n for n, s in enumerate(series)}
+    ordered = sorted(
+        detect["series"],
+        key=lambda e: (order.get((e["suite_id"], e["query"]), len(order)), e["process"]),
+    )
+    blocks: list[Block] = [_detection_summary_table(detect), grid]
+    rows_note = ""
+    if len(ordered) > MAX_DETECT_ROWS:
+        rows_note = (
+            f"The table lists the first {MAX_DETECT_ROWS} of {len(ordered)} series (largest "
+            "gap first); all are in the embedded report data."
+        )
+        blocks.append(Text(rows_note))
+    blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
     return Section(
         "trajectories",
-        "Per-query trajectories",
-        "Each panel is one query's run times; the worst warm-up comes first.",
-        (grid,),
-        {"series": series},
+        "Per-query trajectories and warm-up detection",
+        (
+            "Each panel is one query's run times with the warm-up engine's verdict (PELT "
+            "change points, Barrett et al. 2017 classes, bootstrap CI of the steady value); "
+            "the worst warm-up comes first."
+        ),
+        tuple(blocks),
+        {"series": series, "detection": detect},
+        tuple(detection_findings(results, detect, ctx.params)),
+    )
+
+
+# -- ClickBench score -----------------------------------------------------------------------
+
+#: Systems drawn in the rank chart (all are in the table and report-data).
+MAX_RANK_LINES = 10
+
+
+def score_result(ctx: ReportContext) -> dict[str, Any] | None:
+    """The ``warmup score --json`` payload of the ClickBench suites in the store, or None
+    with fewer than two scored entries (a score is relative to the other entries).
+
+    Only suites read from ClickBench result files are scored; with other iteration suites
+    present, the ClickBench ones are scored as given (every date)."""
+
+    def compute() -> dict[str, Any] | None:
+        from toolkit.pipeline.score import score_payload, suite_scores
+
+        rows = ctx.store.con.execute(
+            """SELECT s.name, bool_and(src.format = 'clickbench') AS clickbench
+               FROM suites s JOIN suite_sources ss USING (suite_id)
+               JOIN sources src USING (source_id)
+               WHERE s.kind = 'iterations' GROUP BY s.suite_id, s.name ORDER BY s.suite_id"""
+        ).fetchall()
+        names = [str(name) for name, clickbench in rows if clickbench]
+        if len(names) < 2:
+            return None
+        result = (
+            suite_scores(ctx.store)
+            if len(names) == len(rows)
+            else suite_scores(ctx.store, suites=names)
+        )
+        payload = score_payload(result)
+        scored = [e for e in payload["entries"] if e["hot"] is not None]
+        return payload if len(scored) >= 2 else None
+
+    value: dict[str, Any] | None = ctx.cached("score", compute)
+    return value
+
+
+def score_findings(payload: dict[str, Any]) -> list[Finding]:
+    """Whether the hot ranks move when hot uses k = 2 … N−1 hot runs instead of
+    ClickBench's 2 (toolkit/analyze/score.py ``hot_by_k``)."""
+    ks = payload["hot_iterations"]
+    if len(ks) < 2:
+        return []
+    moved = []
+    for e in payload["entries"]:
+        ranks = [(x["hot_iterations"], x["rank"]) for x in e["hot_by_k"] if x["rank"] is not None]
+        if len({r for _, r in ranks}) > 1:
+            first = ranks[0]
+            other = next(kr for kr in ranks if kr[1] != first[1])
+            moved.append((e["system"], first, other))
+    n = len(payload["entries"])
+    if not moved:
+        return [
+            Finding(
+                rule="score-ranks-stable",
+                severity="info",
+                subject="ClickBench score",
+                message=(
+                    f"ClickBench score: the hot ranks of all {n} entries are the same for "
+                    f"every k = {ks[0]} … {ks[-1]} hot runs"
+                ),
+                advice="the benchmark's hot window does not change the order here",
+                numbers={"entries": n, "max_k": ks[-1]},
+            )
+        ]
+    examples = [f"{sys} rank {a[1]} at k = {a[0]}, {b[1]} at k = {b[0]}" for sys, a, b in moved]
+    return [
+        Finding(
+            rule="score-ranks-move",
+            severity="warning",
+            subject="ClickBench score",
+            message=(
+                f"ClickBench score: {len(moved)} of {n} entries change hot rank when hot uses "
+                f"k = {ks[0]} … {ks[-1]} hot runs instead of ClickBench's 2 "
+                f"({name_list(examples, 2)})"
+            ),
+            advice=(
+                "rank systems on enough hot runs to reach steady state (see the gap table), "
+                "and state k with every ranking"
+            ),
+            numbers={"entries": n, "moved": len(moved), "max_k": ks[-1]},
+        )
+    ]
+
+
+def score_section(ctx: ReportContext) -> Section | None:
+    """ClickBench's hot, cold and combined scores and ranks (the website's formula), the
+    hot score and rank for every k, and a chart of how ranks move with k."""
+    payload = score_result(ctx)
+    if payload is None:
+        return None
+    ks = payload["hot_iterations"]
+    entries = payload["entries"]
+
+    def score_cell(score: float | None, rank: int | None) -> Cell:
+        if score is None:
+            return Cell("–", None)
+        return Cell(f"{score:.3f} (#{rank})", score)
+
+    machines = {e["machine"] for e in entries}
+    table = Table(
+        "table-score",
+        "Scores as the ClickBench website computes them (lower is better; 1 = fastest on "
+        "every query)",
+        (
+            Column("system"),
+            *((Column("machine"),) if len(machines) > 1 else ()),
+            Column("date"),
+            Column("runs", True),
+            Column("hot (rank)", True, "hot = min(run 2, run 3)"),
+            Column("cold (rank)", True, "cold = run 1; in-memory systems are left out"),
+            Column("combined (rank)", True, "load time, data size, cold and hot"),
+            *(Column(f"hot k={k}", True, f"hot = min of the first {k} hot runs") for k in ks),
+        ),
+        tuple(
+            (
+                Cell(e["system"]),
+                *((Cell(e["machine"] or ""),) if len(machines) > 1 else ()),
+                Cell(e["date"] or ""),
+                num(e["runs"], lambda v: f"{v:.0f}"),
+                score_cell(e["hot"], e["hot_rank"]),
+                score_cell(e["cold"], e["cold_rank"]),
+                score_cell(e["combined"], e["combined_rank"]),
+                *(score_cell(x["score"], x["rank"]) for x in e["hot_by_k"]),
+            )
+            for e in sorted(entries, key=lambda e: (e["hot_rank"] or 10**9, e["system"]))
+        ),
+    )
+    blocks: list[Block] = []
+    if len(ks) > 1:
+
+        def movement(e: dict[str, Any]) -> tuple[int, int]:
+            ranks = [x["rank"] for x in e["hot_by_k"] if x["rank"] is not None]
+            return (-(max(ranks) - min(ranks)) if ranks else 0, min(ranks, default=10**9))
+
+        drawn = sorted(entries, key=movement)[:MAX_RANK_LINES]
+        drawn.sort(key=lambda e: e["hot_rank"] or 10**9)
+        ranks: dict[str, Sequence[tuple[int, int]]] = {
+            f"{e['system']} · {e['machine']}" if len(machines) > 1 else e["system"]: [
+                (x["hot_iterations"], x["rank"]) for x in e["hot_by_k"] if x["rank"] is not None
+            ]
+            for e in drawn
+        }
+        blocks.append(
+            Chart(
+                "fig-score-ranks",
+                figures.rank_chart(ranks),
+                caption=(
+                    "Hot rank against k, the number of hot runs whose minimum is the hot "
+                    "time (ClickBench uses 2)."
+                    + (
+                        f" The {len(drawn)} of {len(entries)} entries whose rank moves most."
+                        if len(entries) > len(drawn)
+                        else ""
+                    )
+                ),
+            )
+        )
+    else:
+        blocks.append(
+            Text(
+                "Every entry has 3 runs (cold + 2 hot), so hot can only use k = 2: how ranks "
+                "move with k needs more runs."
+            )
+        )
+    blocks.append(table)
+    return Section(
+        "score",
+        "ClickBench score",
+        (
+            "Per query, the time relative to the fastest entry ((0.01 s + t) / (0.01 s + "
+            "best)); the score is the geometric mean (ClickBench index.html; "
+            f"{len(entries)} entries"
+            + (
+                ", latest result per system and machine"
+                if payload["selection"]["latest_only"]
+                else ""
+            )
+            + ")."
+        ),
+        tuple(blocks),
+        payload,
+        tuple(score_findings(payload)),
+    )
+
+
+# -- load tests --------------------------------------------------------------------------
+
+#: Windows per chart trace at most: the chart window grows (1-2-5 steps) to stay below.
+MAX_LOAD_WINDOWS = 2000
+#: Label charts at most over all suites (ALL of each suite first; every label is in the tables).
+MAX_LOAD_CHARTS = 8
+
+
+def chart_window_s(duration_s: float | None, window_s: float) -> float:
+    """The window of a load chart: the analysis window, or the smallest 1-2-5 x 10^n
+    seconds that keeps a run of ``duration_s`` below ``MAX_LOAD_WINDOWS`` windows."""
+    if not duration_s or duration_s / window_s < MAX_LOAD_WINDOWS - 1:
+        return window_s
+    need = duration_s / (MAX_LOAD_WINDOWS - 2)
+    exp = math.floor(math.log10(need))
+    for mant in (1, 2, 5, 10):
+        value = float(f"{mant * 10.0**exp:.6g}")
+        if value >= need:
+            return value
+    return need  # pragma: no cover - the loop always returns
+
+
+def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
+    """Load suite ids and the ``warmup load --json`` payload (pipeline/load.py), or None."""
+
+    def compute() -> tuple[list[int], dict[str, Any]] | None:
+        from toolkit.pipeline.load import load_report
+
+        ids = ctx.store.suite_ids(None, kind="load")
+        if not ids:
+            return None
+        return ids, load_report(ctx.store)
+
+    value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
+    return value
+
+
+def finding_from_json(item: dict[str, Any]) -> Finding:
+    """A pipeline's finding dict (``--json``) back as a :class:`Finding`."""
+    return Finding(
+        rule=item["rule"],
+        severity=item["severity"],
+        subject=item["subject"],
+        message=item["message"],
+        advice=item["advice"],
+        numbers=dict(item.get("numbers") or {}),
+    )
+
+
+def load_findings(suite: dict[str, Any]) -> list[Finding]:
+    """A load suite's findings (pipeline/load.py), each naming the suite; the per-label
+    JMeter percentile-window notes folded into one."""
+    from toolkit.pipeline.load import JMETER_STATISTIC_WINDOW
+
+    found = []
+    windowed = []
+    for item in suite["findings"]:
+        if item["rule"] == "jmeter-percentile-window":
+            windowed.append(item)
+            continue
+        f = finding_from_json(item)
+        if not f.message.startswith(suite["suite"]):
+            f = replace(f, subject=suite["suite"], message=f"{suite['suite']}: {f.message}")
+        found.append(f)
+    if windowed:
+        windowed.sort(key=lambda i: -int(i["numbers"]["samples"]))
+        examples = [f"{i['subject']} {int(i['numbers']['samples']):,}" for i in windowed]
+        found.append(
+            Finding(
+                rule="jmeter-percentile-window",
+                severity="info",
+                subject=suite["suite"],
+                message=(
+                    f"{suite['suite']}: {plural(len(windowed), 'label')} "
+                    f"{'has' if len(windowed) == 1 else 'have'} more than "
+                    f"{JMETER_STATISTIC_WINDOW:,} samples ({name_list(examples)}): JMeter's "
+                    f"dashboard computes their percentiles over the last "
+                    f"{JMETER_STATISTIC_WINDOW:,} samples only"
+                ),
+                advice=windowed[0]["advice"],
+                numbers={"labels": len(windowed)},
+            )
+        )
+    return found
+
+
+def _load_series(
+    store: Store, suite_id: int, suite: dict[str, Any], label: str, window_s: float
+) -> dict[str, Any]:
+    """The plotted series of one label: per-window throughput and latency percentiles
+    (already aggregated in SQL, pipeline/load.py ``window_series``), or for a summariser
+    log its own windows (throughput and mean latency)."""
+    if suite["source"] == "summariser":
+        frame = store.frame(
+            """SELECT count, seconds, avg_ms FROM load_windows
+               WHERE suite_id = ? AND kind = '+' AND seconds > 0 ORDER BY source_id, line""",
+            [suite_id],
+        )
+        ends = frame["seconds"].cum_sum().to_list()
+        starts = [0.0, *ends[:-1]]
+        rates = (frame["count"] / frame["seconds"]).to_list()
+        return {
+            "label": label,
+            "window_s": None,
+            "t_s": starts,
+            "throughput": rates,
+            "latency_ms": {"mean": frame["avg_ms"].to_list()},
+        }
+    from toolkit.pipeline.load import window_series
+
+    # the last window is partial (the test stops inside it), as in the analysis
+    frame = window_series(store, suite_id, window_s=window_s, label=label).head(-1)
+    if frame.is_empty():
+        return {"label": label, "window_s": window_s, "t_s": [], "throughput": [], "latency_ms": {}}
+    return {
+        "label": label,
+        "window_s": window_s,
+        "t_s": frame["t_s"].to_list(),
+        "throughput": frame["throughput"].to_list(),
+        "latency_ms": {p: frame[p].to_list() for p in ("p50", "p95", "p99")},
+    }
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.4g}"
+
+
+def _labels_table(n: int, suite: dict[str, Any]) -> Table:
+    """Per label: samples, errors, warm-up end, steady and whole-run throughput and
+    percentiles, APDEX."""
+
+    def pcts(lat: dict[str, Any] | None) -> Cell:
+        if not lat or lat.get("p50") is None:
+            mean = (lat or {}).get("mean")
+            return Cell(f"mean {_ms(mean)}" if mean is not None else "–", mean)
+        return Cell(" / ".join(_ms(lat.get(p)) for p in ("p50", "p95", "p99")), lat.get("p99"))
+
+    rows = []
+    for lab in suite["labels"]:
+        tp = lab["throughput"]
+        steady = "–"
+        if tp["steady"] is not None:
+            steady = f"{tp['steady']:.4g}"
+            if tp["steady_ci"] is not None:
+                steady += f" ± {(tp['steady_ci'][1] - tp['steady_ci'][0]) / 2:.2g}"
+        status = lab["warmup_status"]
+        end = (
+            Cell(f"{lab['warmup_end_s']:g} s", lab["warmup_end_s"])
+            if status in ("warmup", "none") and lab["warmup_end_s"] is not None
+            else Cell(status.replace("-", " "), None, "bad" if status == "inconclusive" else "")
+        )
+        rows.append(
+            (
+                Cell(lab["label"]),
+                num(lab["samples"], lambda v: f"{v:,.0f}"),
+                Cell(
+                    f"{lab['errors']:,} ({fmt_pct(lab['error_rate'], signed=False)})"
+                    if lab["error_rate"] is not None
+                    else f"{lab['errors']:,}",
+                    lab["errors"],
+                    "bad" if (lab["error_rate"] or 0) > 0.01 else "",
+                ),
+                end,
+                Cell(steady, tp["steady"]),
+                num(tp["overall"], lambda v: f"{v:.4g}"),
+                pcts(lab["latency_ms"]["steady"]),
+                pcts(lab["latency_ms"]["overall"]),
+                num(lab["apdex"], lambda v: f"{v:.3f}"),
+            )
+        )
+    return Table(
+        f"table-load-{n}",
+        f"{suite['suite']}: warm-up, steady state and latency per label (ALL = every "
+        "sample but transaction controllers)",
+        (
+            Column("label"),
+            Column("samples", True),
+            Column("errors", True),
+            Column("warm-up ends", True, "MSER-5 on per-window throughput (White 1997)"),
+            Column("steady throughput /s (± 95 % CI)", True, "batch means after the warm-up"),
+            Column("whole-run throughput /s", True),
+            Column("steady p50 / p95 / p99 ms", True, "exact, after the warm-up"),
+            Column("whole-run p50 / p95 / p99 ms", True, "exact, every sample"),
+            Column("APDEX", True, "T = 500 ms, F = 1500 ms"),
+        ),
+        tuple(rows),
+    )
+
+
+def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
+    """JMeter's dashboard Statistics table with APDEX, as JMeter computes it."""
+    rows = []
+    for row in suite["dashboard"]:
+        rows.append(
+            (
+                Cell(row["transaction"]),
+                num(row["sampleCount"], lambda v: f"{v:,.0f}"),
+                num(row["errorCount"], lambda v: f"{v:,.0f}"),
+                num(row["errorPct"], lambda v: f"{v:.2f}%"),
+                *(
+                    num(row[key], _ms)
+                    for key in (
+                        "meanResTime",
+                        "minResTime",
+                        "maxResTime",
+                        "medianResTime",
+                        "pct1ResTime",
+                        "pct2ResTime",
+                        "pct3ResTime",
+                    )
+                ),
+                num(row["throughput"], lambda v: f"{v:.4g}"),
+                num(row["receivedKBytesPerSec"], lambda v: f"{v:.4g}"),
+                num(row["sentKBytesPerSec"], lambda v: f"{v:.4g}"),
+                num(row["apdex"], lambda v: f"{v:.3f}"),
+            )
+        )
+    return Table(
+        f"table-jmeter-{n}",
+        f"{suite['suite']}: JMeter dashboard Statistics and APDEX (T = 500 ms, F = 1500 ms), "
+        "over all samples with JMeter's LEGACY percentile estimator",
+        (
+            Column("Label"),
+            Column("#Samples", True),
+            Column("FAIL", True),
+            Column("Error %", True),
+            Column("Average ms", True),
+            Column("Min ms", True),
+            Column("Max ms", True),
+            Column("Median ms", True),
+            Column("90th pct ms", True),
+            Column("95th pct ms", True),
+            Column("99th pct ms", True),
+            Column("Transactions/s", True),
+            Column("Received KB/s", True),
+            Column("Sent KB/s", True),
+            Column("APDEX", True),
+        ),
+        tuple(rows),
+    )
+
+
+def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
+    """Little's law on the steady part: N = X·(R + Z) (Little 1961)."""
+    law = suite["littles_law"]
+    if law is None:
+        return Text(
+            f"{suite['suite']}: Little's law not checked (the file has no thread counts, or "
+            "no steady state)."
+        )
+    busy = law["busy_fraction"]
+    if busy >= 0.9:
+        verdict, tone = (
+            "saturated closed loop: threads never pause, throughput is set by latency "
+            "(coordinated omission)",
+            "bad",
+        )
+    else:
+        verdict, tone = (
+            f"threads wait {fmt_seconds(law['think_s'])} between requests: latency does not "
+            "set the throughput",
+            "good",
+        )
+    return Table(
+        f"table-little-{n}",
+        f"{suite['suite']}: Little's law on the steady part (threads N = throughput X × "
+        "(latency R + think time Z))",
+        (
+            Column("threads N", True),
+            Column("throughput X /s", True),
+            Column("mean latency R", True),
+            Column("busy threads X·R", True),
+            Column("busy fraction X·R/N", True),
+            Column("implied think time Z", True),
+            Column("verdict"),
+        ),
+        (
+            (
+                num(law["threads"], lambda v: f"{v:.3g}"),
+                num(law["throughput"], lambda v: f"{v:.4g}"),
+                num(law["latency_s"], fmt_seconds),
+                num(law["throughput"] * law["latency_s"], lambda v: f"{v:.3g}"),
+                Cell(fmt_pct(busy, signed=False), busy, tone),  # type: ignore[arg-type]
+                num(law["think_s"], fmt_seconds),
+                Cell(verdict, None, tone),  # type: ignore[arg-type]
+            ),
+        ),
+    )
+
+
+def load_section(ctx: ReportContext) -> Section | None:
+    """Load tests (pipeline/load.py): throughput and p50/p95/p99 over time per label with
+    the warm-up cut shaded and the steady band, the per-label table, JMeter's Statistics
+    and APDEX table, and the Little's-law verdict."""
+    result = load_result(ctx)
+    if result is None:
+        return None
+    ids, payload = result
+    blocks: list[Block] = []
+    findings: list[Finding] = []
+    plotted: list[dict[str, Any]] = []
+    budget = MAX_LOAD_CHARTS
+    n_charts = 0
+    for n, (suite_id, suite) in enumerate(zip(ids, payload["suites"], strict=True)):
+        findings.extend(load_findings(suite))
+        labels = suite["labels"]
+        all_label = next(lab for lab in labels if lab["label"] == "ALL")
+        window = chart_window_s(all_label["duration_s"], float(suite["window_s"] or 1.0))
+        # ALL first, then the busiest labels while the chart budget lasts
+        others = sorted(
+            (lab for lab in labels if lab["label"] != "ALL"),
+            key=lambda lab: (-lab["samples"], lab["label"]),
+        )
+        remaining = max(1, budget // max(1, len(ids) - n))
+        chosen = [all_label, *others][:remaining]
+        budget -= len(chosen)
+        for lab in chosen:
+            series = _load_series(ctx.store, suite_id, suite, lab["label"], window)
+            series["suite"] = suite["suite"]
+            plotted.append(series)
+            tp = lab["throughput"]
+            ci = tp["steady_ci"]
+            steady_ok = lab["warmup_status"] in ("warmup", "none")
+            title = f"{suite['suite']} · {lab['label']}" if len(ids) > 1 else lab["label"]
+            blocks.append(
+                Chart(
+                    f"fig-load-{n_charts}",
+                    figures.load_chart(
+                        title=figures.plot_text(title),
+                        t_s=series["t_s"],
+                        throughput=series["throughput"],
+                        percentiles=series["latency_ms"],
+                        warmup_end_s=lab["warmup_end_s"] if steady_ok else None,
+                        steady_throughput=tp["steady"],
+                        steady_ci=(ci[0], ci[1]) if ci is not None else None,
+                    ),
+                    caption=(
+                        f"Per {series['window_s']:g} s window"
+                        if series["window_s"]
+                        else "Per summariser line"
+                    )
+                    + ": throughput (top) and latency (bottom, log); grey = warm-up, dashed "
+                    "green = steady throughput with its 95 % CI band.",
+                )
+            )
+            n_charts += 1
+        skipped = len(labels) - len(chosen)
+        if skipped:
+            blocks.append(
+                Text(
+                    f"{suite['suite']}: {plural(skipped, 'more label')} in the tables "
+                    "below, not drawn."
+                )
+            )
+        blocks.append(_labels_table(n, suite))
+        if suite["dashboard"]:
+            blocks.append(_dashboard_table(n, suite))
+        blocks.append(_littles_law_table(n, suite))
+    data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
+    return Section(
+        "load",
+        "Load test",
+        (
+            "Throughput and latency percentiles over the run, aggregated per window in the "
+            f"store (at most {MAX_LOAD_WINDOWS:,} windows per line, whatever the number of "
+            "samples); warm-up end by MSER-5, steady throughput with a batch-means CI."
+        ),
+        tuple(blocks),
+        data,
+        tuple(findings),
+    )
+
+
+# -- A/B comparison ----------------------------------------------------------------------
+
+
+def load_suite_name(store: Store, name: str) -> str:
+    """A load suite's name from its name, or from the path or file name it was read from.
+
+    Raises :class:`UsageError` listing the load suites when nothing matches."""
+    rows = store.con.execute(
+        """SELECT s.name, src.path FROM suites s
+           LEFT JOIN suite_sources ss USING (suite_id) LEFT JOIN sources src USING (source_id)
+           WHERE s.kind = 'load' ORDER BY s.suite_id"""
+    ).fetchall()
+    names = list(dict.fromkeys(str(r[0]) for r in rows))
+    if name in names:
+        return name
+    wanted = PurePath(name)
+    for suite, path in rows:
+        if path is None:
+            continue
+        stored = PurePath(path)
+        if str(stored) == name or (len(wanted.parts) == 1 and stored.name == name):
+            return str(suite)
+        try:
+            if Path(name).resolve() == Path(path):
+                return str(suite)
+        except OSError:
+            continue
+    known = ", ".join(names) or "none"
+    raise UsageError(f"--compare: no load suite or input file {name!r}; load suites: {known}")
+
+
+def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
+    """``A,B`` → (A, B). With several commas, the split whose both halves name load
+    suites (or their input files) wins, so names that hold commas work."""
+    cuts = [i for i, c in enumerate(text) if c == ","]
+    if not cuts:
+        raise UsageError(f"--compare {text!r}: expected two load tests as A,B")
+    if len(cuts) > 1:
+        for i in cuts:
+            try:
+                load_suite_name(store, text[:i].strip())
+                load_suite_name(store, text[i + 1 :].strip())
+            except UsageError:
+                continue
+            return text[:i].strip(), text[i + 1 :].strip()
+    return text[: cuts[0]].strip(), text[cuts[0] + 1 :].strip()
+
+
+def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
+    """The pairs to compare: ``params.compare`` (names or input files), else the two load
+    suites when there are exactly two (A = the one read first)."""
+    if ctx.params.compare:
+        return [
+            (load_suite_name(ctx.store, a), load_suite_name(ctx.store, b))
+            for a, b in ctx.params.compare
+        ]
+    names = [
+        str(r[0])
+        for r in ctx.store.con.execute(
+            "SELECT name FROM suites WHERE kind = 'load' ORDER BY suite_id"
+        ).fetchall()
+    ]
+    return [(names[0], names[1])] if len(names) == 2 else []
+
+
+def _ratio_text(part: dict[str, Any]) -> str:
+    if part["ratio"] is None:
+        return "–"
+    ci = part.get("ci")
+    return f"{part['ratio']:.3f}" + (f" ({ci[0]:.3f} – {ci[1]:.3f})" if ci else "")
+
+
+def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
+    ci = part.get("ci")
+    if not ci:
+        return ""
+    if ci[0] > 1:
+        return "good" if higher_is_better else "bad"
+    if ci[1] < 1:
+        return "bad" if higher_is_better else "good"
+    return ""
+
+
+def compare_findings(result: dict[str, Any]) -> list[Finding]:
+    """The whole-suite (ALL) verdict of one A/B pair: the steady throughput and mean
+    latency ratios B/A with their Fieller CIs (Kalibera & Jones 2013)."""
+    row = next((r for r in result["labels"] if r["label"] == "ALL"), None)
+    if row is None:
+        return []
+    a, b = result["a"], result["b"]
+    tp, lat = row["throughput"], row["latency_mean_ms"]
+    level = f"{result['level']:.0%}"
+    subject = f"{b} vs {a}"
+    if tp["ratio"] is None or not row["steady"] or tp["ci"] is None:
+        return [
+            Finding(
+                rule="compare-not-steady",
+                severity="warning",
+                subject=subject,
+                message=(
+                    f"{b} vs {a}: no steady state in at least one run, so the throughput "
+                    "ratio has no confidence interval"
+                    + (f" (point ratio {tp['ratio']:.3f})" if tp["ratio"] is not None else "")
+                ),
+                advice="run both tests longer before comparing them",
+                numbers={"throughput_ratio": tp["ratio"]},
+            )
+        ]
+    ci = tp["ci"]
+    differs = ci[0] > 1 or ci[1] < 1
+    lat_text = ""
+    if lat["ratio"] is not None:
+        lat_text = f", mean latency {_ratio_text(lat)}"
+    message = f"{b} vs {a}: steady throughput B/A = {_ratio_text(tp)} at {level}{lat_text}"
+    if differs:
+        change = tp["ratio"] - 1
+        advice = (
+            f"{b} is {'faster' if change > 0 else 'slower'} beyond noise "
+            f"({min(abs(ci[0] - 1), abs(ci[1] - 1)):.0%} to "
+            f"{max(abs(ci[0] - 1), abs(ci[1] - 1)):.0%}): report the ratio with its interval"
+        )
+    else:
+        advice = (
+            "the interval includes 1, so there is no difference at this level: do not report "
+            "a winner (longer runs narrow the interval)"
+        )
+    return [
+        Finding(
+            rule="compare-throughput",
+            severity="info",
+            subject=subject,
+            message=message,
+            advice=advice,
+            numbers={
+                "throughput_ratio": tp["ratio"],
+                "ci_lo": ci[0],
+                "ci_hi": ci[1],
+                "latency_ratio": lat["ratio"],
+            },
+        )
+    ]
+
+
+#: Labels drawn in a comparison chart (all are in the table).
+MAX_COMPARE_LABELS = 30
+
+
+def compare_section(ctx: ReportContext) -> Section | None:
+    """A/B comparison of load suites (pipeline/load.py ``compare_report``): per label the
+    steady throughput and latency of A and B and their ratios B/A with Fieller CIs."""
+    pairs = compare_pairs(ctx)
+    if not pairs:
+        return None
+    from toolkit.pipeline.load import compare_report
+
+    blocks: list[Block] = []
+    findings: list[Finding] = []
+    results = []
+    for n, (a, b) in enumerate(pairs):
+        result = compare_report(ctx.store, a, b)
+        results.append(result)
+        findings.extend(compare_findings(result))
+        rows = result["labels"]
+        drawn = rows[:MAX_COMPARE_LABELS]
+        blocks.append(
+            Chart(
+                f"fig-compare-{n}",
+                figures.ratio_chart(
+                    [r["label"] for r in drawn],
+                    {
+                        "throughput": (
+                            [r["throughput"]["ratio"] for r in drawn],
+                            [
+                                None
+                                if r["throughput"]["ci"] is None
+                                else tuple(r["throughput"]["ci"])
+                                for r in drawn
+                            ],
+                        ),
+                        "mean latency": (
+                            [r["latency_mean_ms"]["ratio"] for r in drawn],
+                            [
+                                None
+                                if r["latency_mean_ms"]["ci"] is None
+                                else tuple(r["latency_mean_ms"]["ci"])
+                                for r in drawn
+                            ],
+                        ),
+                    },
+                ),
+                caption=(
+                    f"B = {b} against A = {a}: steady-state ratios B/A with "
+                    f"{result['level']:.0%} Fieller intervals over batch means."
+                    + (
+                        f" The first {len(drawn)} of {len(rows)} labels."
+                        if len(rows) > len(drawn)
+                        else ""
+                    )
+                ),
+            )
+        )
+        blocks.append(
+            Table(
+                f"table-compare-{n}",
+                f"B = {b} vs A = {a} (steady state of each run)",
+                (
+                    Column("label"),
+                    Column("throughput A /s", True),
+                    Column("throughput B /s", True),
+                    Column(f"throughput B/A ({result['level']:.0%} CI)", True),
+                    Column("mean latency A ms", True),
+                    Column("mean latency B ms", True),
+                    Column(f"latency B/A ({result['level']:.0%} CI)", True),
+                    Column("p50 B/A", True),
+                    Column("p99 B/A", True),
+                ),
+                tuple(
+                    (
+                        Cell(r["label"]),
+                        num(r["throughput"]["a"], lambda v: f"{v:.4g}"),
+                        num(r["throughput"]["b"], lambda v: f"{v:.4g}"),
+                        Cell(
+                            _ratio_text(r["throughput"]),
+                            r["throughput"]["ratio"],
+                            _ratio_tone(r["throughput"], True),
+                        ),
+                        num(r["latency_mean_ms"]["a"], _ms),
+                        num(r["latency_mean_ms"]["b"], _ms),
+                        Cell(
+                            _ratio_text(r["latency_mean_ms"]),
+                            r["latency_mean_ms"]["ratio"],
+                            _ratio_tone(r["latency_mean_ms"], False),
+                        ),
+                        num(r["latency_p50_ms"]["ratio"], lambda v: f"{v:.3f}"),
+                        num(r["latency_p99_ms"]["ratio"], lambda v: f"{v:.3f}"),
+                    )
+                    for r in rows
+                ),
+            )
+        )
+    how = (
+        "the pairs asked for with --compare"
+        if ctx.params.compare
+        else "the two load tests in the input (A = the one read first)"
+    )
+    return Section(
+        "compare",
+        "A/B comparison",
+        (
+            f"Steady-state throughput and latency of {how}; a ratio whose interval excludes "
+            "1 is a difference beyond run-to-run noise (Kalibera & Jones 2013)."
+        ),
+        tuple(blocks),
+        {"pairs": results},
+        tuple(findings),
     )
 
 
@@ -468,8 +1736,8 @@ def cache_findings(payload: dict[str, Any]) -> list[Finding]:
                     else f"{s['series']}: the cache is warm from run {s['runs_to_warm']}{rates}"
                 ),
                 advice=(
-                    f"report cold and warm separately, or discard the first "
-                    f"{s['runs_to_warm'] - 1} runs before measuring"
+                    "report cold and warm separately, or discard the first "
+                    f"{plural(s['runs_to_warm'] - 1, 'run')} before measuring"
                 ),
                 numbers={
                     "runs_to_warm": s["runs_to_warm"],
@@ -571,11 +1839,13 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
     ).to_dicts()
     for source in sources:
         source["name"] = PurePath(source["path"]).name
-    params = {
+    params: dict[str, Any] = {
         "tolerance": ctx.params.tolerance,
         "window": ctx.params.window,
         "reference": ctx.params.reference,
     }
+    if ctx.params.compare:
+        params["compare"] = [list(pair) for pair in ctx.params.compare]
     table = Table(
         "table-sources",
         "Input files",
@@ -607,7 +1877,13 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
                 ("toolkit version", toolkit_version),
                 ("store schema version", ctx.store.schema_version),
                 ("generated at", generated_at),
-                *((f"parameter: {k}", v) for k, v in params.items()),
+                *(
+                    (
+                        f"parameter: {k}",
+                        "; ".join(f"B = {b} vs A = {a}" for a, b in v) if k == "compare" else v,
+                    )
+                    for k, v in params.items()
+                ),
             )
         ),
     )
@@ -630,5 +1906,8 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
 SECTIONS: tuple[Callable[[ReportContext], Section | None], ...] = (
     gaps_section,
     trajectories_section,
+    score_section,
+    load_section,
+    compare_section,
     cache_section,
 )
