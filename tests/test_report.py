@@ -56,8 +56,8 @@ def test_findings_quote_the_window_gap(tmp_path: Path) -> None:
     html = render(clickbench_file(tmp_path))
     data = embedded_data(html)
     # hot(2) = min of hot runs 1-2: 0.256 + 0.116 = 0.372 s; min of all hot: 0.042 + 0.030
-    (finding,) = data["findings"]
-    assert finding["rule"] == "hot-window-gap"
+    (finding,) = (f for f in data["findings"] if f["rule"] == "hot-window-gap")
+    assert data["findings"][0] is not None and data["findings"][0]["severity"] == "problem"
     assert finding["numbers"]["gap"] == pytest.approx(0.372 / 0.072 - 1, rel=1e-9)
     assert finding["numbers"]["queries_off"] == 2
     assert "+417%" in finding["message"] and "2 of 2 queries" in finding["message"]
@@ -97,7 +97,7 @@ def test_generation_time_comes_from_source_date_epoch(
 def test_embedded_data_validates_against_schema(tmp_path: Path) -> None:
     data = embedded_data(render(clickbench_file(tmp_path)))
     jsonschema.validate(data, schema())
-    assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}
+    assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}  # one system: no score
     (source,) = data["sections"]["provenance"]["sources"]
     assert source["name"] == "c6a.json" and len(source["sha256"]) == 64
 
@@ -136,29 +136,70 @@ def test_plotlyjs_directory_and_cdn(tmp_path: Path) -> None:
     assert f'<script src="https://cdn.plot.ly/plotly-{version}.min.js"' in cdn
 
 
-def test_untrusted_strings_are_escaped(tmp_path: Path) -> None:
-    folder = tmp_path / "in"
+#: a file name cannot hold "/", so file names carry the parts of the payload that fit
+XSS_FILE = "<img src=x onerror=alert(1)><script>alert(1)"
+
+
+def hostile_inputs(folder: Path) -> list[Path]:
+    """Inputs whose every untrusted string is ``XSS``: two ClickBench systems, a harness
+    query name, JTL labels and JTL file names (load and A/B sections), a profile series."""
+    from toolkit.synthetic import write_jtl
+
     folder.mkdir()
-    # a file name cannot hold "/", so it carries the parts of the payload that fit
-    bench = clickbench_file(
-        folder, system=XSS, name="<img src=x onerror=alert(1)><script>alert(1).json"
-    )
+    paths = [
+        clickbench_file(folder, system=XSS, name=f"{XSS_FILE}.json"),
+        clickbench_file(folder, system="plain", name="plain.json"),
+    ]
     csv = folder / "harness.csv"
     csv.write_text(
         "suite,query,iteration,seconds\n"
-        + "".join(f'"{XSS}","{XSS.replace(chr(34), "")}",{i},{s}\n' for i, s in enumerate(SEED_A)),
+        + "".join(f'"{XSS}","{XSS}",{i},{s}\n' for i, s in enumerate(SEED_B)),
         encoding="utf-8",
     )
+    paths.append(csv)
+    for n, name in enumerate((f"{XSS_FILE} a.jtl", f"{XSS_FILE} b.jtl")):
+        write_jtl(
+            folder / name, 3000, seed=n, duration_s=60, warmup_s=10, labels=(XSS, "plain")
+        )
+        paths.append(folder / name)
+    profile = folder / "profile.csv"
+    profile.write_text(
+        "series,run,elapsed_s,bytes_remote,bytes_local\n"
+        + "".join(
+            f"{XSS},{run},{secs},{remote},{local}\n"
+            for run, secs, remote, local in (
+                (1, 40, 9e10, 1e9),
+                (2, 12, 3e10, 6e10),
+                (3, 5, 1e9, 9e10),
+                (4, 5, 1e9, 9e10),
+            )
+        ),
+        encoding="utf-8",
+    )
+    paths.append(profile)
+    return paths
+
+
+def test_untrusted_strings_are_escaped(tmp_path: Path) -> None:
     with toolkit.open_store() as store:
-        toolkit.ingest_file(store, bench)
-        toolkit.ingest_file(store, csv)
+        for path in hostile_inputs(tmp_path / "in"):
+            toolkit.ingest_file(store, path)
         html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn")
+    data = embedded_data(html)
+    # every section that shows a hostile string is there
+    assert {"gaps", "trajectories", "score", "load", "compare", "cache"} <= set(data["sections"])
     for raw in ("<script>alert(1)", "</script></script>", "<img src=x"):
         assert raw not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert html.count("<script") == html.count("</script>")
-    data = embedded_data(html)
+    for section in ("load", "compare", "score", "cache", "trajectories"):
+        part = html[html.index(f'<section id="{section}">') :]
+        part = part[: part.index("</section>")]
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in part, section
     assert XSS in {f["subject"] for f in data["findings"]}
+    labels = {lab["label"] for s in data["sections"]["load"]["suites"] for lab in s["labels"]}
+    assert XSS in labels
+    assert XSS in {e["system"] for e in data["sections"]["score"]["entries"]}
     assert any(
         s["name"].startswith("<img src=x") for s in data["sections"]["provenance"]["sources"]
     )
@@ -192,15 +233,16 @@ def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
 def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None:
     from toolkit.pipeline.demo import demo_inputs, run_demo
 
+    # two ClickBench systems (gaps, trajectories, score), two JTLs (load, A/B), profiles
     feeds = {
-        "clickbench": {"gaps", "trajectories"},
+        "clickbench": {"gaps", "trajectories", "score"},
+        "jmeter": {"load", "compare"},
         "profiles": {"cache"},
-        "jmeter": {"load"},
     }
     expected = {"provenance"}
     for folder in demo_inputs():
         expected |= feeds[folder.name]
-    assert {"gaps", "trajectories", "cache"} <= expected
+    assert expected == {"gaps", "trajectories", "score", "load", "compare", "cache", "provenance"}
     out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
     html = out.read_text(encoding="utf-8")
     data = embedded_data(html)
@@ -209,7 +251,23 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
     for section in expected:
         assert f'<section id="{section}">' in html
     rules = {f["rule"] for f in data["findings"]}
-    assert {"hot-window-gap", "cache-warmup"} <= rules
+    assert {
+        "hot-window-gap",
+        "warmup-length",
+        "still-warming",
+        "score-ranks-move",
+        "load-warmup",
+        "closed-loop-saturated",
+        "compare-throughput",
+        "cache-warmup",
+    } <= rules
+    # the JMeter fixtures: candidate = 1.14x baseline's steady rate by construction
+    (pair,) = data["sections"]["compare"]["pairs"]
+    assert (pair["a"], pair["b"]) == ("baseline", "candidate")
+    (row,) = (r for r in pair["labels"] if r["label"] == "ALL")
+    assert row["throughput"]["ratio"] == pytest.approx(2400 / 85.5 / (2000 / 81), rel=0.05)
+    for suite in data["sections"]["load"]["suites"]:
+        assert suite["littles_law"]["threads"] == 8
     # the seed-shaped fixture: +50 % at ClickBench's window, 5 hot iterations to reach 5 %
     jvm = next(f for f in data["findings"] if f["subject"].startswith("JVMEngine"))
     assert jvm["numbers"]["gap"] == pytest.approx(0.5)

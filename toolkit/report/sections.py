@@ -1845,7 +1845,8 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
         "reference": ctx.params.reference,
     }
     if ctx.params.compare:
-        params["compare"] = [list(pair) for pair in ctx.params.compare]
+        # as resolved to suite names (the option also takes input files)
+        params["compare"] = [list(pair) for pair in compare_pairs(ctx)]
     table = Table(
         "table-sources",
         "Input files",

@@ -1,0 +1,319 @@
+"""Report sections fed by the analyzers: warm-up detection in the trajectories, ClickBench
+score, load tests (bounded by windows, not rows) and the A/B comparison."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import toolkit
+from toolkit.cli import app
+from toolkit.report.model import Chart
+from toolkit.report.render import build_report, render_html
+from toolkit.report.sections import MAX_LOAD_WINDOWS, chart_window_s
+from toolkit.synthetic import JtlTruth, write_jtl
+
+WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
+# the seed's two trajectories (seeds/002): cold + 9 hot runs, seconds
+SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
+SEED_B = [0.972, 0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
+
+
+def clickbench(folder: Path, name: str, system: str, result: list[list[float]]) -> Path:
+    path = folder / name
+    doc = {"system": system, "date": "2026-05-19", "machine": "c6a.metal", "result": result}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def embedded_data(html: str) -> Any:
+    match = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
+    )
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def schema() -> Any:
+    return json.loads((toolkit.resource_dir("schemas") / "report-data.schema.json").read_text())
+
+
+def report_of(*paths: Path, **kwargs: Any) -> tuple[str, Any]:
+    with toolkit.open_store() as store:
+        for path in paths:
+            toolkit.ingest_file(store, path)
+        html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn", **kwargs)
+    data = embedded_data(html)
+    jsonschema.validate(data, schema())
+    return html, data
+
+
+def section_html(html: str, section: str) -> str:
+    part = html[html.index(f'<section id="{section}">') :]
+    return part[: part.index("</section>")]
+
+
+def figure_json(html: str, div_id: str) -> Any:
+    """The data and layout plotly draws in ``div_id`` (the ``Plotly.newPlot`` arguments)."""
+    start = html.index(f'Plotly.newPlot(                        "{div_id}",')
+    body = html[start:].split(",", 1)[1]
+    decoder = json.JSONDecoder()
+    traces, end = decoder.raw_decode(body.lstrip())
+    layout, _ = decoder.raw_decode(body.lstrip()[end:].lstrip(", \n"))
+    return traces, layout
+
+
+# -- warm-up detection in the trajectories ---------------------------------------------
+
+
+def test_trajectories_show_the_seed_steady_state_spike_and_class(tmp_path: Path) -> None:
+    html, data = report_of(clickbench(tmp_path, "c6a.json", "jvm", [SEED_A, SEED_B]))
+    series = {s["query"]: s for s in data["sections"]["trajectories"]["series"]}
+    q0, q1 = series["Q0"], series["Q1"]
+    # seed 002: "iter 3 takes 1.5 s because a JIT recompile pause ... Steady state is ~42 ms"
+    assert q0["spikes"] == [[2, 1.5]]
+    assert q0["steady_s"] == pytest.approx(0.042, rel=0.05)
+    assert q0["steady_ci"][0] <= q0["steady_s"] <= q0["steady_ci"][1]
+    assert q0["class"] == "warmup" and q0["steady_iteration"] == 3
+    assert q0["changepoints"] == [3]
+    # "monotonic convergence", settling at 41 ms: steady is above the 30 ms fastest run
+    assert q1["steady_s"] == pytest.approx(0.041, rel=0.05)
+    assert q1["class"] == "warmup" and q1["spikes"] == []
+    # panel 0 is Q0 (largest window gap): its figure carries the band, cut, line and spike
+    traces, layout = figure_json(html, "fig-traj-0")
+    spike = next(t for t in traces if t.get("name") == "spike")
+    assert spike["x"] == [2] and spike["y"] == [1.5]
+    shapes = layout["shapes"]
+    band = next(s for s in shapes if s["type"] == "rect" and s.get("yref") == "y")
+    assert band["y0"] == pytest.approx(q0["steady_ci"][0]) and band["y1"] == pytest.approx(
+        q0["steady_ci"][1]
+    )
+    cut = next(s for s in shapes if s["type"] == "rect" and s.get("xref") == "x")
+    assert cut["x1"] == pytest.approx(2.5)  # warm-up shaded up to the steady iteration 3
+    assert any(s["type"] == "line" and s["x0"] == pytest.approx(2.5) for s in shapes)
+    part = section_html(html, "trajectories")
+    assert '<span class="badge tone-warn" title="faster after a warm-up, then steady">warmup' in part
+    assert 'id="table-detect"' in part and 'id="table-detect-summary"' in part
+    assert "2: 1.5 s" in part  # the spike in the per-series table
+    # sortable: every panel carries the gap and warm-up keys
+    assert part.count('data-gap="') == 2 and part.count('data-warmup="-3.0"') == 1
+
+
+def test_detection_findings_one_per_suite_and_kind(tmp_path: Path) -> None:
+    _, data = report_of(clickbench(tmp_path, "c6a.json", "jvm", [SEED_A, SEED_B]))
+    found = {f["rule"]: f for f in data["findings"]}
+    assert {"hot-window-gap", "warmup-length", "spikes", "min-all-underestimates"} <= set(found)
+    spikes = found["spikes"]
+    assert spikes["numbers"]["spikes"] == 1
+    assert spikes["numbers"]["max_ratio"] == pytest.approx(1.5 / 0.256, rel=1e-6)
+    assert "Q0 iteration 2: 1.5 s" in spikes["message"]
+    below = found["min-all-underestimates"]
+    # Q1: the fastest hot run 30 ms against the steady 41 ms
+    assert below["numbers"]["below_steady"] == 1
+    assert below["numbers"]["max_shortfall"] == pytest.approx(1 - 0.030 / 0.041, abs=0.02)
+    warm = found["warmup-length"]
+    assert warm["severity"] == "warning" and warm["numbers"]["window_before_steady"] == 2
+    assert warm["numbers"]["max_steady_iteration"] == 7
+    assert "discard the first 7 runs" in warm["advice"]
+    for finding in data["findings"]:
+        assert finding["message"].startswith(finding["subject"])
+
+
+def test_short_series_still_warming_finding(tmp_path: Path) -> None:
+    # ClickBench's 3 runs: the last hot run 20 % below the first, in 3 of 4 queries
+    rows = [[1.0, 0.5, 0.4], [1.0, 0.25, 0.2], [2.0, 1.0, 0.8], [1.0, 0.3, 0.3]]
+    _, data = report_of(clickbench(tmp_path, "c6a.json", "native", rows))
+    (finding,) = (f for f in data["findings"] if f["rule"] == "still-warming")
+    assert finding["numbers"]["still_warming"] == 3 and finding["numbers"]["series"] == 4
+    classes = [s["class"] for s in data["sections"]["trajectories"]["series"]]
+    assert classes.count("short: still-warming") == 3
+
+
+# -- ClickBench score ------------------------------------------------------------------
+
+
+def test_score_section_ranks_move_with_k(tmp_path: Path) -> None:
+    flat = [1.0, 0.5, 0.5] + [0.045] * 7
+    html, data = report_of(
+        clickbench(tmp_path, "a.json", "seed", [SEED_A, SEED_B]),
+        clickbench(tmp_path, "b.json", "flat", [flat, flat]),
+    )
+    score = data["sections"]["score"]
+    entries = {e["system"]: e for e in score["entries"]}
+    seed, other = entries["seed"], entries["flat"]
+    # k = 2 (ClickBench): baselines 0.256 and 0.116 s are the seed's own hot times
+    assert seed["hot"] == pytest.approx(1.0)
+    assert other["hot"] == pytest.approx(math.sqrt((0.51 / 0.266) * (0.51 / 0.126)))
+    by_k = {k["hot_iterations"]: k for k in other["hot_by_k"]}
+    seed_k = {k["hot_iterations"]: k for k in seed["hot_by_k"]}
+    # k = 3: baselines min(..., 0.043) and min(..., 0.045)
+    assert by_k[3]["score"] == pytest.approx(math.sqrt(0.055 / 0.053))
+    assert seed_k[3]["score"] == pytest.approx(math.sqrt(0.076 / 0.055))
+    assert (seed_k[2]["rank"], by_k[2]["rank"]) == (1, 2)
+    assert (seed_k[3]["rank"], by_k[3]["rank"]) == (2, 1)
+    assert (seed_k[9]["rank"], by_k[9]["rank"]) == (1, 2)
+    (finding,) = (f for f in data["findings"] if f["rule"] == "score-ranks-move")
+    assert finding["numbers"]["moved"] == 2 and finding["numbers"]["max_k"] == 9
+    traces, _ = figure_json(html, "fig-score-ranks")
+    assert {t["name"] for t in traces} == {"seed", "flat"}
+    part = section_html(html, "score")
+    assert "1.000 (#1)" in part and 'id="table-score"' in part
+
+
+def test_score_needs_two_clickbench_entries(tmp_path: Path) -> None:
+    csv = tmp_path / "harness.csv"
+    csv.write_text(
+        "suite,query,iteration,seconds\n"
+        + "".join(f"h,q,{i},{s}\n" for i, s in enumerate(SEED_A)),
+        encoding="utf-8",
+    )
+    _, data = report_of(clickbench(tmp_path, "a.json", "seed", [SEED_A, SEED_B]), csv)
+    assert "score" not in data["sections"] and "gaps" in data["sections"]
+
+
+# -- load tests -------------------------------------------------------------------------
+
+
+def jtl(path: Path, rows: int, **kwargs: Any) -> tuple[Path, JtlTruth]:
+    truth = write_jtl(path, rows, **kwargs)
+    return path, truth
+
+
+def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
+    path, truth = jtl(tmp_path / "run.jtl", 30_000, seed=3, duration_s=120, warmup_s=30)
+    html, data = report_of(path)
+    load = data["sections"]["load"]
+    (suite,) = load["suites"]
+    labels = {lab["label"]: lab for lab in suite["labels"]}
+    assert set(labels) == {"ALL", "login", "search", "view_item", "add_to_cart", "checkout", "logout"}
+    everything = labels["ALL"]
+    assert 20 <= everything["warmup_end_s"] <= 45  # the generator ramps for 30 s
+    assert everything["throughput"]["steady"] == pytest.approx(truth.steady_rate, rel=0.05)
+    part = section_html(html, "load")
+    # the label table, JMeter's Statistics/APDEX table and the Little's-law verdict
+    assert 'id="table-load-0"' in part and 'id="table-jmeter-0"' in part
+    assert "<td>Total</td>" in part and "APDEX" in part
+    assert "saturated closed loop" in part  # 50 threads, no think time
+    rules = {f["rule"] for f in data["findings"]}
+    assert {"load-warmup", "closed-loop-saturated"} <= rules
+    # ALL + the busiest labels are drawn with the warm-up cut at the detected end
+    traces, layout = figure_json(html, "fig-load-0")
+    assert [t["name"] for t in traces] == ["throughput", "p50", "p95", "p99"]
+    cut = [s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(136")]
+    assert cut and cut[0]["x1"] == pytest.approx(everything["warmup_end_s"])
+    band = [s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(0,158")]
+    assert band[0]["y0"] == pytest.approx(everything["throughput"]["steady_ci"][0], rel=1e-3)
+    (plotted,) = (s for s in load["series"] if s["label"] == "ALL")
+    assert plotted["window_s"] == 1.0 and 115 <= len(plotted["t_s"]) <= 121
+    # windows sum to the samples (all but the partial last window)
+    assert sum(plotted["throughput"]) == pytest.approx(everything["samples"], rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("duration_s", "expected"),
+    [(None, 1.0), (600.0, 1.0), (1998.0, 1.0), (4000.0, 5.0), (30_000.0, 20.0), (86_400.0, 50.0)],
+)
+def test_chart_window_keeps_windows_below_cap(duration_s: float | None, expected: float) -> None:
+    window = chart_window_s(duration_s, 1.0)
+    assert window == expected
+    if duration_s:
+        assert duration_s / window + 1 <= MAX_LOAD_WINDOWS
+
+
+def test_long_load_test_is_drawn_with_at_most_max_windows_points(tmp_path: Path) -> None:
+    # 8.3 hours at 1 s windows would be 30,000 points per line
+    path, _ = jtl(tmp_path / "soak.jtl", 40_000, seed=4, duration_s=30_000, warmup_s=3_000)
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        report = build_report(store, generated_at=WHEN)
+    (section,) = (s for s in report.sections if s.id == "load")
+    charts = [b for b in section.blocks if isinstance(b, Chart)]
+    assert charts
+    for chart in charts:
+        for trace in chart.figure.data:
+            assert len(trace.x) <= MAX_LOAD_WINDOWS, chart.div_id
+    for series in section.data["series"]:
+        assert series["window_s"] == 20.0
+        assert len(series["t_s"]) <= MAX_LOAD_WINDOWS
+    (everything,) = (s for s in section.data["series"] if s["label"] == "ALL")
+    assert 1400 <= len(everything["t_s"]) <= 30_000 // 20 + 1
+
+
+def test_report_size_does_not_grow_with_rows(tmp_path: Path) -> None:
+    sizes = {}
+    for rows in (20_000, 400_000):
+        path, _ = jtl(tmp_path / f"r{rows}.jtl", rows, seed=5, duration_s=600, warmup_s=60)
+        with toolkit.open_store() as store:
+            toolkit.ingest_file(store, path)
+            html = render_html(build_report(store, generated_at=WHEN), plotlyjs="inline")
+        sizes[rows] = len(html.encode("utf-8"))
+    # 20x the samples, the same 600 windows per line: the same size within 3 %
+    assert sizes[400_000] == pytest.approx(sizes[20_000], rel=0.03)
+    assert sizes[400_000] < 8_000_000
+
+
+# -- A/B comparison ---------------------------------------------------------------------
+
+
+def test_two_load_tests_are_compared_automatically(tmp_path: Path) -> None:
+    # the same plan and profile, 1.25x the samples: B's steady rate is 1.25x A's
+    a, ta = jtl(tmp_path / "a.jtl", 12_000, seed=6, duration_s=120, warmup_s=20)
+    b, tb = jtl(tmp_path / "b.jtl", 15_000, seed=7, duration_s=120, warmup_s=20)
+    assert tb.steady_rate / ta.steady_rate == pytest.approx(1.25)
+    html, data = report_of(a, b)
+    (pair,) = data["sections"]["compare"]["pairs"]
+    assert (pair["a"], pair["b"]) == ("a", "b")
+    (row,) = (r for r in pair["labels"] if r["label"] == "ALL")
+    assert row["throughput"]["ratio"] == pytest.approx(1.25, rel=0.04)
+    lo, hi = row["throughput"]["ci"]
+    assert 1 < lo < 1.25 < hi
+    # closed loop, same threads: latency scales with 1/throughput
+    assert row["latency_mean_ms"]["ratio"] == pytest.approx(0.8, rel=0.05)
+    (finding,) = (f for f in data["findings"] if f["rule"] == "compare-throughput")
+    assert "b is faster beyond noise" in finding["advice"]
+    traces, _ = figure_json(html, "fig-compare-0")
+    assert [t["name"] for t in traces] == ["throughput", "mean latency"]
+    assert "ALL" in traces[0]["y"]
+    assert 'id="table-compare-0"' in section_html(html, "compare")
+
+
+def test_compare_option_picks_pairs_by_name_or_file(tmp_path: Path, runner: Any) -> None:
+    paths = [
+        jtl(tmp_path / f"{name}.jtl", 4000, seed=n, duration_s=60, warmup_s=10)[0]
+        for n, name in enumerate(("a", "b", "c"))
+    ]
+    _, data = report_of(*paths)
+    assert "compare" not in data["sections"]  # three load tests: nothing to guess
+    out = tmp_path / "ab.html"
+    args = ["report", *map(str, paths), "-o", str(out), "--compare", f"{paths[2]},a"]
+    result = runner.invoke(app, [*args, "--compare", "b.jtl,c"])
+    assert result.exit_code == 0, result.output
+    data = embedded_data(out.read_text(encoding="utf-8"))
+    pairs = [(p["a"], p["b"]) for p in data["sections"]["compare"]["pairs"]]
+    assert pairs == [("c", "a"), ("b", "c")]
+    assert data["sections"]["provenance"]["parameters"]["compare"] == [["c", "a"], ["b", "c"]]
+    result = runner.invoke(app, [*args[:-1], "a,nope"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: --compare: no load suite or input file 'nope'")
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = runner.invoke(app, [*args[:-1], "a"])
+    assert result.exit_code == 1 and "expected two load tests as A,B" in result.stderr
+
+
+def test_compare_names_with_commas(tmp_path: Path) -> None:
+    a = jtl(tmp_path / "x,1.jtl", 3000, seed=1, duration_s=60, warmup_s=10)[0]
+    b = jtl(tmp_path / "y.jtl", 3000, seed=2, duration_s=60, warmup_s=10)[0]
+    from toolkit.report.sections import split_compare_pair
+
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, a)
+        toolkit.ingest_file(store, b)
+        assert split_compare_pair(store, "x,1,y") == ("x,1", "y")
+        assert split_compare_pair(store, "y.jtl,x,1.jtl") == ("y.jtl", "x,1.jtl")
