@@ -158,9 +158,7 @@ def hostile_inputs(folder: Path) -> list[Path]:
     )
     paths.append(csv)
     for n, name in enumerate((f"{XSS_FILE} a.jtl", f"{XSS_FILE} b.jtl")):
-        write_jtl(
-            folder / name, 3000, seed=n, duration_s=60, warmup_s=10, labels=(XSS, "plain")
-        )
+        write_jtl(folder / name, 3000, seed=n, duration_s=60, warmup_s=10, labels=(XSS, "plain"))
         paths.append(folder / name)
     profile = folder / "profile.csv"
     profile.write_text(

@@ -99,7 +99,9 @@ def test_trajectories_show_the_seed_steady_state_spike_and_class(tmp_path: Path)
     assert cut["x1"] == pytest.approx(2.5)  # warm-up shaded up to the steady iteration 3
     assert any(s["type"] == "line" and s["x0"] == pytest.approx(2.5) for s in shapes)
     part = section_html(html, "trajectories")
-    assert '<span class="badge tone-warn" title="faster after a warm-up, then steady">warmup' in part
+    assert (
+        '<span class="badge tone-warn" title="faster after a warm-up, then steady">warmup' in part
+    )
     assert 'id="table-detect"' in part and 'id="table-detect-summary"' in part
     assert "2: 1.5 s" in part  # the spike in the per-series table
     # sortable: every panel carries the gap and warm-up keys
@@ -170,8 +172,7 @@ def test_score_section_ranks_move_with_k(tmp_path: Path) -> None:
 def test_score_needs_two_clickbench_entries(tmp_path: Path) -> None:
     csv = tmp_path / "harness.csv"
     csv.write_text(
-        "suite,query,iteration,seconds\n"
-        + "".join(f"h,q,{i},{s}\n" for i, s in enumerate(SEED_A)),
+        "suite,query,iteration,seconds\n" + "".join(f"h,q,{i},{s}\n" for i, s in enumerate(SEED_A)),
         encoding="utf-8",
     )
     _, data = report_of(clickbench(tmp_path, "a.json", "seed", [SEED_A, SEED_B]), csv)
@@ -192,7 +193,15 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     load = data["sections"]["load"]
     (suite,) = load["suites"]
     labels = {lab["label"]: lab for lab in suite["labels"]}
-    assert set(labels) == {"ALL", "login", "search", "view_item", "add_to_cart", "checkout", "logout"}
+    assert set(labels) == {
+        "ALL",
+        "login",
+        "search",
+        "view_item",
+        "add_to_cart",
+        "checkout",
+        "logout",
+    }
     everything = labels["ALL"]
     assert 20 <= everything["warmup_end_s"] <= 45  # the generator ramps for 30 s
     assert everything["throughput"]["steady"] == pytest.approx(truth.steady_rate, rel=0.05)
@@ -206,9 +215,15 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     # ALL + the busiest labels are drawn with the warm-up cut at the detected end
     traces, layout = figure_json(html, "fig-load-0")
     assert [t["name"] for t in traces] == ["throughput", "p50", "p95", "p99"]
-    cut = [s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(136")]
+    cut = [
+        s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(136")
+    ]
     assert cut and cut[0]["x1"] == pytest.approx(everything["warmup_end_s"])
-    band = [s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(0,158")]
+    band = [
+        s
+        for s in layout["shapes"]
+        if s["type"] == "rect" and s["fillcolor"].startswith("rgba(0,158")
+    ]
     assert band[0]["y0"] == pytest.approx(everything["throughput"]["steady_ci"][0], rel=1e-3)
     (plotted,) = (s for s in load["series"] if s["label"] == "ALL")
     assert plotted["window_s"] == 1.0 and 115 <= len(plotted["t_s"]) <= 121
