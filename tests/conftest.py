@@ -3,6 +3,7 @@ but fail when WARMUP_REQUIRE_ALL=1 (set by .ci/run)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -50,6 +51,61 @@ def chromium_path() -> str:
     _need(exe is not None, "Debian chromium not installed (apt-get install chromium)")
     assert exe is not None
     return exe
+
+
+#: Markup that must stay text wherever an input string reaches the report (issue 6).
+XSS = "<script>alert(1)</script></script><img src=x onerror=alert(1)>"
+# the seed's two trajectories (seeds/002): cold + 9 hot runs, seconds
+SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
+SEED_B = [0.972, 0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
+#: a file name cannot hold "/", so file names carry the parts of the payload that fit
+XSS_FILE = "<img src=x onerror=alert(1)><script>alert(1)"
+
+
+@pytest.fixture
+def hostile_inputs(tmp_path: Path) -> list[Path]:
+    """Inputs whose every untrusted string is ``XSS``: two ClickBench systems, a harness
+    query name, JTL labels and JTL file names (load and A/B sections), a profile series."""
+    from toolkit.synthetic import write_jtl
+
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    paths = []
+    for system, name in ((XSS, f"{XSS_FILE}.json"), ("plain", "plain.json")):
+        doc = {
+            "system": system,
+            "date": "2026-05-19",
+            "machine": "c6a.metal",
+            "result": [SEED_A, SEED_B],
+        }
+        (folder / name).write_text(json.dumps(doc), encoding="utf-8")
+        paths.append(folder / name)
+    csv = folder / "harness.csv"
+    csv.write_text(
+        "suite,query,iteration,seconds\n"
+        + "".join(f'"{XSS}","{XSS}",{i},{s}\n' for i, s in enumerate(SEED_B)),
+        encoding="utf-8",
+    )
+    paths.append(csv)
+    for n, name in enumerate((f"{XSS_FILE} a.jtl", f"{XSS_FILE} b.jtl")):
+        write_jtl(folder / name, 3000, seed=n, duration_s=60, warmup_s=10, labels=(XSS, "plain"))
+        paths.append(folder / name)
+    profile = folder / "profile.csv"
+    profile.write_text(
+        "series,run,elapsed_s,bytes_remote,bytes_local\n"
+        + "".join(
+            f"{XSS},{run},{secs},{remote},{local}\n"
+            for run, secs, remote, local in (
+                (1, 40, 9e10, 1e9),
+                (2, 12, 3e10, 6e10),
+                (3, 5, 1e9, 9e10),
+                (4, 5, 1e9, 9e10),
+            )
+        ),
+        encoding="utf-8",
+    )
+    paths.append(profile)
+    return paths
 
 
 @pytest.fixture

@@ -122,31 +122,44 @@ def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> 
     assert (tmp_path / "report.png").stat().st_size > 10_000
 
 
-def test_injected_markup_stays_text_in_the_browser(browser: Any, tmp_path: Path) -> None:
-    folder = tmp_path / "in"
-    folder.mkdir()
-    bench = seed_suite(folder, system=XSS, name="<img src=x onerror=alert(1)><script>alert(1).json")
-    csv = folder / "harness.csv"
-    csv.write_text(
-        "suite,query,iteration,seconds\n"
-        + "".join(f'"{XSS}","{XSS}",{i},{s}\n' for i, s in enumerate(SEED_B)),
-        encoding="utf-8",
-    )
+def test_injected_markup_stays_text_in_the_browser(
+    browser: Any, tmp_path: Path, hostile_inputs: list[Path]
+) -> None:
     with toolkit.open_store() as store:
-        toolkit.ingest_file(store, bench)
-        toolkit.ingest_file(store, csv)
+        for path in hostile_inputs:
+            toolkit.ingest_file(store, path)
         report = toolkit.write_report(store, tmp_path / "xss.html", generated_at=WHEN)
     page, log = open_report(browser, report)
     assert_figures_drawn(page)
     page.wait_for_timeout(300)
     assert log.dialogs == [] and log.errors == [] and log.requests == []
-    assert page.locator('img[src="x"]').count() == 0
+    # no injected element: no <img> at all, and every <script> is one the report wrote
     assert page.locator("img").count() == 0
-    scripts = page.eval_on_selector_all("script", "els => els.map(e => e.textContent)")
-    assert not any(s.strip() == "alert(1)" for s in scripts)
-    text = page.locator("body").inner_text()
-    assert "<img src=x onerror=alert(1)>" in text
-    assert "<script>alert(1)</script>" in text
+    scripts = page.eval_on_selector_all(
+        "script", "els => els.map(e => [e.type, e.id, e.textContent.length])"
+    )
+    figures = page.locator("div.plotly-graph-div").count()
+    # plotly.js, one Plotly.newPlot per figure, report-data, report.js
+    assert len(scripts) == 1 + figures + 2
+    assert [s[:2] for s in scripts].count(["application/json", "report-data"]) == 1
+    texts = page.eval_on_selector_all("script", "els => els.map(e => e.textContent.trim())")
+    assert not any(t == "alert(1)" for t in texts)
+    # "</script>" inside the JSON did not close its tag: it parses and holds the payload
+    data = page.evaluate("JSON.parse(document.getElementById('report-data').textContent)")
+    assert XSS in {lab["label"] for s in data["sections"]["load"]["suites"] for lab in s["labels"]}
+    assert XSS in {e["system"] for e in data["sections"]["score"]["entries"]}
+    # the payload is visible as text: JTL label, system name, query name, file name
+    for section in ("load", "compare", "score", "trajectories", "cache"):
+        text = page.locator(f"#{section}").inner_text()
+        assert "<script>alert(1)</script>" in text, section
+        assert "<img src=x onerror=alert(1)>" in text, section
+    provenance = page.locator("#provenance").inner_text()
+    assert "<img src=x onerror=alert(1)><script>alert(1).json" in provenance
+    # and in the charts' SVG text (legend, titles, axis labels), as typed
+    svg_text = page.eval_on_selector_all(
+        "#load .main-svg text, #score .main-svg text", "els => els.map(e => e.textContent)"
+    )
+    assert any(XSS in t for t in svg_text)
     page.screenshot(path=str(tmp_path / "xss.png"), full_page=True)
 
 
@@ -161,8 +174,21 @@ def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
     findings = page.locator("#findings li.finding")
     assert findings.count() >= 2
     assert all(findings.nth(i).is_visible() for i in range(findings.count()))
+    # every section the fixtures feed is there and visible
+    for section in ("gaps", "trajectories", "score", "load", "compare", "cache", "provenance"):
+        assert page.locator(f"section#{section}").is_visible(), section
+    # the trajectory panels carry the engine's class badge; load charts the warm-up cut
+    assert page.locator("#grid-trajectories .badge", has_text="warmup").count() >= 10
+    assert page.locator("#fig-load-0 .shapelayer path").count() >= 1
+    assert "saturated closed loop" in page.locator("#load").inner_text()
     # re-sorting the small multiples by query order puts Q0 first
     page.select_option("select[data-grid='grid-trajectories']", "query")
     first = page.locator("#grid-trajectories .panel-title").first.inner_text()
     assert first.startswith("Q0 ")
+    # longest warm-up first: the first panel's steady iteration is the largest
+    page.select_option("select[data-grid='grid-trajectories']", "warmup")
+    keys = page.eval_on_selector_all(
+        "#grid-trajectories .panel", "els => els.map(e => Number(e.dataset.warmup))"
+    )
+    assert keys == sorted(keys) and keys[0] < keys[-1]
     page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
