@@ -332,3 +332,51 @@ def test_compare_names_with_commas(tmp_path: Path) -> None:
         toolkit.ingest_file(store, b)
         assert split_compare_pair(store, "x,1,y") == ("x,1", "y")
         assert split_compare_pair(store, "y.jtl,x,1.jtl") == ("y.jtl", "x,1.jtl")
+
+
+# -- cache findings and real inputs -----------------------------------------------------
+
+
+def test_cache_findings_need_a_speedup_and_keep_the_analyzers(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.csv"
+    rows = {
+        # remote bytes move to the local cache over 3 runs: 8x faster when warm
+        "filling": [(1, 40, 9e10, 1e9), (2, 12, 3e10, 6e10), (3, 5, 1e9, 9e10), (4, 5, 1e9, 9e10)],
+        # the local cache takes over, but the query does not get faster: no warm-up finding
+        "no gain": [(1, 5, 9e10, 1e9), (2, 6, 3e10, 6e10), (3, 6, 1e9, 9e10), (4, 6, 1e9, 9e10)],
+    }
+    profile.write_text(
+        "series,run,elapsed_s,bytes_remote,bytes_local\n"
+        + "".join(
+            f"{name},{r},{t},{b},{c}\n" for name, runs in rows.items() for r, t, b, c in runs
+        ),
+        encoding="utf-8",
+    )
+    _, data = report_of(profile)
+    warm = [f for f in data["findings"] if f["rule"] == "cache-warmup"]
+    assert [f["subject"] for f in warm] == ["filling"]
+    assert warm[0]["numbers"]["cold_s"] == 40 and warm[0]["numbers"]["warm_s"] == 5
+    payload = {s["series"]: s for s in data["sections"]["cache"]["series"]}
+    analyzer = {(s, f["rule"]) for s, e in payload.items() for f in e["findings"]}
+    shown = {(f["subject"], f["rule"]) for f in data["findings"]}
+    # every analyzer finding is shown, except slow-fill where cache-warmup says more
+    assert analyzer - {("filling", "cache.slow-fill")} <= shown
+
+
+def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
+    with toolkit.open_store() as store:
+        toolkit.ingest_path(store, real_dir / "clickbench")
+        toolkit.ingest_path(store, real_dir / "jmeter-runs")
+        html = toolkit.render_report(store, generated_at=WHEN)
+    data = embedded_data(html)
+    jsonschema.validate(data, schema())
+    sections = data["sections"]
+    assert {"gaps", "trajectories", "score", "load", "compare"} <= set(sections)
+    # each run left a JTL and a JMeter log (two suites per run): the JTLs are compared
+    (pair,) = sections["compare"]["pairs"]
+    assert (pair["a"], pair["b"]) == ("h2_point_lookup_10t_60s", "pg_point_lookup_10t_60s")
+    # 43 ClickBench results: one finding per kind for all suites, not one per suite
+    still = [f for f in data["findings"] if f["rule"] == "still-warming"]
+    assert len(still) == 1 and still[0]["numbers"]["suites"] > 4
+    assert len(data["findings"]) < 20
+    assert len(html.encode("utf-8")) < 8_000_000

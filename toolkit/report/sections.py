@@ -417,6 +417,68 @@ def name_list(names: Sequence[str], limit: int = 3) -> str:
 def detection_findings(
     results: Sequence[Any], payload: dict[str, Any], params: ReportParams
 ) -> list[Finding]:
+    """:func:`suite_detection_findings`, with a kind found in more than
+    ``MAX_SUITE_FINDINGS`` suites folded into one finding naming the worst suites (the
+    per-suite figures stay in the class table)."""
+    found = suite_detection_findings(results, payload, params)
+    by_rule: dict[str, list[Finding]] = {}
+    for f in found:
+        by_rule.setdefault(f.rule, []).append(f)
+    out: list[Finding] = []
+    for rule, group in by_rule.items():
+        if len(group) <= MAX_SUITE_FINDINGS:
+            out.extend(group)
+            continue
+        count_key, what = FOLDED[rule]
+
+        def share(f: Finding, key: str = count_key) -> float:
+            return float(f.numbers.get(key) or 0) / float(f.numbers.get("series") or 1)
+
+        group.sort(key=lambda f: (-share(f), f.subject))
+        worst = [
+            f"{f.subject} ({f.numbers.get(count_key)} of {f.numbers.get('series')})" for f in group
+        ]
+        suites = len({d.suite_id for d in results})
+        severity: Severity = min(
+            (f.severity for f in group), key=lambda s: ("problem", "warning", "info").index(s)
+        )
+        out.append(
+            Finding(
+                rule=rule,
+                severity=severity,
+                subject=f"{len(group)} of {suites} suites",
+                message=(
+                    f"{len(group)} of {suites} suites have {what}; the largest shares: "
+                    f"{name_list(worst)}"
+                ),
+                advice=group[0].advice,
+                numbers={
+                    "suites": len(group),
+                    count_key: sum(int(f.numbers.get(count_key) or 0) for f in group),
+                },
+            )
+        )
+    return out
+
+
+#: Suites given their own finding of one kind; above this, one finding for all of them.
+MAX_SUITE_FINDINGS = 4
+#: Per detection rule: the count in ``numbers`` that ranks suites, and what they have.
+FOLDED = {
+    "no-steady-state": ("no_steady_state", "series that never reach a steady state"),
+    "still-warming": ("still_warming", "series still getting faster at their last run"),
+    "warmup-length": ("window_before_steady", "hot windows that end before the steady state"),
+    "spikes": ("spikes", "single-iteration spikes (JIT compiles or GC pauses)"),
+    "min-all-underestimates": (
+        "below_steady",
+        "fastest hot runs more than 5% below the steady value",
+    ),
+}
+
+
+def suite_detection_findings(
+    results: Sequence[Any], payload: dict[str, Any], params: ReportParams
+) -> list[Finding]:
     """The warm-up engine's per-series results, one finding per suite and kind: series
     with no steady state, short series still getting faster, warm-ups longer than the
     benchmark's hot window, single-iteration spikes, and min-of-all-runs references below
@@ -536,6 +598,7 @@ def detection_findings(
                         "steady value (it leaves spikes out) or more hot runs"
                     ),
                     numbers={
+                        "series": n,
                         "spikes": len(spikes),
                         "queries": len(queries),
                         "max_ratio": worst.ratio,
@@ -1480,18 +1543,20 @@ def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
 
 def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     """The pairs to compare: ``params.compare`` (names or input files), else the two load
-    suites when there are exactly two (A = the one read first)."""
+    tests read from JTLs when there are exactly two, else the two load suites when there
+    are exactly two (A = the one read first)."""
     if ctx.params.compare:
         return [
             (load_suite_name(ctx.store, a), load_suite_name(ctx.store, b))
             for a, b in ctx.params.compare
         ]
-    names = [
-        str(r[0])
-        for r in ctx.store.con.execute(
-            "SELECT name FROM suites WHERE kind = 'load' ORDER BY suite_id"
-        ).fetchall()
-    ]
+    rows = ctx.store.con.execute(
+        """SELECT name, EXISTS (SELECT 1 FROM samples WHERE samples.suite_id = suites.suite_id)
+           FROM suites WHERE kind = 'load' ORDER BY suite_id"""
+    ).fetchall()
+    # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs
+    with_samples = [str(name) for name, has in rows if has]
+    names = with_samples if len(with_samples) == 2 else [str(name) for name, _ in rows]
     return [(names[0], names[1])] if len(names) == 2 else []
 
 
@@ -1710,30 +1775,36 @@ def fitted_elapsed(fit: Any, runs: Sequence[int]) -> list[float | None]:
 
 
 def cache_findings(payload: dict[str, Any]) -> list[Finding]:
-    """Per series with a measured cache: warm-up length, speed-up and tier rates."""
+    """Per series: the cache analyzer's findings (result-cache contamination, not warm,
+    JIT residual; toolkit/analyze/cache.py), and for a cache that speeds the query up by
+    at least 10 %, its warm-up length, speed-up and tier rates (this one replaces the
+    analyzer's slow-fill note, which says the same with fewer numbers)."""
     found = []
     for s in payload["series"]:
-        if s["runs_to_warm"] is None or s["cold_s"] is None or s["warm_s"] is None:
-            continue
-        if s["runs_to_warm"] <= 1:
-            continue
-        rates = ""
-        if s["remote_rate"] and s["local_rate"]:
-            rates = (
-                f"; remote reads run at {fmt_rate(s['remote_rate'])}, local at "
-                f"{fmt_rate(s['local_rate'])} ({s['local_rate'] / s['remote_rate']:.0f}x)"
-            )
-        found.append(
-            Finding(
+        warmup = None
+        speedup = s["speedup"]
+        if (
+            s["runs_to_warm"] is not None
+            and s["runs_to_warm"] > 1
+            and s["cold_s"] is not None
+            and s["warm_s"] is not None
+            and speedup is not None
+            and speedup >= 1.1
+        ):
+            rates = ""
+            if s["remote_rate"] and s["local_rate"]:
+                rates = (
+                    f"; remote reads run at {fmt_rate(s['remote_rate'])}, local at "
+                    f"{fmt_rate(s['local_rate'])} ({s['local_rate'] / s['remote_rate']:.0f}x)"
+                )
+            warmup = Finding(
                 rule="cache-warmup",
                 severity="warning",
                 subject=s["series"],
                 message=(
                     f"{s['series']}: the cache is warm from run {s['runs_to_warm']} "
                     f"({fmt_seconds(s['cold_s'])} cold, {fmt_seconds(s['warm_s'])} warm, "
-                    f"{s['speedup']:.1f}x){rates}"
-                    if s["speedup"]
-                    else f"{s['series']}: the cache is warm from run {s['runs_to_warm']}{rates}"
+                    f"{speedup:.1f}x){rates}"
                 ),
                 advice=(
                     "report cold and warm separately, or discard the first "
@@ -1747,7 +1818,12 @@ def cache_findings(payload: dict[str, Any]) -> list[Finding]:
                     "local_rate": s["local_rate"],
                 },
             )
-        )
+        for item in s.get("findings") or []:
+            if warmup is not None and item["rule"] == "cache.slow-fill":
+                continue
+            found.append(finding_from_json({"subject": s["series"], **item}))
+        if warmup is not None:
+            found.append(warmup)
     return found
 
 
