@@ -58,6 +58,8 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
         "toolkit/_resources/reports/report.js",
         "toolkit/_resources/schemas/report-data.schema.json",
         "toolkit/_resources/fixtures/clickbench/jvm-engine/results/20260519/c6a.metal.json",
+        "toolkit/_resources/fixtures/jmeter/baseline.jtl.gz",
+        "toolkit/_resources/fixtures/jmeter/candidate.jtl.gz",
     ):
         assert needed in names, needed
     venv = tmp_path / "venv"
@@ -86,6 +88,8 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
     html = (away / "out.html").read_text(encoding="utf-8")
     assert "JVMEngine (synthetic)" in html and ">+80%</td>" in html
     assert 'id="report-data"' in html and 'id="fig-gaps"' in html
+    for section in ("trajectories", "score", "load", "compare", "cache"):
+        assert f'<section id="{section}">' in html, section
     assert "wrote out.html" in done.stderr
     # warmup report from the wheel: templates and schemas found outside the checkout
     fixtures = _run(
