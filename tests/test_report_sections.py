@@ -380,3 +380,21 @@ def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
     assert len(still) == 1 and still[0]["numbers"]["suites"] > 4
     assert len(data["findings"]) < 20
     assert len(html.encode("utf-8")) < 8_000_000
+
+
+def test_many_load_tests_share_the_chart_budget(tmp_path: Path) -> None:
+    from toolkit.report.sections import MAX_LOAD_CHARTS
+
+    paths = [
+        jtl(tmp_path / f"run{n:02d}.jtl", 600, seed=n, duration_s=30, warmup_s=5)[0]
+        for n in range(MAX_LOAD_CHARTS + 2)
+    ]
+    html, data = report_of(*paths)
+    assert html.count('<div id="fig-load-') == MAX_LOAD_CHARTS
+    assert len(data["sections"]["load"]["suites"]) == MAX_LOAD_CHARTS + 2
+    # the first suites get their ALL chart; every suite keeps its tables
+    assert [s["suite"] for s in data["sections"]["load"]["series"]] == [
+        f"run{n:02d}" for n in range(MAX_LOAD_CHARTS)
+    ]
+    assert html.count('id="table-load-') == MAX_LOAD_CHARTS + 2
+    assert "7 labels in the tables below, not drawn" in html

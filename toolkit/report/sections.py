@@ -1371,6 +1371,7 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
             "no steady state)."
         )
     busy = law["busy_fraction"]
+    tone: Tone
     if busy >= 0.9:
         verdict, tone = (
             "saturated closed loop: threads never pause, throughput is set by latency "
@@ -1402,9 +1403,9 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
                 num(law["throughput"], lambda v: f"{v:.4g}"),
                 num(law["latency_s"], fmt_seconds),
                 num(law["throughput"] * law["latency_s"], lambda v: f"{v:.3g}"),
-                Cell(fmt_pct(busy, signed=False), busy, tone),  # type: ignore[arg-type]
+                Cell(fmt_pct(busy, signed=False), busy, tone),
                 num(law["think_s"], fmt_seconds),
-                Cell(verdict, None, tone),  # type: ignore[arg-type]
+                Cell(verdict, None, tone),
             ),
         ),
     )
@@ -1433,7 +1434,9 @@ def load_section(ctx: ReportContext) -> Section | None:
             (lab for lab in labels if lab["label"] != "ALL"),
             key=lambda lab: (-lab["samples"], lab["label"]),
         )
-        remaining = max(1, budget // max(1, len(ids) - n))
+        # an even share of the budget per suite left, ALL first; none once it is spent
+        left = len(ids) - n
+        remaining = max(budget // left, 1) if budget > 0 else 0
         chosen = [all_label, *others][:remaining]
         budget -= len(chosen)
         for lab in chosen:
@@ -1470,8 +1473,8 @@ def load_section(ctx: ReportContext) -> Section | None:
         if skipped:
             blocks.append(
                 Text(
-                    f"{suite['suite']}: {plural(skipped, 'more label')} in the tables "
-                    "below, not drawn."
+                    f"{suite['suite']}: {plural(skipped, 'label')} in the tables below, not "
+                    f"drawn (at most {MAX_LOAD_CHARTS} load charts per report)."
                 )
             )
         blocks.append(_labels_table(n, suite))
