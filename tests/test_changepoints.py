@@ -77,11 +77,16 @@ def test_constant_series_hits_the_variance_floor_without_error() -> None:
 
 
 def test_kneedle_on_a_textbook_convex_curve() -> None:
+    """y = 1/x on x = 1..10: the difference curve (1 − ŷ) − x̂ peaks at x = 3 (0.519) and
+    first falls below 0.519 − mean(Δx̂) = 0.407 at x = 6 (0.370): elbow at index 2."""
     x = np.arange(1, 11, dtype=float)
-    y = 1.0 / x  # convex, decreasing: elbow near the bend
-    idx = kneedle_elbow(x, y)
-    assert idx is not None and 1 <= idx <= 3
+    y = 1.0 / x
+    assert kneedle_elbow(x, y) == 2
     assert kneedle_elbow([1, 2, 3], [1, 1, 1]) is None
+    # a CROPS-shaped path: penalties bunched at the low end, counts 3..0: elbow at the
+    # third point; with only three points the drop never reaches the threshold
+    assert kneedle_elbow([22.0, 200.0, 500.0, 1.1e6], [3, 2, 1, 0]) == 2
+    assert kneedle_elbow([22.0, 200.0, 1.1e6], [2, 1, 0]) is None
 
 
 def test_crops_path_is_monotone_and_contains_the_true_segmentation() -> None:
@@ -95,3 +100,27 @@ def test_crops_path_is_monotone_and_contains_the_true_segmentation() -> None:
     assert all(a >= b for a, b in itertools.pairwise(counts))
     assert 2 in counts
     assert res.segmentation.changepoints == (40, 100)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_crops_finds_every_segmentation_pelt_finds_in_its_range(seed: int) -> None:
+    """CROPS (Haynes et al. 2017) must return every distinct optimal segmentation in
+    [4 ln n, 1e5 ln n]: PELT on a dense grid of 200 penalties finds no change-point count
+    that is not on the CROPS path, and each path entry is PELT's own result at its
+    penalty."""
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([np.full(20, 3.0), np.full(40, 1.5), np.full(60, 1.2), np.full(200, 1.0)])
+    x = x * rng.lognormal(0, 0.03, x.size)
+    res = crops(x)
+    path_counts = {c for _, c, _ in res.path}
+    n = x.size
+    grid = np.geomspace(4 * math.log(n), 1e5 * math.log(n), 200)
+    seen = {len(pelt(x, penalty=float(p)).changepoints) for p in grid}
+    assert seen <= path_counts
+    for pen, count, _ in res.path:
+        assert len(pelt(x, penalty=pen).changepoints) == count
+    # the Kneedle elbow of this 4-point path (counts 3, 2, 1, 0) is one of its penalties
+    assert res.elbow_found and len(res.path) == 4
+    elbow = kneedle_elbow([p for p, _, _ in res.path], [c for _, c, _ in res.path])
+    assert elbow is not None and res.penalty == res.path[elbow][0]
+    assert res.segmentation == pelt(x, penalty=res.penalty)

@@ -249,12 +249,16 @@ def _total_cost(z: FloatArray, cps: list[int], floor: float) -> float:
 
 
 def kneedle_elbow(x: npt.ArrayLike, y: npt.ArrayLike, *, sensitivity: float = 1.0) -> int | None:
-    """Index of the elbow of a convex, decreasing curve (Satopää et al. 2011, offline).
+    """Index of the elbow of a convex, decreasing curve (Satopää et al. 2011, offline, as
+    ``kneed.KneeLocator(curve="convex", direction="decreasing")`` which Traini et al.
+    2023 use).
 
-    Normalise both axes to [0, 1], flip y (``1 − y``) so the curve becomes concave
-    increasing, take the difference curve ``y − x``; the elbow is the first local maximum
-    after which the difference drops below ``max − S·mean(Δx)`` before another local
-    maximum appears. ``None`` when there is no elbow (fewer than 3 points or a flat curve).
+    Normalise both axes to [0, 1], turn y into ``max − y`` (concave increasing), take the
+    difference curve ``d = y − x``; its local maxima and minima compare each point with
+    its neighbours (an end point with itself). Walking from the first maximum, each
+    maximum sets the threshold ``d_max − S·mean(Δx)``, each minimum resets it to 0; the
+    elbow is the last maximum before the first point that falls below the threshold.
+    ``None`` when there is none (fewer than 3 points, a flat curve, no drop).
     """
     xa = np.asarray(x, dtype=np.float64)
     ya = np.asarray(y, dtype=np.float64)
@@ -264,17 +268,24 @@ def kneedle_elbow(x: npt.ArrayLike, y: npt.ArrayLike, *, sensitivity: float = 1.
     yn = (ya - ya.min()) / np.ptp(ya)
     yn = yn.max() - yn  # convex decreasing → concave increasing
     diff = yn - xn
-    maxima = [
-        i for i in range(1, diff.size - 1) if diff[i] >= diff[i - 1] and diff[i] > diff[i + 1]
-    ]
-    if not maxima:
+    size = diff.size
+    left = np.concatenate(([diff[0]], diff[:-1]))
+    right = np.concatenate((diff[1:], [diff[-1]]))
+    is_max = (diff >= left) & (diff >= right)
+    is_min = (diff <= left) & (diff <= right)
+    maxima = np.flatnonzero(is_max)
+    if maxima.size == 0:
         return None
-    step = float(np.mean(np.diff(xn)))
-    for k, i in enumerate(maxima):
-        threshold = diff[i] - sensitivity * step
-        stop = maxima[k + 1] if k + 1 < len(maxima) else diff.size
-        if np.any(diff[i + 1 : stop] < threshold):
-            return i
+    step = float(np.mean(np.abs(np.diff(xn))))
+    threshold: float | None = None
+    at: int | None = None
+    for i in range(int(maxima[0]), size - 1):
+        if is_max[i]:
+            threshold, at = float(diff[i]) - sensitivity * step, i
+        if is_min[i]:
+            threshold = 0.0
+        if threshold is not None and diff[i + 1] < threshold:
+            return at
     return None
 
 
@@ -287,13 +298,15 @@ def crops(
     fallback: float | str = "barrett",
     sensitivity: float = 1.0,
     max_runs: int = 200,
+    variance_floor: float = 1e-11,
 ) -> CropsResult:
     """Every distinct optimal segmentation for penalties in ``[pen_min, pen_max]`` (CROPS,
     Haynes et al. 2017) and the penalty at the elbow of (penalty, #change points).
 
     Defaults follow Traini et al. 2023: ``[4·ln n, 1e5·ln n]``, Kneedle with S = 1,
     fallback ``15·ln n``. Each CROPS step runs PELT at the penalty where the two
-    neighbouring segmentations' penalised costs are equal.
+    neighbouring segmentations' penalised costs are equal. ``variance_floor`` as in
+    :func:`pelt`.
     """
     x, z = _scaled(values)
     n = int(x.size)
@@ -303,9 +316,9 @@ def crops(
 
     def run(pen: float) -> tuple[int, float, list[int]]:
         if n < 2 * min_size:
-            return 0, _total_cost(z, [], 1e-11), []
-        cps, _ = _pelt_core(s1, s2, n, pen, min_size, 1e-11)
-        return len(cps), _total_cost(z, cps, 1e-11), cps
+            return 0, _total_cost(z, [], variance_floor), []
+        cps, _ = _pelt_core(s1, s2, n, pen, min_size, variance_floor)
+        return len(cps), _total_cost(z, cps, variance_floor), cps
 
     found: dict[float, tuple[int, float, list[int]]] = {lo: run(lo), hi: run(hi)}
     todo = [(lo, hi)]
@@ -328,8 +341,8 @@ def crops(
     elbow = kneedle_elbow([p[0] for p in path], [p[1] for p in path], sensitivity=sensitivity)
     if elbow is None:
         chosen = penalty_value(fallback, n)
-        seg = pelt(x, penalty=chosen, min_size=min_size)
+        seg = pelt(x, penalty=chosen, min_size=min_size, variance_floor=variance_floor)
         return CropsResult(path, chosen, False, seg)
     chosen = path[elbow][0]
-    seg = pelt(x, penalty=chosen, min_size=min_size)
+    seg = pelt(x, penalty=chosen, min_size=min_size, variance_floor=variance_floor)
     return CropsResult(path, chosen, True, seg)
