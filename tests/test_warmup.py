@@ -270,6 +270,9 @@ def test_long_series_are_aggregated() -> None:
     x = np.where(np.arange(n) < 5000, 0.3, 0.1) * (1 + 0.02 * rng.standard_normal(n))
     res = analyze_series(x, resamples=200)
     assert res.batch == 10
+    # PELT saw at most 5,000 batch means (research §8.11), reported in raw iterations
+    assert sum(s.n for s in res.segments) <= 5000
+    assert res.segments[-1].end == n
     assert res.series_class == "warmup"
     assert res.steady_iteration is not None and abs(res.steady_iteration - 5000) <= 10
     assert res.steady_s == pytest.approx(0.1, rel=0.01)
