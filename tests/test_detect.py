@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import polars as pl
 import pytest
 
@@ -117,3 +118,159 @@ def test_real_clickbench_jvm_systems_are_flagged_still_warming_more_often(
     assert native["share"] == pytest.approx(114 / 820, abs=0.005)
     assert jvm["share"] > native["share"]
     assert {s["class"] for s in doc["series"]} == {"short"}
+
+
+def test_min_all_reference_findings_per_query_and_suite(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Seed 002's second trajectory: min-all says 0.030 s, the steady value is ≈ 0.040 s.
+    `reference_findings` reports it per query and for the suite sum, in `warmup detect`
+    (text and --json) and in `warmup gaps --reference steady` (text and --json); Q23's
+    min-all (0.042) equals its steady value, so it gets no finding."""
+    from toolkit.pipeline.detect import reference_findings
+
+    with open_store() as store:
+        ingest_iterations(store, _seed_frame())
+        found = reference_findings(detect_series(store))
+    by_rule = {(f.rule, f.subject): f for f in found}
+    q7 = by_rule[("min-all-underestimates", "jvm-seed Q7")]
+    assert q7.numbers["min_all_s"] == pytest.approx(0.030)
+    assert q7.numbers["steady_s"] == pytest.approx(0.040, abs=0.0015)
+    assert q7.numbers["underestimate"] == pytest.approx(1 - 0.030 / q7.numbers["steady_s"])  # type: ignore[operator]
+    assert "the min-all reference (0.030 s, the fastest hot run)" in q7.message
+    assert ("min-all-underestimates", "jvm-seed Q23") not in by_rule
+    suite = by_rule[("min-all-suite-underestimates", "jvm-seed")]
+    assert suite.numbers["queries"] == 2 and suite.numbers["queries_under"] == 1
+    assert suite.numbers["min_all_sum_s"] == pytest.approx(0.030 + 0.042)
+
+    path = _write_csv(tmp_path)
+    doc = json.loads(runner.invoke(app, ["detect", str(path), "--json"]).stdout)
+    jsonschema.validate(doc, _schema())
+    assert {(f["rule"], f["subject"]) for f in doc["findings"]} == set(by_rule)
+    text = runner.invoke(app, ["detect", str(path)]).stdout
+    assert "warning: Q7: the min-all reference (0.030 s" in text
+    gaps = runner.invoke(app, ["gaps", str(path), "--reference", "steady", "--json"])
+    assert gaps.exit_code == 0, gaps.stderr
+    rules = [f["rule"] for f in json.loads(gaps.stdout)["suites"][0]["findings"]]
+    assert "min-all-underestimates" in rules and "min-all-suite-underestimates" in rules
+    gaps_text = runner.invoke(app, ["gaps", str(path), "--reference", "steady"]).stdout
+    assert "Q7: the min-all reference (0.030 s" in gaps_text
+    # min-all as the reference: no such finding (it would compare min-all with itself)
+    plain = json.loads(runner.invoke(app, ["gaps", str(path), "--json"]).stdout)
+    assert not any(f["rule"].startswith("min-all") for f in plain["suites"][0]["findings"])
+
+
+def _process_csv(tmp_path: Path) -> Path:
+    """Q-good: process 0 flat, process 1 warm-up; Q-bad: process 0 flat, process 1
+    slowdown; Q-same: both warm-up. 60 runs each, 0.5 % noise."""
+    rng = np.random.default_rng(3)
+    k = np.arange(60)
+    shapes = {
+        ("Q-good", 0): np.full(60, 0.1),
+        ("Q-good", 1): np.where(k < 10, 0.3, 0.1),
+        ("Q-bad", 0): np.full(60, 0.1),
+        ("Q-bad", 1): np.where(k < 20, 0.1, 0.14),
+        ("Q-same", 0): np.where(k < 10, 0.3, 0.1),
+        ("Q-same", 1): np.where(k < 12, 0.3, 0.1),
+    }
+    rows = []
+    for (query, process), level in shapes.items():
+        x = level * (1 + 0.005 * rng.standard_normal(60))
+        rows += [
+            {"suite": "procs", "query": query, "process": process, "iteration": i, "seconds": v}
+            for i, v in enumerate(x)
+        ]
+    path = tmp_path / "procs.csv"
+    pl.DataFrame(rows).write_csv(path)
+    return path
+
+
+def test_good_and_bad_inconsistent_across_processes(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Barrett et al. 2017: processes of one benchmark that are {flat, warmup} are good
+    inconsistent; any other mix (flat + slowdown) is bad inconsistent; agreement keeps
+    the class. In --json (groups with class counts) and in the text table."""
+    path = _process_csv(tmp_path)
+    doc = json.loads(runner.invoke(app, ["detect", str(path), "--json"]).stdout)
+    jsonschema.validate(doc, _schema())
+    classes = {(s["query"], s["process"]): s["class"] for s in doc["series"]}
+    assert classes == {
+        ("Q-good", 0): "flat",
+        ("Q-good", 1): "warmup",
+        ("Q-bad", 0): "flat",
+        ("Q-bad", 1): "slowdown",
+        ("Q-same", 0): "warmup",
+        ("Q-same", 1): "warmup",
+    }
+    groups = {g["query"]: g for g in doc["groups"]}
+    assert groups["Q-good"]["class"] == "good inconsistent"
+    assert groups["Q-good"]["counts"] == {"flat": 1, "warmup": 1}
+    assert groups["Q-bad"]["class"] == "bad inconsistent"
+    assert groups["Q-same"]["class"] == "warmup" and groups["Q-same"]["counts"] == {"warmup": 2}
+    text = runner.invoke(app, ["detect", str(path)]).stdout
+    assert "classes across processes" in text
+    assert "good inconsistent" in text and "bad inconsistent" in text
+
+
+def test_detect_options_reach_the_engine(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """--equivalence and --penalty change the analysis; bad values are one-line errors
+    (exit 1) before any input is read."""
+    rng = np.random.default_rng(7)
+    x = np.r_[np.full(30, 1.03), np.full(90, 1.0)] * (1 + 0.003 * rng.standard_normal(120))
+    path = tmp_path / "small-step.csv"
+    pl.DataFrame({"suite": "s", "query": "q", "iteration": np.arange(120), "seconds": x}).write_csv(
+        path
+    )
+
+    def cls(*options: str) -> str:
+        out = runner.invoke(app, ["detect", str(path), "--json", *options])
+        assert out.exit_code == 0, out.stderr
+        return str(json.loads(out.stdout)["series"][0]["class"])
+
+    assert cls() == "flat"  # 3 % is within the 5 % tolerance
+    assert cls("--equivalence", "warmup_stats") == "warmup"
+    assert cls("--penalty", "1e9") == "flat"  # no change point at all
+    assert cls("--penalty", "crops", "--equivalence", "warmup_stats") in {"warmup", "flat"}
+    bad = runner.invoke(app, ["detect", str(path), "--penalty", "aic"])
+    assert bad.exit_code == 1
+    assert bad.stderr.strip() == (
+        "Error: --penalty 'aic': use a number >= 0 or one of barrett, sic, bic, mbic, crops"
+    )
+    bad = runner.invoke(app, ["detect", str(tmp_path / "missing.csv"), "--equivalence", "x"])
+    assert bad.exit_code == 1 and "--equivalence 'x'" in bad.stderr
+
+
+def test_comparators_summary_in_json_and_text(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """--comparators: per series where MSER-5, Georges and Laaber would have stopped and
+    how wrong that was, and a per-rule summary (premature = stopped before the
+    change-point steady iteration), in --json and in the text output."""
+    rng = np.random.default_rng(3)
+    k = np.arange(300)
+    rows = []
+    for process in range(3):
+        x = 0.1 * (1 + 2.0 * 0.9**k) * (1 + 0.005 * rng.standard_normal(300))
+        rows += [
+            {"suite": "decay", "query": "q", "process": process, "iteration": i, "seconds": v}
+            for i, v in enumerate(x)
+        ]
+    path = tmp_path / "decay.csv"
+    pl.DataFrame(rows).write_csv(path)
+    doc = json.loads(runner.invoke(app, ["detect", str(path), "--json", "--comparators"]).stdout)
+    jsonschema.validate(doc, _schema())
+    summary = {r["rule"]: r for r in doc["summary"]["comparators"]}
+    assert set(summary) == {"mser5", "georges-cov", "laaber-cov", "laaber-ci", "laaber-divergence"}
+    for rule, row in summary.items():
+        per_series = [c for s in doc["series"] for c in s["comparators"] if c["rule"] == rule]
+        stopped = [c for c in per_series if c["stop"] is not None]
+        assert row["series"] == 3 and row["stopped"] == len(stopped)
+        assert row["premature"] == sum(1 for c in stopped if c["iteration_error"] < 0)
+        if stopped:
+            assert row["median_iteration_error"] == pytest.approx(
+                float(np.median([c["iteration_error"] for c in stopped]))
+            )
+    # on this decay (steady from run ≈ 35) Laaber's CI rule stops ≈ 20 runs early and
+    # would report a value > 25 % too slow; MSER-5 stops late, with a value within 1 %
+    assert summary["laaber-ci"]["premature"] == 3
+    assert summary["laaber-ci"]["median_abs_value_error"] > 0.25
+    assert summary["mser5"]["premature"] == 0
+    assert summary["mser5"]["median_abs_value_error"] < 0.01
+    text = runner.invoke(app, ["detect", str(path), "--comparators"]).stdout
+    assert "stopping rules vs the change-point steady state" in text
+    assert "laaber-cov" in text

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -47,6 +46,8 @@ def fieller_ratio(
         )
     else:
         nu = float(x.size + y.size - 2)
+    from scipy import stats  # a second to import: only when a ratio is computed
+
     h = float(stats.t.ppf(0.5 + level / 2, nu)) ** 2
     ratio = my / mx
     denom = mx * mx - h * vx

@@ -24,15 +24,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import stats
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def _stats() -> ModuleType:
+    # scipy.stats takes about a second to import; only the load analysis needs it, so
+    # other commands (warmup detect on ClickBench files) do not pay for it at start-up
+    from scipy import stats
+
+    return stats
+
 
 #: Percentile levels reported everywhere (p99.9 as 99.9).
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
@@ -262,7 +273,7 @@ def mean_ci(
         return None
     centre = float(x.mean())
     half = (
-        float(stats.t.ppf(0.5 + level / 2, means.size - 1))
+        float(_stats().t.ppf(0.5 + level / 2, means.size - 1))
         * float(means.std(ddof=1))
         / math.sqrt(means.size)
     )
@@ -551,7 +562,7 @@ def analyze_summary_windows(
         # trend (Mann-Kendall via Kendall's tau, p < trend_p) in the retained part
         tail = rates[warm.end_window :]
         if tail.size >= 4:
-            tau = stats.kendalltau(np.arange(tail.size), tail)
+            tau = _stats().kendalltau(np.arange(tail.size), tail)
             change = abs(float(tail[-1] - tail[0])) / max(abs(float(tail.mean())), 1e-12)
             if float(tau.pvalue) < trend_p and change > min_effect:
                 warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
@@ -564,7 +575,9 @@ def analyze_summary_windows(
         if tail_c.size >= 2 and tail_s.sum() > 0:
             rate = float(tail_c.sum() / tail_s.sum())
             r = tail_c / tail_s
-            half = float(stats.t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
+            half = (
+                float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
+            )
             steady = MeanCI(rate, rate - half, rate + half, int(r.size))
     # express the end in seconds from the start of the first window
     if warm.end_window is not None and warm.status == "warmup":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -17,7 +18,16 @@ from toolkit.cli.common import (
     print_json,
     with_errors,
 )
-from toolkit.pipeline.detect import SeriesDetection, detect_payload, detect_series
+from toolkit.pipeline.detect import (
+    SeriesDetection,
+    comparator_summary,
+    detect_options,
+    detect_payload,
+    detect_series,
+    process_groups,
+    reference_findings,
+    still_warming_shares,
+)
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -29,50 +39,102 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
+def _error(value: float | None, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
 def print_detections(results: Sequence[SeriesDetection]) -> None:
-    """One table row per series, then the still-warming shares (JVM vs other systems)."""
+    """One table per suite with a row per series; then the process groups, the stopping
+    rules (when analysed), the min-all findings and the still-warming shares."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from toolkit.pipeline.detect import still_warming_shares
-
     console = Console(markup=False, highlight=False)
+    # the CI and spike columns are worth a wider line than a narrow terminal's
+    console = Console(markup=False, highlight=False, width=max(console.width, 110))
     if not results:
         info("no iteration suites to analyze")
         return
-    table = Table(title=Text("warm-up per series"), title_justify="left")
-    for header, justify in (
-        ("Suite", "left"),
-        ("Query", "left"),
-        ("Proc", "right"),
-        ("Class", "left"),
-        ("Steady iter", "right"),
-        ("Steady s (95 % CI)", "right"),
-        ("Spikes (iter: s)", "left"),
-        ("Cold ratio", "right"),
-    ):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    by_suite: dict[str, list[SeriesDetection]] = defaultdict(list)
     for d in results:
-        a = d.analysis
-        cls: str = a.series_class
-        if a.short is not None and cls == "short":
-            cls = f"short: {a.short.short_class}"
-        steady = _seconds(a.steady_s)
-        if a.steady_ci is not None and a.steady_s is not None:
-            steady = f"{steady} ({_seconds(a.steady_ci[0])}-{_seconds(a.steady_ci[1])})"
-        spikes = ", ".join(f"{s.iteration}: {s.seconds:.4g}" for s in a.spikes) or "-"
-        table.add_row(
-            Text(d.suite),
-            Text(d.query),
-            Text(str(d.process)),
-            Text(cls),
-            Text("-" if a.steady_iteration is None else str(a.steady_iteration)),
-            Text(steady),
-            Text(spikes),
-            Text("-" if a.cold_ratio is None else f"{a.cold_ratio:.2f}"),
+        by_suite[d.suite].append(d)
+    for suite, dets in by_suite.items():
+        table = Table(title=Text(f"{suite}: warm-up per series"), title_justify="left")
+        for header, justify in (
+            ("Query", "left"),
+            ("Proc", "right"),
+            ("Class", "left"),
+            ("Steady iter", "right"),
+            ("Steady s (95 % CI)", "right"),
+            ("Spikes (iter: s)", "left"),
+            ("Cold ratio", "right"),
+        ):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for d in dets:
+            a = d.analysis
+            cls: str = a.series_class
+            if a.short is not None and cls == "short":
+                cls = f"short: {a.short.short_class}"
+            steady = _seconds(a.steady_s)
+            if a.steady_ci is not None and a.steady_s is not None:
+                steady = f"{steady} ({_seconds(a.steady_ci[0])}-{_seconds(a.steady_ci[1])})"
+            spikes = ", ".join(f"{s.iteration}: {s.seconds:.4g}" for s in a.spikes) or "-"
+            table.add_row(
+                Text(d.query),
+                Text(str(d.process)),
+                Text(cls),
+                Text("-" if a.steady_iteration is None else str(a.steady_iteration)),
+                Text(steady),
+                Text(spikes),
+                Text("-" if a.cold_ratio is None else f"{a.cold_ratio:.2f}"),
+            )
+        console.print(table)
+    groups = process_groups(results)
+    if groups:
+        table = Table(title=Text("classes across processes"), title_justify="left")
+        for header in ("Suite", "Query", "Processes", "Class", "Counts"):
+            table.add_column(header)
+        for g in groups:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(g["counts"].items()))
+            table.add_row(
+                Text(g["suite"]),
+                Text(g["query"]),
+                Text(str(g["processes"])),
+                Text(g["class"]),
+                Text(counts),
+            )
+        console.print(table)
+    rules = comparator_summary(results)
+    if rules:
+        title = (
+            "stopping rules vs the change-point steady state "
+            "(errors: median over series; premature = stopped before steady)"
         )
-    console.print(table)
+        table = Table(title=Text(title), title_justify="left")
+        for header in (
+            "Rule",
+            "Series",
+            "Stopped",
+            "Premature",
+            "Iter error",
+            "Time error s",
+            "|Value error|",
+        ):
+            table.add_column(header, justify="left" if header == "Rule" else "right")
+        for r in rules:
+            table.add_row(
+                Text(r["rule"]),
+                Text(str(r["series"])),
+                Text(str(r["stopped"])),
+                Text(str(r["premature"])),
+                Text(_error(r["median_iteration_error"], "+g")),
+                Text(_error(r["median_time_error_s"], "+.3g")),
+                Text(_error(r["median_abs_value_error"], ".1%")),
+            )
+        console.print(table)
+    for finding in reference_findings(results):
+        console.print(Text(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
     shares = still_warming_shares(results)
     for group, label in (("jvm", "JVM systems (tag Java)"), ("native", "other systems")):
         g = shares[group]
@@ -96,11 +158,34 @@ def detect(
     paths: PathsArgument = None,
     db: DbOption = None,
     suite: SuiteOption = None,
+    penalty: Annotated[
+        str,
+        typer.Option(
+            "--penalty",
+            help=(
+                "PELT penalty: barrett (15 ln n), sic/bic (3 ln n), mbic (4 ln n), "
+                "crops (CROPS path + elbow), or a number."
+            ),
+        ),
+    ] = "barrett",
+    equivalence: Annotated[
+        str,
+        typer.Option(
+            "--equivalence",
+            help=(
+                "Segment equivalence: tolerance (5 %), warmup_stats (Barrett's "
+                "variance rule) or ratio_ci (bootstrap CI of the mean ratio)."
+            ),
+        ),
+    ] = "tolerance",
     comparators: Annotated[
         bool,
         typer.Option(
             "--comparators",
-            help="Also run MSER-5, Georges' CoV rule and Laaber's stopping rules (JSON only).",
+            help=(
+                "Also run MSER-5, Georges' CoV rule and Laaber's stopping rules: where "
+                "each would have stopped and how wrong that would have been."
+            ),
         ),
     ] = False,
     as_json: JsonOption = False,
@@ -108,24 +193,13 @@ def detect(
     """Classify every (suite, query, process) series: flat, warmup, slowdown,
     no-steady-state (PELT change points, Barrett et al. 2017), or short (2-5 runs: the
     cold/hot step detector). Prints the steady iteration, the steady value with its 95 %
-    bootstrap CI, single-iteration spikes (JIT/GC) and the cold/hot ratio."""
+    bootstrap CI, single-iteration spikes (JIT/GC), the cold/hot ratio, the class across
+    processes (good / bad inconsistent) and where the min-all reference underestimates
+    the steady state."""
+    options = detect_options(penalty, equivalence)
     with analysis_store(paths, db) as store:
-        results = detect_series(store, suites=suite, comparators=comparators)
+        results = detect_series(store, suites=suite, comparators=comparators, **options)
     if as_json:
-        payload = detect_payload(results)
-        if comparators:
-            for entry, d in zip(payload["series"], results, strict=True):
-                entry["comparators"] = [
-                    {
-                        "rule": r.rule,
-                        "stop": r.stop,
-                        "value_s": r.value_s,
-                        "iteration_error": r.iteration_error,
-                        "time_error_s": r.time_error_s,
-                        "value_error": r.value_error,
-                    }
-                    for r in d.analysis.comparators
-                ]
-        print_json(payload)
+        print_json(detect_payload(results))
     else:
         print_detections(results)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE, gap_findings
+from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
     DbOption,
     JsonOption,
@@ -20,11 +21,13 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.pipeline.gaps import (
+    DEFAULT_COVERAGE,
     REFERENCES,
+    GridOptions,
     SuiteGaps,
     gap_tables,
     gaps_payload,
-    steady_provider,
+    grid_recommendations,
 )
 
 SuiteOption = Annotated[
@@ -70,7 +73,81 @@ def print_per_query(item: SuiteGaps) -> None:
     Console(markup=False, highlight=False, width=max(console.width, 60 + 8 * t.runs)).print(table)
 
 
-def print_gap_tables(results: Sequence[SuiteGaps], *, per_query: bool = False) -> None:
+def _protocol(c: WindowError) -> str:
+    return f"skip {c.skip}, {c.aggregator} of {c.window} ({c.runs} runs)"
+
+
+def _bias_line(c: WindowError) -> str:
+    return (
+        f"{_protocol(c)}: median error {c.median_error * 100:+.1f} % "
+        f"(95 % CI {c.median_ci[0] * 100:+.1f} to {c.median_ci[1] * 100:+.1f} %; "
+        f"5-95 % of series {c.p05_error * 100:+.1f} to {c.p95_error * 100:+.1f} %); "
+        f"mean {c.mean_error * 100:+.1f} % = transient {c.transient_bias * 100:+.1f} % "
+        f"+ order statistic {c.order_statistic_bias * 100:+.1f} %; within 1/2/5 %: "
+        + "/".join(f"{share:.0%}" for _, share in c.within)
+        + f" of {c.series} series"
+    )
+
+
+def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverage: float) -> None:
+    """The min-aggregator grid as a k × m matrix of median errors, then the recommended
+    protocols and the error decomposition of ClickBench's skip 1, min of 2."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(markup=False, highlight=False)
+    console = Console(markup=False, highlight=False, width=max(console.width, 150))
+    if not grid.cells:
+        console.print(
+            Text(
+                f"{item.suite}: no series reached a steady state, so there is no short-window "
+                "error grid (it needs long runs: the warm-up engine finds no steady state "
+                "in 2-5 runs)"
+            ),
+            soft_wrap=True,
+        )
+        return
+    windows = sorted({c.window for c in grid.cells})
+    title = (
+        f"{item.suite}: short-window error vs steady state, {grid.series} series; "
+        f"median of (min of runs k..k+m-1) / steady - 1, and the share within ±{target:.0%}"
+    )
+    table = Table(title=Text(title), title_justify="left")
+    table.add_column("skip k", justify="right")
+    for m in windows:
+        table.add_column(f"m={m}", justify="right", no_wrap=True)
+    for k in sorted({c.skip for c in grid.cells}):
+        cells = []
+        for m in windows:
+            c = grid.cell(k, m, "min")
+            cells.append(
+                Text(
+                    "-"
+                    if c is None
+                    else f"{c.median_error * 100:+.1f}% ({c.share_within(target):.0%})"
+                )
+            )
+        table.add_row(Text(str(k)), *cells)
+    console.print(table)
+    for label, c in grid_recommendations(grid, target=target, coverage=coverage):
+        what = "ClickBench-style (skip the cold run, min)" if label == "clickbench" else label
+        line = f"recommended {what} for ±{target:.0%} in {coverage:.0%} of series: " + (
+            "none in this grid; run longer series" if c is None else _bias_line(c)
+        )
+        console.print(Text(line), soft_wrap=True)
+    now = grid.cell(1, 2, "min")
+    if now is not None:
+        console.print(Text(f"ClickBench today, {_bias_line(now)}"), soft_wrap=True)
+    console.print()
+
+
+def print_gap_tables(
+    results: Sequence[SuiteGaps],
+    *,
+    per_query: bool = False,
+    coverage: float = DEFAULT_COVERAGE,
+) -> None:
     """Print one rich table per suite, like seed 002's, plus findings and the target line."""
     from rich.console import Console
     from rich.table import Table
@@ -106,7 +183,7 @@ def print_gap_tables(results: Sequence[SuiteGaps], *, per_query: bool = False) -
                 Text(f"{r.within_tolerance}/{r.queries}"),
             )
         console.print(table)
-        for finding in gap_findings(t, subject=item.suite):
+        for finding in [*gap_findings(t, subject=item.suite), *item.findings]:
             console.print(Text(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
         if t.k_for_target is None:
             console.print(
@@ -121,6 +198,8 @@ def print_gap_tables(results: Sequence[SuiteGaps], *, per_query: bool = False) -
                 soft_wrap=True,
             )
         console.print()
+        if item.grid is not None:
+            print_grid(item, item.grid, target=t.target, coverage=coverage)
 
 
 @app.command(
@@ -152,6 +231,25 @@ def gaps(
     per_query: Annotated[
         bool, typer.Option("--per-query", help="Also print hot(k) of every query.")
     ] = False,
+    grid: Annotated[
+        bool,
+        typer.Option(
+            "--grid",
+            help=(
+                "Also the short-window error grid: skip k runs, min/mean/median of the next "
+                "m, error vs each series' steady state, and the cheapest (k, m) within "
+                "--target for --coverage of the series."
+            ),
+        ),
+    ] = False,
+    max_skip: Annotated[int, typer.Option("--max-skip", help="Grid: largest skip k.")] = 5,
+    max_window: Annotated[int, typer.Option("--max-window", help="Grid: largest window m.")] = 9,
+    coverage: Annotated[
+        float,
+        typer.Option(
+            "--coverage", help="Grid: share of series that must be within --target (0.9 = 90 %)."
+        ),
+    ] = DEFAULT_COVERAGE,
     as_json: JsonOption = False,
 ) -> None:
     """How far "hot = min of the first k hot runs" is from the reference, for every k.
@@ -164,13 +262,19 @@ def gaps(
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}", code=2)
     if tolerance < 0 or target < 0:
         fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)", code=2)
-    if reference == "steady":
-        steady_provider()  # fails before any input is read when the engine is missing
+    options = GridOptions(max_skip, max_window, coverage) if grid else None
+    if options is not None:
+        options.check()  # before any input is read
     with analysis_store(paths, db) as store:
         results = gap_tables(
-            store, suites=suite, reference=reference, tolerance=tolerance, target=target
+            store,
+            suites=suite,
+            reference=reference,
+            tolerance=tolerance,
+            target=target,
+            grid=options,
         )
     if as_json:
-        print_json(gaps_payload(results))
+        print_json(gaps_payload(results, coverage=coverage))
     else:
-        print_gap_tables(results, per_query=per_query)
+        print_gap_tables(results, per_query=per_query, coverage=coverage)

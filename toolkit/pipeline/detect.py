@@ -15,24 +15,72 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.analyze.changepoints import PENALTY_FACTORS
+from toolkit.analyze.findings import Finding
 from toolkit.analyze.warmup import SeriesAnalysis, analyze_series, classify_processes
+from toolkit.analyze.window_error import SteadySeries
+from toolkit.errors import UsageError
 from toolkit.store import Store
 
 __all__ = [
+    "MIN_ALL_TOLERANCE",
     "SeriesDetection",
+    "comparator_summary",
+    "detect_options",
     "detect_payload",
     "detect_series",
+    "finding_dict",
+    "process_groups",
+    "reference_findings",
+    "steady_reference_of",
     "steady_reference_s",
+    "steady_series",
     "still_warming_shares",
 ]
+
+#: min-all more than 5 % below the steady value is reported (Traini et al. 2023's 5 %
+#: effect size, the engine's default equivalence tolerance).
+MIN_ALL_TOLERANCE = 0.05
 
 #: The ClickBench tag that marks JVM-based systems (research/clickbench.md §3).
 JVM_TAG = "Java"
 
 
+#: ``--equivalence`` modes (research §8.4).
+EQUIVALENCE_MODES = ("tolerance", "warmup_stats", "ratio_ci")
+#: ``--penalty`` names: PELT penalties (research §8.2) and CROPS + elbow (§8.3).
+PENALTY_NAMES = ("barrett", "sic", "bic", "mbic", "crops")
+
+
+def detect_options(penalty: str = "barrett", equivalence: str = "tolerance") -> dict[str, Any]:
+    """Checked :func:`analyze_series` options from their command-line spelling: a penalty
+    name (``barrett`` = 15·ln n, ``sic``/``bic`` = 3·ln n, ``mbic`` = 4·ln n, ``crops`` =
+    CROPS + elbow) or a number ≥ 0, and an equivalence mode. Raises :class:`UsageError`."""
+    key = penalty.strip().lower()
+    pen: float | str
+    if key in PENALTY_NAMES:
+        pen = key
+    else:
+        try:
+            pen = float(key)
+        except ValueError:
+            pen = math.nan
+        if not math.isfinite(pen) or pen < 0:
+            raise UsageError(
+                f"--penalty {penalty!r}: use a number >= 0 or one of {', '.join(PENALTY_NAMES)}"
+            )
+    assert set(PENALTY_FACTORS) <= set(PENALTY_NAMES)
+    if equivalence not in EQUIVALENCE_MODES:
+        raise UsageError(
+            f"--equivalence {equivalence!r}: use one of {', '.join(EQUIVALENCE_MODES)}"
+        )
+    return {"penalty": pen, "equivalence": equivalence}
+
+
 @dataclass(frozen=True)
 class SeriesDetection:
-    """One analysed series with its identity. ``jvm``: the suite carries the tag "Java"."""
+    """One analysed series with its identity. ``jvm``: the suite carries the tag "Java";
+    ``times``: seconds by iteration (index 0 = cold run, NaN = failed or missing run)."""
 
     suite_id: int
     suite: str
@@ -42,6 +90,13 @@ class SeriesDetection:
     query_index: int
     process: int
     analysis: SeriesAnalysis
+    times: tuple[float, ...] = ()
+
+    @property
+    def min_hot_s(self) -> float | None:
+        """The fastest hot run (iteration ≥ 1): this series' min-all reference."""
+        hot = [t for t in self.times[1:] if math.isfinite(t)]
+        return min(hot) if hot else None
 
 
 def detect_series(
@@ -107,20 +162,19 @@ def detect_series(
                 int(qidx[a]),
                 int(proc[a]),
                 analysis,
+                tuple(float(v) for v in series),
             )
         )
     return out
 
 
-def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
-    """Per-query steady seconds of one suite for ``warmup gaps --reference steady``.
-
-    The median over the query's processes of their steady values; None when any process
-    has no steady state or is too short to have one (Barrett et al. 2017: a pair with a
-    no-steady-state pexec gets no steady performance; research §1.6).
-    """
+def steady_reference_of(results: Sequence[SeriesDetection]) -> dict[str, float | None]:
+    """Per-query steady seconds from analysed series of one suite: the median over the
+    query's processes of their steady values; None when any process has no steady state
+    or is too short to have one (Barrett et al. 2017: a pair with a no-steady-state
+    pexec gets no steady performance; research §1.6)."""
     per_query: dict[str, list[float | None]] = {}
-    for det in detect_series(store, suite_ids=[suite_id]):
+    for det in results:
         per_query.setdefault(det.query, []).append(det.analysis.steady_s)
     out: dict[str, float | None] = {}
     for query, values in per_query.items():
@@ -129,6 +183,195 @@ def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None
         else:
             out[query] = float(np.median([v for v in values if v is not None]))
     return out
+
+
+def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
+    """Per-query steady seconds of one suite for ``warmup gaps --reference steady``
+    (:func:`steady_reference_of` over :func:`detect_series` of the suite)."""
+    return steady_reference_of(detect_series(store, suite_ids=[suite_id]))
+
+
+def _fmt_s(value: float) -> str:
+    # milliseconds stay visible (0.030 s, not 0.03 s); tiny times keep 3 significant digits
+    return f"{value:.3f}" if value >= 0.01 else f"{value:.3g}"
+
+
+def reference_findings(
+    results: Sequence[SeriesDetection], *, tolerance: float = MIN_ALL_TOLERANCE
+) -> list[Finding]:
+    """Where the min-all reference (the fastest hot run, seed 002's "steady state")
+    underestimates the engine's steady value, per query and per suite.
+
+    Per (suite, query) with a steady reference (:func:`steady_reference_of`): min-all =
+    the fastest hot run over the query's processes; a ``min-all-underestimates`` finding
+    when it is more than ``tolerance`` below the steady value. Per suite, over the
+    queries with a steady reference: a ``min-all-suite-underestimates`` finding when the
+    min-all sum is more than ``tolerance`` below the steady sum. Seed 002's second
+    trajectory is the example: min-all 0.030 s, steady ≈ 0.040 s.
+    """
+    by_suite: dict[str, list[SeriesDetection]] = {}
+    for d in results:
+        by_suite.setdefault(d.suite, []).append(d)
+    out: list[Finding] = []
+    for suite, dets in by_suite.items():
+        steady = steady_reference_of(dets)
+        min_all: dict[str, float | None] = {}
+        first_steady: dict[str, int | None] = {}
+        for d in dets:
+            m = d.min_hot_s
+            old = min_all.get(d.query)
+            min_all[d.query] = m if old is None else (old if m is None else min(old, m))
+            it = d.analysis.steady_iteration
+            prev = first_steady.get(d.query)
+            first_steady[d.query] = it if prev is None else (prev if it is None else max(prev, it))
+        sum_min = sum_steady = 0.0
+        compared = under = 0
+        for query, ref in steady.items():
+            low = min_all.get(query)
+            if ref is None or low is None or ref <= 0:
+                continue
+            compared += 1
+            sum_min += low
+            sum_steady += ref
+            if low < ref * (1.0 - tolerance):
+                under += 1
+                it = first_steady.get(query)
+                out.append(
+                    Finding(
+                        "min-all-underestimates",
+                        "warning",
+                        f"{suite} {query}",
+                        f"{query}: the min-all reference ({_fmt_s(low)} s, the fastest hot run) "
+                        f"is {1 - low / ref:.0%} below the steady value {_fmt_s(ref)} s"
+                        + (f" (steady from iteration {it})" if it is not None else ""),
+                        "compare against the steady state (warmup gaps --reference steady): "
+                        "min-all rewards one lucky run",
+                        {
+                            "query": query,
+                            "min_all_s": low,
+                            "steady_s": ref,
+                            "underestimate": 1 - low / ref,
+                            "steady_iteration": it,
+                        },
+                    )
+                )
+        if compared and sum_min < sum_steady * (1.0 - tolerance):
+            out.append(
+                Finding(
+                    "min-all-suite-underestimates",
+                    "warning",
+                    suite,
+                    f"the min-all reference sum ({_fmt_s(sum_min)} s) is "
+                    f"{1 - sum_min / sum_steady:.0%} below the steady-state sum "
+                    f"({_fmt_s(sum_steady)} s) over {compared} queries; {under} of them "
+                    f"individually more than {tolerance:.0%} below",
+                    "gaps against min-all overstate how far a short window is from steady "
+                    "state; use warmup gaps --reference steady",
+                    {
+                        "min_all_sum_s": sum_min,
+                        "steady_sum_s": sum_steady,
+                        "underestimate": 1 - sum_min / sum_steady,
+                        "queries": compared,
+                        "queries_under": under,
+                    },
+                )
+            )
+    return out
+
+
+def steady_series(results: Sequence[SeriesDetection]) -> list[SteadySeries]:
+    """The analysed series that have a steady state, as input for the short-window error
+    grid (:func:`toolkit.analyze.window_error.window_error_grid`)."""
+    out = []
+    for d in results:
+        a = d.analysis
+        if a.steady_s is None or a.steady_iteration is None or not math.isfinite(a.steady_s):
+            continue
+        label = f"{d.suite} {d.query} process {d.process}"
+        out.append(SteadySeries(d.times, a.steady_s, a.steady_iteration, label))
+    return out
+
+
+def comparator_summary(results: Sequence[SeriesDetection]) -> list[dict[str, Any]]:
+    """Per stopping rule (MSER-5, Georges, Laaber; research §8.8–8.10), over the series
+    analysed with comparators that have a steady state: how many it stopped on, how many
+    of those it stopped before the engine's steady iteration ("premature": it would have
+    measured warm-up), the median stop error in iterations and seconds, and the median
+    absolute error of the value it would have reported (fraction of the steady value)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for d in results:
+        a = d.analysis
+        if a.steady_iteration is None:
+            continue
+        for r in a.comparators:
+            row = rows.setdefault(
+                r.rule,
+                {
+                    "rule": r.rule,
+                    "series": 0,
+                    "stopped": 0,
+                    "premature": 0,
+                    "_it": [],
+                    "_t": [],
+                    "_v": [],
+                },
+            )
+            row["series"] += 1
+            if r.stop is None:
+                continue
+            row["stopped"] += 1
+            if r.iteration_error is not None:
+                row["_it"].append(r.iteration_error)
+                row["premature"] += int(r.iteration_error < 0)
+            if r.time_error_s is not None:
+                row["_t"].append(r.time_error_s)
+            if r.value_error is not None:
+                row["_v"].append(abs(r.value_error))
+    out = []
+    for row in rows.values():
+        its, ts, vs = row.pop("_it"), row.pop("_t"), row.pop("_v")
+        row["median_iteration_error"] = float(np.median(its)) if its else None
+        row["median_time_error_s"] = float(np.median(ts)) if ts else None
+        row["median_abs_value_error"] = float(np.median(vs)) if vs else None
+        out.append(row)
+    return out
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    """A finding as a JSON object (rule, severity, subject, message, advice, numbers)."""
+    return {
+        "rule": f.rule,
+        "severity": f.severity,
+        "subject": f.subject,
+        "message": f.message,
+        "advice": f.advice,
+        "numbers": f.numbers,
+    }
+
+
+def process_groups(results: Sequence[SeriesDetection]) -> list[dict[str, Any]]:
+    """(suite, query) pairs with several processes: the class counts and the group class,
+    the common class or good / bad inconsistent (Barrett et al. 2017 §4.3; research §8.5)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for d in results:
+        groups.setdefault((d.suite, d.query), []).append(d.analysis.series_class)
+    rows = []
+    for (suite, query), classes in groups.items():
+        if len(classes) < 2:
+            continue
+        counts: dict[str, int] = {}
+        for c in classes:
+            counts[c] = counts.get(c, 0) + 1
+        rows.append(
+            {
+                "suite": suite,
+                "query": query,
+                "processes": len(classes),
+                "class": classify_processes(classes),
+                "counts": counts,
+            }
+        )
+    return rows
 
 
 def still_warming_shares(results: Sequence[SeriesDetection]) -> dict[str, dict[str, float | int]]:
@@ -153,9 +396,13 @@ def _num(value: float | None) -> float | None:
 
 
 def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
-    """The ``warmup detect --json`` document: one entry per series with the DESIGN.md
-    contract keys (times in seconds), plus process groups and a summary."""
-    series = []
+    """The ``warmup detect --json`` document (``schemas/detect.schema.json``): one entry
+    per series with the DESIGN.md contract keys (times in seconds), process groups, the
+    min-all vs steady findings (:func:`reference_findings`) and a summary. When the series
+    were analysed with comparators, each series carries ``comparators`` (where each rule
+    stopped and how wrong it was) and the summary :func:`comparator_summary`."""
+    with_comparators = any(d.analysis.comparators for d in results)
+    series: list[dict[str, Any]] = []
     for d in results:
         a = d.analysis
         sh = a.short
@@ -189,23 +436,31 @@ def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
                 "findings": [f.sentence() for f in a.findings],
             }
         )
-    groups: dict[tuple[str, str], list[str]] = {}
-    for d in results:
-        groups.setdefault((d.suite, d.query), []).append(d.analysis.series_class)
-    group_rows = [
-        {"suite": s, "query": q, "processes": len(c), "class": classify_processes(c)}
-        for (s, q), c in groups.items()
-        if len(c) > 1
-    ]
+        if with_comparators:
+            series[-1]["comparators"] = [
+                {
+                    "rule": r.rule,
+                    "stop": r.stop,
+                    "value_s": _num(r.value_s),
+                    "iteration_error": r.iteration_error,
+                    "time_error_s": _num(r.time_error_s),
+                    "value_error": _num(r.value_error),
+                }
+                for r in a.comparators
+            ]
     classes: dict[str, int] = {}
     for d in results:
         classes[d.analysis.series_class] = classes.get(d.analysis.series_class, 0) + 1
+    summary: dict[str, Any] = {
+        "series": len(results),
+        "classes": classes,
+        "still_warming": still_warming_shares(results),
+    }
+    if with_comparators:
+        summary["comparators"] = comparator_summary(results)
     return {
         "series": series,
-        "groups": group_rows,
-        "summary": {
-            "series": len(results),
-            "classes": classes,
-            "still_warming": still_warming_shares(results),
-        },
+        "groups": process_groups(results),
+        "findings": [finding_dict(f) for f in reference_findings(results)],
+        "summary": summary,
     }

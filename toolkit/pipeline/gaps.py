@@ -6,11 +6,12 @@ builds the payload whose keys DESIGN.md fixes (``schemas/gaps.schema.json``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from toolkit.analyze.findings import Finding
 from toolkit.analyze.gaps import (
     DEFAULT_TARGET,
     DEFAULT_TOLERANCE,
@@ -18,25 +19,64 @@ from toolkit.analyze.gaps import (
     gap_findings,
     iteration_gaps,
 )
+from toolkit.analyze.window_error import (
+    AGGREGATORS,
+    WindowError,
+    WindowErrorGrid,
+    recommend_window,
+    window_error_grid,
+)
 from toolkit.errors import UsageError
+from toolkit.pipeline.detect import (
+    detect_series,
+    reference_findings,
+    steady_reference_of,
+)
+from toolkit.pipeline.detect import steady_series as to_steady_series
 from toolkit.store import Store
 
 __all__ = [
+    "DEFAULT_COVERAGE",
     "REFERENCES",
+    "GridOptions",
     "SuiteGaps",
     "gap_tables",
     "gaps_payload",
-    "steady_provider",
+    "grid_payload",
+    "grid_recommendations",
     "steady_reference_s",
 ]
 
 #: Names accepted by ``--reference``.
 REFERENCES = ("min-all", "steady")
+#: A protocol is recommended when its error is within the target for 90 % of the series.
+DEFAULT_COVERAGE = 0.90
+
+
+@dataclass(frozen=True)
+class GridOptions:
+    """Parameters of the short-window error grid (research §8.12): skip k = 0…max_skip,
+    window m = 1…max_window; a protocol is recommended when ``|e| ≤ target`` (the gap
+    target) for at least ``coverage`` of the series."""
+
+    max_skip: int = 5
+    max_window: int = 9
+    coverage: float = DEFAULT_COVERAGE
+    seed: int = 0
+
+    def check(self) -> None:
+        """Raise :class:`UsageError` for options no grid can have."""
+        if self.max_skip < 0 or self.max_window < 1:
+            raise UsageError("--max-skip must be >= 0 and --max-window >= 1")
+        if not 0 < self.coverage <= 1:
+            raise UsageError("--coverage must be a fraction in (0, 1] (0.9 = 90 % of series)")
 
 
 @dataclass(frozen=True)
 class SuiteGaps:
-    """The gap table of one stored suite, with the suite's identity."""
+    """The gap table of one stored suite, with the suite's identity; with the steady
+    reference, the min-all vs steady findings; with a grid request, the short-window
+    error grid of the suite's series that reached a steady state."""
 
     suite_id: int
     suite: str
@@ -44,14 +84,8 @@ class SuiteGaps:
     machine: str | None
     run_date: date | None
     table: GapTable
-
-
-def steady_provider() -> Callable[[Store, int], Mapping[str, float | None]]:
-    """The warm-up engine's per-query steady state, for ``--reference steady``
-    (:func:`toolkit.pipeline.detect.steady_reference_s`)."""
-    from toolkit.pipeline.detect import steady_reference_s as engine_reference
-
-    return engine_reference
+    findings: tuple[Finding, ...] = ()
+    grid: WindowErrorGrid | None = None
 
 
 def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None]:
@@ -71,17 +105,23 @@ def gap_tables(
     reference: str = "min-all",
     tolerance: float = DEFAULT_TOLERANCE,
     target: float = DEFAULT_TARGET,
+    grid: GridOptions | None = None,
 ) -> list[SuiteGaps]:
     """The gap table of every iteration suite in ``store`` (or of the named ``suites``).
 
     ``reference`` is ``min-all`` (min of all hot runs, seed 002) or ``steady`` (the
-    warm-up engine's steady state, see :func:`steady_reference_s`). Suites without
-    iteration rows are left out.
+    warm-up engine's steady state, see :func:`steady_reference_s`; then the findings say
+    where min-all underestimates it, :func:`toolkit.pipeline.detect.reference_findings`).
+    ``grid`` adds the short-window error grid (:func:`toolkit.analyze.window_error.
+    window_error_grid`) of the series with a steady state. Suites without iteration rows
+    are left out.
     """
     if reference not in REFERENCES:
         raise UsageError(f"unknown reference {reference!r}; use one of: {', '.join(REFERENCES)}")
     if tolerance < 0 or target < 0:
         raise UsageError("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
+    if grid is not None:
+        grid.check()
     ids = store.suite_ids(suites, kind="iterations")
     out: list[SuiteGaps] = []
     for suite_id in ids:
@@ -96,20 +136,96 @@ def gap_tables(
             "SELECT name, system, machine, run_date FROM suites WHERE suite_id = ?", [suite_id]
         ).fetchone()
         assert row is not None
-        ref_s = steady_reference_s(store, suite_id) if reference == "steady" else None
+        ref_s = None
+        findings: tuple[Finding, ...] = ()
+        suite_grid = None
+        if reference == "steady" or grid is not None:
+            detections = detect_series(store, suite_ids=[suite_id])
+            if reference == "steady":
+                ref_s = steady_reference_of(detections)
+                findings = tuple(reference_findings(detections))
+            if grid is not None:
+                suite_grid = window_error_grid(
+                    to_steady_series(detections),
+                    max_skip=grid.max_skip,
+                    max_window=grid.max_window,
+                    seed=grid.seed,
+                )
         table = iteration_gaps(
             frame, tolerance=tolerance, target=target, reference=reference, reference_s=ref_s
         )
-        out.append(SuiteGaps(suite_id, str(row[0]), row[1], row[2], row[3], table))
+        out.append(
+            SuiteGaps(suite_id, str(row[0]), row[1], row[2], row[3], table, findings, suite_grid)
+        )
     return out
 
 
-def gaps_payload(results: Sequence[SuiteGaps]) -> dict[str, Any]:
+def grid_recommendations(
+    grid: WindowErrorGrid, *, target: float, coverage: float = DEFAULT_COVERAGE
+) -> list[tuple[str, WindowError | None]]:
+    """The cheapest protocol per aggregator within ``±target`` for ``coverage`` of the
+    series (:func:`toolkit.analyze.window_error.recommend_window`), plus the cheapest
+    ClickBench-style one (skip only the cold run, min): ``[(label, cell or None)]``."""
+    out: list[tuple[str, WindowError | None]] = [
+        (agg, recommend_window(grid, target=target, coverage=coverage, aggregator=agg))
+        for agg in AGGREGATORS
+    ]
+    out.append(
+        (
+            "clickbench",
+            recommend_window(grid, target=target, coverage=coverage, aggregator="min", skip=1),
+        )
+    )
+    return out
+
+
+def _cell_dict(c: WindowError) -> dict[str, Any]:
+    return {
+        "skip": c.skip,
+        "window": c.window,
+        "aggregator": c.aggregator,
+        "runs": c.runs,
+        "series": c.series,
+        "median_error": c.median_error,
+        "p05_error": c.p05_error,
+        "p95_error": c.p95_error,
+        "median_ci": list(c.median_ci),
+        "mean_error": c.mean_error,
+        "within": [{"epsilon": eps, "share": share} for eps, share in c.within],
+        "in_transient": c.in_transient,
+        "transient_bias": c.transient_bias,
+        "order_statistic_bias": c.order_statistic_bias,
+    }
+
+
+def grid_payload(
+    grid: WindowErrorGrid, *, target: float, coverage: float = DEFAULT_COVERAGE
+) -> dict[str, Any]:
+    """The ``grid`` object of ``warmup gaps --grid --json``: every cell and the
+    recommended protocols (errors and biases as fractions of the steady value)."""
+    recs = grid_recommendations(grid, target=target, coverage=coverage)
+    return {
+        "series": grid.series,
+        "max_skip": grid.max_skip,
+        "max_window": grid.max_window,
+        "target": target,
+        "coverage": coverage,
+        "recommended": [
+            {"protocol": label, "cell": None if c is None else _cell_dict(c)} for label, c in recs
+        ],
+        "cells": [_cell_dict(c) for c in grid.cells],
+    }
+
+
+def gaps_payload(
+    results: Sequence[SuiteGaps], *, coverage: float = DEFAULT_COVERAGE
+) -> dict[str, Any]:
     """The ``warmup gaps --json`` document (``schemas/gaps.schema.json``).
 
-    Times in seconds, gaps and tolerances as fractions (0.48 = +48 %).
+    Times in seconds, gaps and tolerances as fractions (0.48 = +48 %). A suite with a
+    grid carries ``grid`` (:func:`grid_payload`, recommended at ``coverage``).
     """
-    suites = []
+    suites: list[dict[str, Any]] = []
     for item in results:
         t = item.table
         suites.append(
@@ -148,7 +264,7 @@ def gaps_payload(results: Sequence[SuiteGaps]) -> dict[str, Any]:
                         "advice": f.advice,
                         "numbers": f.numbers,
                     }
-                    for f in gap_findings(t, subject=item.suite)
+                    for f in [*gap_findings(t, subject=item.suite), *item.findings]
                 ],
                 "per_query": [
                     {
@@ -166,4 +282,6 @@ def gaps_payload(results: Sequence[SuiteGaps]) -> dict[str, Any]:
                 ],
             }
         )
+        if item.grid is not None:
+            suites[-1]["grid"] = grid_payload(item.grid, target=t.target, coverage=coverage)
     return {"suites": suites}
