@@ -29,7 +29,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import stats
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
@@ -260,6 +259,8 @@ def mean_ci(
     means = batch_means(x, target_batches=target_batches)
     if means.size < 2:
         return None
+    from scipy import stats  # deferred: importing scipy.stats costs ~1 s of CLI start-up
+
     centre = float(x.mean())
     half = (
         float(stats.t.ppf(0.5 + level / 2, means.size - 1))
@@ -538,6 +539,8 @@ def analyze_summary_windows(
     steady rate is Σcount/Σseconds after the warm-up end, its CI a t interval over the
     window rates.
     """
+    from scipy import stats  # deferred: importing scipy.stats costs ~1 s of CLI start-up
+
     c = np.asarray(counts, dtype=np.float64)
     s = np.asarray(seconds, dtype=np.float64)
     keep = s > 0
