@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -86,38 +87,61 @@ def _finite(value: Any) -> Any:
 
 
 class _Progress:
-    """A progress bar on stderr for multi-file ingests (rich, shipped with Typer)."""
+    """Progress bars on stderr (rich, shipped with Typer): files done of a multi-file ingest,
+    and how much of a large file (≥ ``PROGRESS_MIN_BYTES``) has been read."""
 
     def __init__(self) -> None:
         self._bar: Any = None
-        self._task: Any = None
+        self._files: Any = None
+        self._file: Any = None
+        self._file_path: Path | None = None
         self._total = 0
 
-    def __call__(self, done: int, total: int, path: Path) -> None:
-        if total < 2:
-            return
+    def _start(self) -> Any:
         if self._bar is None:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
             self._bar = Progress(
-                TextColumn("ingest"),
+                TextColumn("{task.description}"),
                 BarColumn(),
-                MofNCompleteColumn(),
+                TaskProgressColumn(),
                 TextColumn("{task.fields[name]}"),
                 console=Console(stderr=True),
                 transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task("ingest", total=total, name="")
+        return self._bar
+
+    def __call__(self, done: int, total: int, path: Path) -> None:
+        if total < 2:
+            return
+        bar = self._start()
+        if self._files is None:
+            self._files = bar.add_task("ingest", total=total, name="")
         self._total = total
-        self._bar.update(self._task, completed=done, name=path.name[-40:])
+        bar.update(
+            self._files, completed=done, description=f"ingest {done}/{total}", name=path.name[-40:]
+        )
+
+    def file_progress(self, path: Path, fraction: float) -> None:
+        """``IngestOptions.progress``: the share of ``path`` read so far (any thread)."""
+        bar = self._start()
+        if self._file is None or path != self._file_path:
+            if self._file is not None:
+                bar.remove_task(self._file)
+            self._file = bar.add_task("read", total=1.0, name=path.name[-40:])
+            self._file_path = path
+        bar.update(self._file, completed=fraction)
 
     def close(self, total: int | None = None) -> None:
         if self._bar is not None:
             # on_file is called before each file: the last file's completion is only known here
-            done = self._total if total is None else total
-            self._bar.update(self._task, completed=done, name="")
+            if self._files is not None:
+                done = self._total if total is None else total
+                self._bar.update(
+                    self._files, completed=done, description=f"ingest {done}/{self._total}", name=""
+                )
             self._bar.stop()
 
 
@@ -150,6 +174,7 @@ def run_ingest(
 ) -> PathReport:
     """Ingest ``paths`` with a progress bar; print per-file lines; exit 1 if any failed."""
     progress = _Progress()
+    options = dataclasses.replace(options or IngestOptions(), progress=progress.file_progress)
     try:
         report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
     finally:
