@@ -155,3 +155,19 @@ def test_distributed_files_into_one_suite_with_progress_bar(
     res = runner.invoke(app, ["load", str(files[0]), "--json"])
     assert res.exit_code == 0 and "100%" in res.stderr
     assert json.loads(res.stdout)["suites"][0]["labels"][0]["samples"] == 50_000
+
+
+def test_large_inputs_without_db_use_a_temporary_store_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.cli import common
+
+    path = tmp_path / "run.jtl"
+    write_jtl(path, 2_000, seed=1, duration_s=20, warmup_s=0)
+    with common.scratch_store([path]) as store:
+        assert store.path is None  # small: in memory
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", path.stat().st_size)
+    with common.scratch_store([path, tmp_path]) as store:
+        scratch = store.path
+        assert scratch is not None and scratch.exists() and scratch.parent != tmp_path
+    assert not scratch.exists() and not scratch.parent.exists()  # removed afterwards

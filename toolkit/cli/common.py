@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -185,12 +186,36 @@ def run_ingest(
     return report
 
 
+#: Input files of this total size and more are read into a temporary store file instead of
+#: memory: DuckDB's in-memory tables hold ~250 bytes per JTL row (2.5 GB of RAM for a 1.2 GB,
+#: 10M-row JTL), a store file keeps the peak near 1 GB whatever the size, for ~50 % more CPU
+#: time (benchmarks/RESULTS.md).
+SCRATCH_FILE_BYTES = 512 << 20
+
+
+@contextlib.contextmanager
+def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
+    """A store for reading ``paths`` without ``--db``: in memory, or a temporary store file
+    (deleted afterwards) when the files among ``paths`` add up to ``SCRATCH_FILE_BYTES``."""
+    size = sum(p.stat().st_size for p in paths if p.is_file())
+    if size < SCRATCH_FILE_BYTES:
+        with open_store() as store:
+            yield store
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="warmup-") as tmp,
+        open_store(Path(tmp) / "scratch.duckdb") as store,
+    ):
+        yield store
+
+
 @contextlib.contextmanager
 def analysis_store(paths: Sequence[Path] | None, db: Path | None) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
-    ingested into an in-memory store (or into ``--db`` when both are given)."""
+    ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
+    given."""
     if paths:
-        with open_store(db, on_wait=info) as store:
+        with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             run_ingest(store, paths, quiet_stored=True)
             yield store
     elif db is not None:
