@@ -130,3 +130,44 @@ def test_headerless_with_columns_flag(real_dir: Path, runner: CliRunner, tmp_pat
     )
     assert res.exit_code == 0, res.output
     assert "22 rows" in res.stderr
+
+
+def test_distributed_files_into_one_suite_with_progress_bar(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    db = tmp_path / "dist.duckdb"
+    files = [tmp_path / "lg-1.jtl", tmp_path / "lg-2.jtl"]
+    write_jtl(files[0], 50_000, seed=1, duration_s=100, warmup_s=0, hostname="lg-1")
+    write_jtl(files[1], 10_000, seed=2, duration_s=100, warmup_s=0, hostname="lg-2")
+    res = runner.invoke(app, ["ingest", "--db", str(db), "--suite", "dist", *map(str, files)])
+    assert res.exit_code == 0, res.output
+    # a file over PROGRESS_MIN_BYTES gets a progress bar on stderr, a small one none
+    assert files[0].stat().st_size > 4 << 20 > files[1].stat().st_size
+    bars = [ln for ln in res.stderr.splitlines() if ln.startswith("read ") and "100%" in ln]
+    assert len(bars) == 1 and bars[0].endswith("lg-1.jtl")
+    assert res.stderr.count("-> dist (stored)") == 2
+    res = runner.invoke(app, ["load", "--db", str(db), "--json"])
+    assert res.exit_code == 0, res.output
+    suites = json.loads(res.stdout)["suites"]
+    assert [s["suite"] for s in suites] == ["dist"]
+    assert suites[0]["labels"][0]["samples"] == 60_000
+    # `warmup load FILE --json`: the bar goes to stderr, stdout stays one JSON document
+    res = runner.invoke(app, ["load", str(files[0]), "--json"])
+    assert res.exit_code == 0 and "100%" in res.stderr
+    assert json.loads(res.stdout)["suites"][0]["labels"][0]["samples"] == 50_000
+
+
+def test_large_inputs_without_db_use_a_temporary_store_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.cli import common
+
+    path = tmp_path / "run.jtl"
+    write_jtl(path, 2_000, seed=1, duration_s=20, warmup_s=0)
+    with common.scratch_store([path]) as store:
+        assert store.path is None  # small: in memory
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", path.stat().st_size)
+    with common.scratch_store([path, tmp_path]) as store:
+        scratch = store.path
+        assert scratch is not None and scratch.exists() and scratch.parent != tmp_path
+    assert not scratch.exists() and not scratch.parent.exists()  # removed afterwards

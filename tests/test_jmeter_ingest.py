@@ -7,13 +7,18 @@ import gzip
 import io
 import re
 import xml.etree.ElementTree as ET
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 
-from toolkit import IngestOptions, InputFormatError, Store, ingest_file
+from toolkit import IngestOptions, InputFormatError, Store, UsageError, ingest_file
 from toolkit.ingest import detect_format
 from toolkit.ingest.jmeter_log import parse_summary_line
+from toolkit.ingest.registry import PROGRESS_MIN_BYTES
+from toolkit.synthetic import write_jtl
 
 pytestmark = pytest.mark.real
 
@@ -135,14 +140,6 @@ def test_headerless_tab_dateformat_file(real_dir: Path, store: Store) -> None:
     assert any("--timezone" in w for w in result.warnings)
 
 
-def test_headerless_timezone_option_shifts_times(real_dir: Path, store: Store) -> None:
-    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__tab_noheader_datefmt.tsv"
-    ingest_file(store, path, options=IngestOptions(timezone="Europe/Paris"))
-    row = store.con.execute("SELECT min(start_ms) FROM samples").fetchone()
-    utc = store.con.execute("SELECT 1795316606501 - 3600 * 1000").fetchone()
-    assert row is not None and utc is not None and row[0] <= utc[0]
-
-
 def test_headerless_without_columns_is_one_clear_error(real_dir: Path, store: Store) -> None:
     path = real_dir / "jmeter" / "bin__testfiles__Bug52968.csv"
     with pytest.raises(InputFormatError) as info:
@@ -254,28 +251,28 @@ def test_sniffers_do_not_steal_other_formats(tmp_path: Path) -> None:
     assert detect_format(jtl) == "jtl-csv"
 
 
-def test_seed_summariser_line_parses_exactly() -> None:
-    line = (
+def test_seed_summariser_line_parses_exactly(real_dir: Path) -> None:
+    # the line as the issue quotes it, and as seed 000 prints it (aligned with extra spaces)
+    seed = real_dir.parent / "seeds" / "000_e127c0e70ef1d9f1.txt"
+    printed = [ln for ln in seed.read_text().splitlines() if ln.startswith("summary + 147615")]
+    assert len(printed) == 1
+    quoted = (
         "summary + 147615 in 00:00:30 = 4920.5/s Avg: 30 Min: 7 Max: 1535 Err: 0 (0.00%) "
         "Active: 150 Started: 150 Finished: 150"
     )
-    parsed = parse_summary_line(line)
-    assert parsed is not None
-    assert (parsed.name, parsed.kind, parsed.count, parsed.seconds, parsed.rate) == (
-        "summary",
-        "+",
-        147615,
-        30.0,
-        4920.5,
-    )
-    assert (parsed.avg_ms, parsed.min_ms, parsed.max_ms, parsed.errors, parsed.error_pct) == (
-        30,
-        7,
-        1535,
-        0,
-        0.0,
-    )
-    assert (parsed.active, parsed.started, parsed.finished) == (150, 150, 150)
+    for line in (quoted, printed[0]):
+        parsed = parse_summary_line(line)
+        assert parsed is not None
+        assert (parsed.name, parsed.kind, parsed.count, parsed.seconds, parsed.rate) == (
+            "summary",
+            "+",
+            147615,
+            30.0,
+            4920.5,
+        )
+        assert (parsed.avg_ms, parsed.min_ms, parsed.max_ms) == (30, 7, 1535)
+        assert (parsed.errors, parsed.error_pct) == (0, 0.0)
+        assert (parsed.active, parsed.started, parsed.finished) == (150, 150, 150)
 
 
 def test_summariser_old_format_comma_decimals_and_log_prefix() -> None:
@@ -302,3 +299,223 @@ def test_real_summariser_logs_ingest_every_line(real_dir: Path, store: Store) ->
         "SELECT sum(count) FROM load_windows WHERE kind = '+' AND source_id = 1"
     ).fetchone()
     assert total == (786,)  # the last `summary =` of that console
+
+
+# -- Build items a user hits: delimiters, dates and zones, gzip, distributed runs, order ------
+
+_ROWS = [
+    ("1795316606501", "52", "Q1, with comma", "200", "true"),
+    ("1795316606601", "40", "Q2", "500", "false"),
+    ("1795316606701", "61", "Q1, with comma", "200", "true"),
+]
+
+
+def _write_delimited(path: Path, delim: str, *, header: bool = True) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle, delimiter=delim, lineterminator="\n")
+        if header:
+            writer.writerow(["timeStamp", "elapsed", "label", "responseCode", "success"])
+        writer.writerows(_ROWS)
+
+
+@pytest.mark.parametrize("delim", [",", ";", "|", "\t"])
+def test_delimiter_detected_from_header(tmp_path: Path, store: Store, delim: str) -> None:
+    path = tmp_path / "d.jtl"
+    _write_delimited(path, delim)
+    assert ingest_file(store, path).rows == 3
+    rows = store.con.execute(
+        "SELECT start_ms, elapsed_ms, label, response_code, success FROM samples ORDER BY start_ms"
+    ).fetchall()
+    assert rows == [(int(a), int(b), c, d, e == "true") for a, b, c, d, e in _ROWS]
+
+
+def test_delimiter_option_forces_a_headerless_file(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "semi.csv"
+    _write_delimited(path, ";", header=False)
+    columns = ("timeStamp", "elapsed", "label", "responseCode", "success")
+    # ';' is one of JMeter's delimiters: found without the option
+    assert ingest_file(store, path, options=IngestOptions(columns=columns)).rows == 3
+    # forcing ',' reads one field per record: one clear error, the stored file untouched
+    forced = IngestOptions(columns=columns, delimiter=",", replace=True)
+    with pytest.raises(InputFormatError, match="--delimiter"):
+        ingest_file(store, path, format="jtl-csv", options=forced)
+    assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (3,)
+    options = IngestOptions(columns=columns, delimiter=";", replace=True)
+    assert ingest_file(store, path, format="jtl-csv", options=options).rows == 3
+    labels = store.con.execute("SELECT label FROM samples ORDER BY start_ms").fetchall()
+    assert [r[0] for r in labels] == [r[2] for r in _ROWS]
+    with pytest.raises(UsageError, match="one character"):
+        ingest_file(store, path, options=IngestOptions(delimiter=";;", replace=True))
+
+
+def test_time_format_and_timezone_give_exact_epoch_ms(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "dates.jtl"
+    path.write_text(
+        "timeStamp,elapsed,label,success\n"
+        "22.11.2026 03:03:26,52,a,true\n"
+        "01.07.2026 12:00:00,40,a,true\n"  # summer time: another UTC offset
+    )
+    options = IngestOptions(time_format="%d.%m.%Y %H:%M:%S", timezone="America/New_York")
+    result = ingest_file(store, path, options=options)
+    assert result.rows == 2 and not any("--timezone" in w for w in result.warnings)
+    zone = ZoneInfo("America/New_York")
+    want = [
+        int(datetime(2026, 11, 22, 3, 3, 26, tzinfo=zone).timestamp() * 1000),
+        int(datetime(2026, 7, 1, 12, 0, 0, tzinfo=zone).timestamp() * 1000),
+    ]
+    got = [r[0] for r in store.con.execute("SELECT start_ms FROM samples").fetchall()]
+    assert sorted(got) == sorted(want)
+    # the same file without --time-format: one clear error at the first record
+    with pytest.raises(InputFormatError) as info:
+        ingest_file(store, path, options=IngestOptions(replace=True))
+    assert str(info.value).startswith(f"{path}:2:") and "--time-format" in str(info.value)
+    # a later record in another format: still one clear error naming the option
+    mixed = tmp_path / "mixed.jtl"
+    mixed.write_text(
+        "timeStamp,elapsed,label,success\n2026/11/22 03:03:26.501,5,a,true\n"
+        "22.11.2026 03:03:26,5,a,true\n"
+    )
+    with pytest.raises(InputFormatError, match="--time-format"):
+        ingest_file(store, mixed)
+    with pytest.raises(UsageError, match="unknown time zone"):
+        ingest_file(store, mixed, options=IngestOptions(timezone="Mars/Base"))
+    assert store.con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+
+
+def test_timezone_option_shifts_jmeter_dates_exactly(real_dir: Path, store: Store) -> None:
+    from toolkit import open_store
+
+    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__tab_noheader_datefmt.tsv"
+    ingest_file(store, path, options=IngestOptions(timezone="Europe/Paris"))
+    paris = [r[0] for r in store.con.execute("SELECT start_ms FROM samples ORDER BY 1").fetchall()]
+    with open_store() as utc_store:
+        ingest_file(utc_store, path)  # read as UTC, with a warning
+        utc = [
+            r[0]
+            for r in utc_store.con.execute("SELECT start_ms FROM samples ORDER BY 1").fetchall()
+        ]
+    offset = ZoneInfo("Europe/Paris").utcoffset(datetime(2026, 11, 22, 3, 3))
+    assert offset is not None and len(paris) == len(utc) == 126
+    assert [u - p for u, p in zip(utc, paris, strict=True)] == [offset.seconds * 1000] * 126
+
+
+def test_gzip_xml_and_csv_equal_their_plain_files(
+    real_dir: Path, store: Store, tmp_path: Path
+) -> None:
+    for name in ("generated__jmeter-5.6.3__default.xml", "generated__jmeter-5.6.3__default.csv"):
+        plain = real_dir / "jmeter" / name
+        packed = tmp_path / (name + ".gz")
+        packed.write_bytes(gzip.compress(plain.read_bytes()))
+        a = ingest_file(store, plain)
+        b = ingest_file(store, packed)
+        assert a.format == b.format and a.rows == b.rows > 0
+        query = """SELECT label, start_ms, elapsed_ms, success, is_transaction, is_subresult
+                   FROM samples WHERE source_id = ? ORDER BY ALL"""
+        ids = store.con.execute("SELECT max(source_id) - 1, max(source_id) FROM sources").fetchone()
+        assert ids is not None
+        assert (
+            store.con.execute(query, [ids[0]]).fetchall()
+            == store.con.execute(query, [ids[1]]).fetchall()
+        )
+
+
+def test_load_generators_into_one_suite_keep_hostname_and_file(
+    tmp_path: Path, store: Store
+) -> None:
+    files = {}
+    for i, host in enumerate(("lg-1", "lg-2")):
+        path = tmp_path / f"{host}.jtl"
+        files[host] = path
+        write_jtl(path, 5_000 * (i + 1), seed=i, duration_s=60, warmup_s=0, hostname=host)
+    for path in files.values():
+        ingest_file(store, path, options=IngestOptions(suite="distributed"))
+    suites = store.con.execute("SELECT name FROM suites").fetchall()
+    assert suites == [("distributed",)]
+    per = store.con.execute(
+        """SELECT s.hostname, o.path, count(*) FROM samples s JOIN sources o USING (source_id)
+           GROUP BY ALL ORDER BY ALL"""
+    ).fetchall()
+    assert per == [
+        ("lg-1", str(files["lg-1"].resolve()), 5_000),
+        ("lg-2", str(files["lg-2"].resolve()), 10_000),
+    ]
+
+
+def test_rows_out_of_time_order_give_the_same_analysis(tmp_path: Path) -> None:
+    from toolkit import open_store
+    from toolkit.pipeline.load import load_report
+
+    ordered = tmp_path / "ordered.jtl"
+    write_jtl(ordered, 60_000, seed=4, duration_s=120, warmup_s=20)
+    header, *lines = ordered.read_text().splitlines(keepends=True)
+    order = np.random.default_rng(0).permutation(len(lines))
+    shuffled = tmp_path / "shuffled.jtl"
+    shuffled.write_text(header + "".join(lines[i] for i in order))
+    payloads = []
+    for path in (ordered, shuffled):
+        with open_store() as store:
+            ingest_file(store, path, options=IngestOptions(suite="run"))
+            payloads.append(load_report(store))
+    assert payloads[0] == payloads[1]
+    assert payloads[0]["suites"][0]["labels"][0]["warmup_status"] == "warmup"
+
+
+def test_old_and_comma_decimal_summariser_console_ingests(tmp_path: Path, store: Store) -> None:
+    # a JMeter <= 2.13 console ("in 30.0s") in a decimal-comma locale
+    path = tmp_path / "console.txt"
+    path.write_text(
+        "Starting the test @ Sun Nov 22 03:00:46 UTC 2026 (1795316446000)\n"
+        "summary +    120 in    30.0s =    4,0/s Avg:    36 Min:     5 Max:    91 Err:     3 (2,50%)\n"
+        "summary +    234 in    30.1s =    7,8/s Avg:    31 Min:     4 Max:    77 Err:    12 (5,13%)\n"
+        "summary =    354 in    60.1s =    5,9/s Avg:    33 Min:     4 Max:    91 Err:    15 (4,24%)\n"
+        "Tidying up ...    @ Sun Nov 22 03:01:46 UTC 2026 (1795316506100)\n"
+    )
+    result = ingest_file(store, path)
+    assert (result.format, result.rows) == ("jmeter-log", 3)
+    rows = store.con.execute(
+        """SELECT kind, count, seconds, rate, avg_ms, errors, epoch_ms(window_end)
+           FROM load_windows ORDER BY line"""
+    ).fetchall()
+    assert rows == [
+        ("+", 120, 30.0, 4.0, 36.0, 3, 1795316446000 + 30_000),
+        ("+", 234, 30.1, 7.8, 31.0, 12, 1795316446000 + 60_100),
+        ("=", 354, 60.1, 5.9, 33.0, 15, 1795316446000 + 60_100),
+    ]
+
+
+# -- progress of large files ---------------------------------------------------------------
+
+
+def test_progress_reported_for_large_csv_and_xml(tmp_path: Path, store: Store) -> None:
+    big_csv = tmp_path / "big.jtl"
+    write_jtl(big_csv, 60_000, seed=2, duration_s=60, warmup_s=0)
+    big_xml = tmp_path / "big.xml"
+    sample = '<httpSample t="5" it="0" lt="4" ct="1" ts="{ts}" s="true" lb="home" rc="200"/>\n'
+    with big_xml.open("w") as handle:
+        handle.write('<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n')
+        handle.writelines(sample.format(ts=1_700_000_000_000 + i) for i in range(60_000))
+        handle.write("</testResults>\n")
+    small = tmp_path / "small.jtl"
+    write_jtl(small, 100, seed=2, duration_s=60, warmup_s=0)
+    for path in (big_csv, big_xml, small):
+        seen: list[tuple[Path, float]] = []
+        options = IngestOptions(progress=lambda p, f, seen=seen: seen.append((p, f)))
+        ingest_file(store, path, options=options)
+        if path is small:
+            assert seen == []  # below PROGRESS_MIN_BYTES: no bar
+            continue
+        assert path.stat().st_size >= PROGRESS_MIN_BYTES
+        fractions = [f for p, f in seen if p == path]
+        assert fractions and fractions[-1] == 1.0
+        assert all(0.0 <= f <= 1.0 for f in fractions)
+        assert fractions == sorted(fractions)
+
+
+def test_duckdb_never_draws_its_progress_bar_on_stdout(tmp_path: Path) -> None:
+    from toolkit import open_store
+
+    db = tmp_path / "s.duckdb"
+    for read_only in (False, True):
+        with open_store(db, read_only=read_only) as store:
+            setting = "SELECT current_setting('enable_progress_bar_print')"
+            assert store.con.execute(setting).fetchone() == (False,)

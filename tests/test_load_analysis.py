@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -83,9 +84,11 @@ def test_legacy_percentile_edges() -> None:
     assert legacy_percentile([], [], 50) is None
 
 
-def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store) -> None:
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store, seed: int) -> None:
+    # seed 0 once put the end at 80 s: MSER's flat basin on the smooth latency series
     path = tmp_path / "ramp.jtl"
-    truth = write_jtl(path, 300_000, seed=3, duration_s=300, warmup_s=60)
+    truth = write_jtl(path, 300_000, seed=seed, duration_s=300, warmup_s=60)
     ingest_file(store, path)
     all_ = load_report(store)["suites"][0]["labels"][0]
     assert all_["label"] == "ALL"
@@ -95,11 +98,16 @@ def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store) -> N
     assert lo <= truth.steady_rate <= hi
     # the whole-run figure (JMeter's) is diluted by the ramp and misses the true rate
     assert all_["throughput"]["overall"] < lo
+    # 50 threads with no think time: Little's law explains all of the throughput
+    suite = load_report(store)["suites"][0]
+    assert suite["littles_law"]["busy_fraction"] == pytest.approx(1.0, abs=0.03)
+    assert "closed-loop-saturated" in {f["rule"] for f in suite["findings"]}
 
 
-def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store) -> None:
+@pytest.mark.parametrize("seed", [5, 6])
+def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store, seed: int) -> None:
     path = tmp_path / "flat.jtl"
-    truth = write_jtl(path, 200_000, seed=5, duration_s=200, warmup_s=0)
+    truth = write_jtl(path, 200_000, seed=seed, duration_s=200, warmup_s=0)
     ingest_file(store, path)
     all_ = load_report(store)["suites"][0]["labels"][0]
     assert all_["warmup_status"] == "none" and all_["warmup_end_s"] == 0
@@ -164,3 +172,33 @@ def test_window_series_and_parse_window(tmp_path: Path, store: Store) -> None:
     assert int(frame["n"].sum()) == 20_000
     assert (frame["p50"] <= frame["p99"]).all()
     assert parse_window("500ms") == 0.5 and parse_window("2m") == 120 and parse_window("3") == 3
+
+
+@pytest.mark.real
+def test_apdex_and_total_match_jmeter_on_its_own_run(real_dir: Path, store: Store) -> None:
+    # research/jmeter.md §4.2, verified with JMeter 5.6.3's dashboard on this file: APDEX
+    # Total 0.9702 over all 2,346 rows (TC rows included), Statistics Total 1,567 samples
+    ingest_file(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.csv")
+    dashboard = {r["transaction"]: r for r in load_report(store)["suites"][0]["dashboard"]}
+    assert dashboard["Total"]["sampleCount"] == 1567
+    assert dashboard["Total"]["apdex"] == pytest.approx(0.9702, abs=5e-5)
+
+
+@pytest.mark.real
+def test_apdex_per_label_equals_an_independent_count(real_dir: Path, store: Store) -> None:
+    # slow-stdev: latencies from 100 ms to over 2 s and 63 failures, so every APDEX class
+    path = real_dir / "jmeter" / "Blazemeter+taurus__tests__resources__jmeter__jtl__slow-stdev.jtl"
+    ingest_file(store, path)
+    with path.open(newline="") as handle:
+        records = list(csv.DictReader(handle))
+    want: dict[str, list[float]] = {}
+    for rec in records:
+        ok, ms = rec["success"] == "true", int(rec["elapsed"])
+        score = 1.0 if ok and ms <= 500 else 0.5 if ok and ms <= 1500 else 0.0
+        want.setdefault(rec["label"], []).append(score)
+    dashboard = {r["transaction"]: r for r in load_report(store)["suites"][0]["dashboard"]}
+    assert len(want) == 18
+    for label, scores in want.items():
+        assert dashboard[label]["apdex"] == pytest.approx(sum(scores) / len(scores), abs=1e-12)
+    satisfied = [s for scores in want.values() for s in scores]
+    assert {0.0, 0.5, 1.0} <= set(satisfied)

@@ -151,6 +151,35 @@ def _transient_is_real(
     return effect > z * se and effect > eff * abs(float(post.mean()))
 
 
+def _extend_back(x: npt.NDArray[np.float64], d: int, batch: int, z: float, eff: float) -> int:
+    """Move a truncation ``d`` earlier while the batches it would add match the retained
+    part: a batch "differs" when its mean is more than ``z`` batch-means SDs *or* more than
+    ``eff`` (relative) from the retained mean, and the move stops at two differing batches
+    in a row (a transient is a run of them; one batch beyond 3 SDs is noise).
+
+    Past the transient MSER's curve is nearly flat and its minimum lands anywhere in the
+    flat part: a very smooth series (mean latency over ~1000 samples per window) turns small
+    wobbles there into a minimum well after the true end.
+    """
+
+    def differs(lo: int, hi: int) -> bool:
+        post = x[d:]
+        m = post.size // batch
+        means = post[: m * batch].reshape(m, batch).mean(axis=1)
+        centre = float(post.mean())
+        effect = abs(float(x[lo:hi].mean()) - centre)
+        return effect > z * float(means.std(ddof=1)) or effect > eff * abs(centre)
+
+    while d - batch >= 0 and (x.size - d) // batch >= 2:
+        if not differs(d - batch, d):
+            d -= batch
+        elif d - 2 * batch >= 0 and not differs(d - 2 * batch, d - batch):
+            d -= 2 * batch
+        else:
+            break
+    return d
+
+
 def _trending(x: npt.NDArray[np.float64], batch: int, z: float, eff: float) -> bool:
     """Whether the first and second half of ``x`` differ (Geweke-style, batch-means SE)."""
     half = x.size // 2
@@ -188,7 +217,10 @@ def warmup_end(
     means): a drift by the same margins makes the result "inconclusive". MSER's argmin
     is noisy once the transient is over (the curve is flat there, §3.1), so the earliest
     truncation whose MSER is within ``basin`` = 10 % of the minimum is taken (calibrated
-    on generated runs: a 60 s ramp is found at 55–60 s, plain argmin gave 60–110 s).
+    on generated runs: a 60 s ramp is found at 55–60 s, plain argmin gave 60–110 s), and
+    then moved earlier while the batches it would add match the steady part by the same
+    ``z`` and ``min_effect`` margins (:func:`_extend_back`). The end is the later of the
+    throughput and latency ends.
     """
     x = np.asarray(counts, dtype=np.float64)
     if x.size < min_windows:
@@ -223,6 +255,8 @@ def warmup_end(
             if result.inconclusive:
                 pinned = True
             else:
+                d = _extend_back(filled, d, batch, z, min_effect)
+                truncations[-1] = d
                 ends.append(d)
         if _trending(filled[d:], batch, z, min_effect):
             pinned = True

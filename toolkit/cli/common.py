@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -86,38 +88,61 @@ def _finite(value: Any) -> Any:
 
 
 class _Progress:
-    """A progress bar on stderr for multi-file ingests (rich, shipped with Typer)."""
+    """Progress bars on stderr (rich, shipped with Typer): files done of a multi-file ingest,
+    and how much of a large file (≥ ``PROGRESS_MIN_BYTES``) has been read."""
 
     def __init__(self) -> None:
         self._bar: Any = None
-        self._task: Any = None
+        self._files: Any = None
+        self._file: Any = None
+        self._file_path: Path | None = None
         self._total = 0
 
-    def __call__(self, done: int, total: int, path: Path) -> None:
-        if total < 2:
-            return
+    def _start(self) -> Any:
         if self._bar is None:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
             self._bar = Progress(
-                TextColumn("ingest"),
+                TextColumn("{task.description}"),
                 BarColumn(),
-                MofNCompleteColumn(),
+                TaskProgressColumn(),
                 TextColumn("{task.fields[name]}"),
                 console=Console(stderr=True),
                 transient=False,
             )
             self._bar.start()
-            self._task = self._bar.add_task("ingest", total=total, name="")
+        return self._bar
+
+    def __call__(self, done: int, total: int, path: Path) -> None:
+        if total < 2:
+            return
+        bar = self._start()
+        if self._files is None:
+            self._files = bar.add_task("ingest", total=total, name="")
         self._total = total
-        self._bar.update(self._task, completed=done, name=path.name[-40:])
+        bar.update(
+            self._files, completed=done, description=f"ingest {done}/{total}", name=path.name[-40:]
+        )
+
+    def file_progress(self, path: Path, fraction: float) -> None:
+        """``IngestOptions.progress``: the share of ``path`` read so far (any thread)."""
+        bar = self._start()
+        if self._file is None or path != self._file_path:
+            if self._file is not None:
+                bar.remove_task(self._file)
+            self._file = bar.add_task("read", total=1.0, name=path.name[-40:])
+            self._file_path = path
+        bar.update(self._file, completed=fraction)
 
     def close(self, total: int | None = None) -> None:
         if self._bar is not None:
             # on_file is called before each file: the last file's completion is only known here
-            done = self._total if total is None else total
-            self._bar.update(self._task, completed=done, name="")
+            if self._files is not None:
+                done = self._total if total is None else total
+                self._bar.update(
+                    self._files, completed=done, description=f"ingest {done}/{self._total}", name=""
+                )
             self._bar.stop()
 
 
@@ -150,6 +175,7 @@ def run_ingest(
 ) -> PathReport:
     """Ingest ``paths`` with a progress bar; print per-file lines; exit 1 if any failed."""
     progress = _Progress()
+    options = dataclasses.replace(options or IngestOptions(), progress=progress.file_progress)
     try:
         report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
     finally:
@@ -160,12 +186,36 @@ def run_ingest(
     return report
 
 
+#: Input files of this total size and more are read into a temporary store file instead of
+#: memory: DuckDB's in-memory tables hold ~250 bytes per JTL row (2.5 GB of RAM for a 1.2 GB,
+#: 10M-row JTL), a store file keeps the peak near 1 GB whatever the size, for ~50 % more CPU
+#: time (benchmarks/RESULTS.md).
+SCRATCH_FILE_BYTES = 512 << 20
+
+
+@contextlib.contextmanager
+def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
+    """A store for reading ``paths`` without ``--db``: in memory, or a temporary store file
+    (deleted afterwards) when the files among ``paths`` add up to ``SCRATCH_FILE_BYTES``."""
+    size = sum(p.stat().st_size for p in paths if p.is_file())
+    if size < SCRATCH_FILE_BYTES:
+        with open_store() as store:
+            yield store
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="warmup-") as tmp,
+        open_store(Path(tmp) / "scratch.duckdb") as store,
+    ):
+        yield store
+
+
 @contextlib.contextmanager
 def analysis_store(paths: Sequence[Path] | None, db: Path | None) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
-    ingested into an in-memory store (or into ``--db`` when both are given)."""
+    ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
+    given."""
     if paths:
-        with open_store(db, on_wait=info) as store:
+        with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             run_ingest(store, paths, quiet_stored=True)
             yield store
     elif db is not None:

@@ -16,6 +16,7 @@ from toolkit.cli.common import (
     fail,
     print_json,
     run_ingest,
+    scratch_store,
     with_errors,
 )
 from toolkit.pipeline.load import compare_report, load_report, parse_window
@@ -158,7 +159,7 @@ def compare(
     window_s = parse_window(window)
     files = [Path(a), Path(b)]
     if all(p.is_file() for p in files):
-        with open_store(db) as store:
+        with open_store(db) if db is not None else scratch_store(files) as store:
             report = run_ingest(store, files, quiet_stored=True)
             names = [r.suites[0] for r in report.results if r.suites]
             if len(names) != 2:

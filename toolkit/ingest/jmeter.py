@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.registry import Ingester, IngestOptions, register
+from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
 from toolkit.store import SourceWriter
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
@@ -245,9 +245,15 @@ def _layout(
 
 
 def _timestamp_expr(
-    names: list[str], record: list[str] | None, options: IngestOptions, writer: SourceWriter
+    names: list[str],
+    record: list[str] | None,
+    options: IngestOptions,
+    writer: SourceWriter,
+    *,
+    line: int,
 ) -> tuple[str, str]:
-    """SQL type of the timeStamp column and the expression giving epoch ms."""
+    """SQL type of the timeStamp column and the expression giving epoch ms; a first record
+    (at ``line``) whose date matches none of the formats is one clear error."""
     if "timeStamp" not in names:
         return "BIGINT", "NULL"
     value = record[names.index("timeStamp")] if record else ""
@@ -256,7 +262,24 @@ def _timestamp_expr(
     formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
     fmt_list = "[" + ", ".join(_sql_str(f) for f in formats) + "]"
     parsed = f'strptime("timeStamp", {fmt_list})'
+    if value and writer.store.con.execute(
+        f"SELECT try_strptime(?, {fmt_list}) IS NULL", [value]
+    ).fetchone() == (True,):
+        raise InputFormatError(
+            writer.path,
+            f"timeStamp {value[:40]!r} matches none of {', '.join(formats)}; pass "
+            "--time-format (strptime codes, e.g. --time-format '%d.%m.%Y %H:%M:%S')",
+            line=line,
+        )
     zone = options.timezone
+    if zone is not None:
+        try:
+            writer.store.con.execute("SELECT timezone(?, TIMESTAMP '2000-01-01')", [zone])
+        except duckdb.Error:
+            raise UsageError(
+                f"--timezone {zone!r}: unknown time zone; pass an IANA name such as "
+                "Europe/Paris, America/New_York or UTC"
+            ) from None
     if zone is None:
         writer.warn(
             "timeStamp is a formatted date without a zone (JMeter writes the JVM's local "
@@ -329,16 +352,16 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     from toolkit.ingest.detect import read_head
 
     raw_head = read_head(path)
-    gz = path.open("rb").read(2) == b"\x1f\x8b"
+    with path.open("rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
     text = _decode_head(path, raw_head, options.encoding)
     if not text.strip():
         raise InputFormatError(path, "file is empty; nothing to ingest")
     delim, names, has_header, record = _layout(path, text, options)
     unknown = [n for n in names if n not in _KNOWN]
-    ts_type, start_expr = _timestamp_expr(names, record, options, writer)
-    if "elapsed" in names and "timeStamp" in names:
-        # JMeter >= 2.2 writes start times (sampleresult.timestamp.start=true, §1.3)
-        pass
+    ts_type, start_expr = _timestamp_expr(
+        names, record, options, writer, line=2 if has_header else 1
+    )
     types = {n: (_TYPES.get(n, "VARCHAR") if n in _KNOWN else "VARCHAR") for n in names}
     if "timeStamp" in types:
         types["timeStamp"] = ts_type
@@ -379,7 +402,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         "max_line_size=16777216)"
     )
     try:
-        con.execute(
+        run_with_progress(
+            con,
             f"""INSERT INTO samples
                 SELECT {suite_id}, {writer.source_id}, {start_expr},
                        {_col(names, "elapsed")}, {_col(names, "Latency")},
@@ -391,7 +415,9 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                        {_col(names, "allThreads")}, {_col(names, "URL")},
                        {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
                        {_col(names, "Hostname")}, {is_tc}, false, NULL
-                FROM {reader}"""
+                FROM {reader}""",
+            path,
+            options.progress,
         )
         _raise_rejects(path, con, rejects, gz, writer, options.encoding)
     except duckdb.InvalidInputException as exc:
@@ -399,6 +425,10 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         if "unicode" in first.lower():
             raise InputFormatError(
                 path, "text is not valid UTF-8; pass --encoding (e.g. --encoding latin-1)"
+            ) from None
+        if "format specifier" in first:  # a later row's date in another format
+            raise InputFormatError(
+                path, f"timeStamp: {first}; pass --time-format (strptime codes)"
             ) from None
         raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
     except duckdb.ConversionException as exc:

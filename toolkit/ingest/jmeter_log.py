@@ -32,7 +32,7 @@ SUMMARY_LINE = re.compile(
 _LOG_PREFIX = re.compile(
     r"^(?P<date>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[,.](?P<ms>\d{1,3}))? +\w+ +\S+: (?P<rest>.*)$"
 )
-_START = re.compile(r"Starting (?:standalone )?test @ .*\((?P<epoch>\d{10,})\)")
+_START = re.compile(r"Starting (?:the |standalone )?test @ .*\((?P<epoch>\d{10,})\)")
 
 
 @dataclass(frozen=True)

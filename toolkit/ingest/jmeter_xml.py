@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.jmeter import TC_PREFIX, suite_name
-from toolkit.ingest.registry import Ingester, IngestOptions, register
+from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
 _SAMPLE_TAGS = frozenset({"sample", "httpSample"})
@@ -227,12 +227,13 @@ def _refuse(*_: object) -> Any:
     raise _Refused()
 
 
-def _open(path: Path) -> IO[bytes]:
-    with path.open("rb") as probe:
-        magic = probe.read(2)
+def _open(raw: IO[bytes]) -> IO[bytes]:
+    """``raw`` itself, or a gzip reader over it (``raw.tell()`` then gives progress)."""
+    magic = raw.read(2)
+    raw.seek(0)
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
@@ -256,7 +257,9 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     parser.CharacterDataHandler = state.data
     carry = b""
     truncated = False
-    with _open(path) as handle:
+    size = path.stat().st_size
+    report = options.progress if size >= PROGRESS_MIN_BYTES else None
+    with path.open("rb") as raw, _open(raw) as handle:
         while True:
             block = handle.read(_CHUNK)
             final = not block
@@ -298,6 +301,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                     f"not a well-formed XML JTL: {code} (column {exc.offset})",
                     line=exc.lineno,
                 ) from None
+            if report is not None:
+                report(path, raw.tell() / size)
             if final:
                 break
     if not state.seen_root:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import duckdb
 
 from toolkit.errors import ToolkitError
 from toolkit.store import SourceWriter
@@ -28,6 +31,46 @@ class IngestOptions:
     time_format: str | None = None  #: strftime format of JTL timeStamp
     timezone: str | None = None  #: zone of formatted JTL timestamps (JMeter writes local time)
     extra: dict[str, str] = field(default_factory=dict)  #: format-specific options
+    #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
+    #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
+    #: from another thread
+    progress: Callable[[Path, float], None] | None = field(default=None, compare=False)
+
+
+#: Files from this size on report their reading progress (``IngestOptions.progress``).
+PROGRESS_MIN_BYTES = 4 << 20
+
+
+def run_with_progress(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    path: Path,
+    progress: Callable[[Path, float], None] | None,
+    *,
+    interval_s: float = 0.2,
+) -> duckdb.DuckDBPyConnection:
+    """``con.execute(sql)``, reporting DuckDB's own progress of the statement (its
+    ``query_progress()``, polled from a helper thread) as ``progress(path, fraction)``
+    when ``path`` is at least :data:`PROGRESS_MIN_BYTES` long."""
+    if progress is None or path.stat().st_size < PROGRESS_MIN_BYTES:
+        return con.execute(sql)
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.wait(interval_s):
+            percent = con.query_progress()
+            if percent >= 0:
+                progress(path, min(percent, 100.0) / 100.0)
+
+    thread = threading.Thread(target=poll, name="ingest-progress", daemon=True)
+    thread.start()
+    try:
+        result = con.execute(sql)
+    finally:
+        done.set()
+        thread.join()
+    progress(path, 1.0)
+    return result
 
 
 Loader = Callable[[SourceWriter, Path, IngestOptions], None]

@@ -83,6 +83,9 @@ class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None) -> None:
         self.con = con
         self.path = path
+        # DuckDB draws its own progress bar on *stdout* for queries over 2 s, which would
+        # corrupt `--json` output; progress is still tracked for con.query_progress()
+        con.execute("SET enable_progress_bar_print = false")
 
     # -- life cycle -------------------------------------------------------------------
     def close(self) -> None:
