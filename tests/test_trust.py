@@ -4,6 +4,7 @@ the fuzz suite (tests/test_fuzz.py)."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import queue
@@ -17,13 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
 
-from toolkit import ingest_file, open_store
+from toolkit import IngestOptions, StoreVersionError, ingest_file, open_store
 from toolkit.errors import InputFormatError
-from toolkit.store import DATA_TABLES
+from toolkit.store import DATA_TABLES, SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -507,3 +509,133 @@ def test_reader_during_a_write_gets_one_line_or_a_committed_snapshot(
     suites = json.loads(stdout)["suites"]
     # the reader waited for the commit: it sees the whole file, never a part of it
     assert [(s["name"], s["iterations"]) for s in suites] == [("medium", MEDIUM_ROWS)]
+
+
+# -- §4 schema evolution: stores written by earlier versions --------------------------------
+STORES = ROOT / "tests" / "data" / "stores"
+OLD_STORES = ("schema3-9fd0556", "schema3-d176350")
+
+
+def unpack_store(name: str, into: Path) -> Path:
+    """A writable copy of ``tests/data/stores/<name>.duckdb.gz``."""
+    db = into / f"{name}.duckdb"
+    db.write_bytes(gzip.decompress((STORES / f"{name}.duckdb.gz").read_bytes()))
+    return db
+
+
+def raw_tables(db: Path) -> dict[str, tuple[list[tuple[str, str, str]], list[dict[str, object]]]]:
+    """Every table of ``db`` read with plain DuckDB (no toolkit, no migration): its
+    columns ``(name, type, nullable)`` in order and its rows as dicts, sorted."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for (table,) in con.execute("SHOW TABLES").fetchall():
+            columns = [
+                (str(r[0]), str(r[1]), str(r[2]))
+                for r in con.execute(f"DESCRIBE {table}").fetchall()
+            ]
+            # through Arrow: fetching TIMESTAMPTZ into Python would need pytz
+            rows = con.sql(f"SELECT * FROM {table}").pl().to_dicts()
+            out[str(table)] = (columns, sorted(rows, key=repr))
+        return out
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name", OLD_STORES)
+def test_store_of_the_previous_schema_is_migrated_on_open(tmp_path: Path, name: str) -> None:
+    db = unpack_store(name, tmp_path)
+    old = raw_tables(db)
+    assert old["meta"][1] == [{"key": "schema_version", "value": "3"}]
+    fresh_db = tmp_path / "fresh.duckdb"
+    open_store(fresh_db).close()
+    fresh = raw_tables(fresh_db)
+
+    with open_store(db) as store:
+        assert store.schema_version == SCHEMA_VERSION
+    new = raw_tables(db)
+    # the same tables, columns, types, NOT NULLs and column order as a new store
+    assert {t: cols for t, (cols, _) in new.items()} == {t: c for t, (c, _) in fresh.items()}
+    formats = {r["source_id"]: r["format"] for r in old["sources"][1]}
+    for table, (old_columns, old_rows) in old.items():
+        if table == "meta":
+            continue
+        # every old row is there, unchanged; columns the old shape lacked are NULL, but
+        # query_runs.source_format, which is the ingester's name (sources.format)
+        added = {c[0] for c in new[table][0]} - {c[0] for c in old_columns}
+        expected = []
+        for row in old_rows:
+            row = {**row, **dict.fromkeys(added)}
+            if "source_format" in added:
+                row["source_format"] = formats[row["source_id"]]
+            expected.append(row)
+        assert new[table][1] == sorted(expected, key=repr), table
+    assert len(new["iterations"][1]) == 149  # 20 + 129, see tests/data/stores/README.md
+    if name == "schema3-d176350":
+        assert all(new[t][1] for t in DATA_TABLES), "the store should hold rows in every table"
+
+    # the ClickBench rows are the input file's numbers
+    doc = json.loads((STORES / "inputs/oldsys/results/20250101/c6a.4xlarge.json").read_text())
+    with open_store(db) as store:
+        stored = store.frame(
+            "SELECT query_index, iteration, seconds FROM iterations i JOIN suites s "
+            "USING (suite_id) WHERE s.system = 'OldSys' ORDER BY query_index, iteration"
+        )
+    assert stored["seconds"].to_list() == [v for row in doc["result"] for v in row]
+
+    # new ingests work on the migrated store: every format family, the profile tables too
+    # (the first-shape store fails on them without the migration), ids continue
+    before = store_state(db)
+    fresh_inputs = [
+        FIXTURES / "profiles" / "warehouse_warmup.csv",
+        FIXTURES / "profiles" / "snowflake_operator_stats.csv",
+        FIXTURES / "iterations" / "harness.csv",
+        CLICKBENCH,
+    ]
+    with open_store(db) as store:
+        for path in fresh_inputs:
+            result = ingest_file(store, path, options=IngestOptions(replace=True))
+            assert result.status in ("stored", "replaced"), result
+    after = store_state(db)
+    assert set(before) < set(after)
+    assert len(after) - len(before) <= len(fresh_inputs)
+    with open_store(db) as store:
+        ids = store.sources()["source_id"].to_list()
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+def test_reader_of_an_old_store_migrates_it_and_reads_it(tmp_path: Path) -> None:
+    db = unpack_store("schema3-9fd0556", tmp_path)
+    done = run_cli("suites", "--db", db, "--json", lock_timeout=10)
+    assert done.returncode == 0, done.stderr
+    suites = json.loads(done.stdout)["suites"]
+    assert [(s["name"], s["iterations"]) for s in suites] == [
+        ("jvm-suite", 20),
+        ("OldSys / c6a.4xlarge, 500gb gp2 / 2025-01-01", 129),
+    ]
+    assert raw_tables(db)["meta"][1] == [{"key": "schema_version", "value": str(SCHEMA_VERSION)}]
+
+
+@pytest.mark.parametrize("command", ["ingest", "suites"])
+def test_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path: Path, command: str) -> None:
+    db = tmp_path / "newer.duckdb"
+    with open_store(db) as store:
+        ingest_file(store, CLICKBENCH)
+        store.con.execute(
+            "UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)]
+        )
+    image = db.read_bytes()
+    args = ("ingest", "--db", db, FIXTURES / "iterations" / "harness.csv")
+    done = run_cli(*(args if command == "ingest" else ("suites", "--db", db)), lock_timeout=10)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"Error: {db}: written by a newer warmup-toolkit (schema {SCHEMA_VERSION + 1}); "
+        f"upgrade warmup-toolkit (this version reads schema {SCHEMA_VERSION} and older)"
+    ]
+    assert db.read_bytes() == image
+    with pytest.raises(StoreVersionError) as info:
+        open_store(db)
+    assert f"written by a newer warmup-toolkit (schema {SCHEMA_VERSION + 1}); upgrade" in str(
+        info.value
+    )

@@ -367,7 +367,8 @@ def _connect(
             ) from None
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bool) -> None:
+def _stored_version(con: duckdb.DuckDBPyConnection, path: Path | None) -> int:
+    """The store's ``meta.schema_version`` (0 for an empty file); refuses a newer one."""
     tables = {
         str(r[0])
         for r in con.execute(
@@ -388,13 +389,14 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bo
             f"{path}: written by a newer warmup-toolkit (schema {current}); upgrade "
             f"warmup-toolkit (this version reads schema {latest} and older)"
         )
+    return current
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
+    """Run the migrations above ``current`` in one transaction."""
+    latest = _latest_version()
     if current == latest:
         return
-    if read_only:
-        raise StoreError(
-            f"{path}: store has schema {current} and needs migrating to {latest}; "
-            "open it once for writing (e.g. `warmup ingest --db` ...)"
-        )
     con.execute("BEGIN TRANSACTION")
     try:
         for version, sql_path in migrations():
@@ -424,6 +426,9 @@ def open_store(
     starts. DuckDB allows one writing process, so readers wait for a writer too; they
     then see only committed files (one transaction per file).
 
+    A store of an older schema is migrated on open, also by a reader (which opens it
+    for writing once, for the migration); a newer one raises :class:`StoreVersionError`.
+
     >>> with open_store() as store:
     ...     store.schema_version >= 1
     True
@@ -433,7 +438,20 @@ def open_store(
     resolved = Path(path) if path is not None else None
     con = _connect(resolved, read_only=read_only, lock_timeout=lock_timeout, on_wait=on_wait)
     try:
-        _migrate(con, resolved, read_only=read_only)
+        current = _stored_version(con, resolved)
+        if current < _latest_version():
+            if read_only:
+                con.close()
+                writer = _connect(
+                    resolved, read_only=False, lock_timeout=lock_timeout, on_wait=on_wait
+                )
+                try:
+                    _migrate(writer, _stored_version(writer, resolved))
+                finally:
+                    writer.close()
+                con = _connect(resolved, read_only=True, lock_timeout=lock_timeout, on_wait=on_wait)
+            else:
+                _migrate(con, current)
     except BaseException:
         con.close()
         raise
