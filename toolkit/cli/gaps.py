@@ -161,9 +161,9 @@ def gaps(
     (null) hot run are excluded from every row and listed.
     """
     if reference not in REFERENCES:
-        fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}", code=2)
+        fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
     if tolerance < 0 or target < 0:
-        fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)", code=2)
+        fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
     if reference == "steady":
         steady_provider()  # fails before any input is read when the engine is missing
     with analysis_store(paths, db) as store:
