@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolkit.errors import InputFormatError, ToolkitError, UsageError
+from toolkit.errors import DuplicateSourceError, InputFormatError, ToolkitError, UsageError
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, SkipFile
 from toolkit.store import SourceWriter, Store, file_sha256
 
@@ -99,19 +99,18 @@ def ingest_file(
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
     ingester = _loader_for(path, format)
     sha = file_sha256(path)
-    existing = store.find_source(sha)
-    if existing is not None and not options.replace:
-        return IngestResult(
-            path,
-            ingester.name,
-            "duplicate",
-            message=f"already stored (source {existing}); pass --replace to reload it",
-        )
     try:
         with store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace) as w:
             w.fail_before_commit = _fail_before_commit
             ingester.load(w, path, options)
             writer: SourceWriter = w
+    except DuplicateSourceError as duplicate:
+        return IngestResult(
+            path,
+            ingester.name,
+            "duplicate",
+            message=f"already stored (source {duplicate.source_id}); pass --replace to reload it",
+        )
     except SkipFile as skip:
         return IngestResult(path, ingester.name, "skipped", message=str(skip))
     except InputFormatError as exc:
@@ -121,7 +120,7 @@ def ingest_file(
     return IngestResult(
         path,
         ingester.name,
-        "replaced" if existing is not None else "stored",
+        "replaced" if writer.replaced is not None else "stored",
         rows=writer.rows,
         suites=tuple(dict.fromkeys(writer.suite_names)),
         warnings=tuple(writer.warnings),
