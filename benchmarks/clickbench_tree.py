@@ -212,7 +212,8 @@ def measure(
     env = {**os.environ, "PYTHONPATH": str(checkout), "COLUMNS": "120", **(env_extra or {})}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=ROOT)
+        # cwd = the checkout: `python -m toolkit` imports from the working directory first
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=checkout)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
