@@ -276,3 +276,58 @@ def test_cli_reports_error_only_file_as_skipped(runner, real_dir: Path) -> None:
     lines = [line for line in result.stderr.splitlines() if "cedardb" in line]
     assert len(lines) == 1
     assert "skipped: error-only ClickBench entry" in lines[0]
+
+
+def test_repository_checkout_with_templates_ingests(tmp_path: Path, runner) -> None:  # type: ignore[no-untyped-def]
+    """A ClickBench checkout: system folders hold template.json (metadata, no results) beside
+    results in both layouts and an error-only file; the folder ingests with exit 0."""
+    repo = tmp_path / "ClickBench"
+    row = [[0.5, 0.2, 0.2]] * 43
+    _write(repo / "duckdb" / "template.json", {"system": "DuckDB", "tags": ["C++"]})
+    _write(repo / "duckdb/results/20260510/c6a.4xlarge.json", _doc(row, system="DuckDB"))
+    _write(repo / "trino" / "template.json", {"system": "Trino", "tags": ["Java"]})
+    _write(repo / "trino/results/c6a.metal.json", _doc(row, system="Trino", machine="c6a.metal"))
+    _write(repo / "cedardb/results/20260509/c6a.metal.json", {"error": "issues/891"})
+    db = tmp_path / "s.duckdb"
+    result = runner.invoke(app, ["ingest", "--db", str(db), str(repo)])
+    assert result.exit_code == 0, result.stderr
+    skipped = [line for line in result.stderr.splitlines() if ": skipped: " in line]
+    assert sorted(skipped) == sorted(
+        [
+            f"{repo / 'duckdb' / 'template.json'}: skipped: ClickBench system template, "
+            "not a result",
+            f"{repo / 'trino' / 'template.json'}: skipped: ClickBench system template, "
+            "not a result",
+            f"{repo / 'cedardb/results/20260509/c6a.metal.json'}: skipped: error-only "
+            "ClickBench entry (issues/891)",
+        ]
+    )
+    with open_store(db) as store:
+        assert store.suites()["name"].to_list() == [
+            "DuckDB / c6a.4xlarge / 2026-05-10",
+            "Trino / c6a.metal / undated",
+        ]
+        assert _count(store, "SELECT count(*) FROM iterations") == 2 * 43 * 3
+
+
+def test_same_suite_name_twice_gets_a_suffix_and_keeps_rows_apart(tmp_path: Path) -> None:
+    first = _write(tmp_path / "a" / "m.json", _doc([[1.0, 0.5]], system="S", machine="m"))
+    second = _write(tmp_path / "b" / "m.json", _doc([[2.0, 0.7, 0.6]], system="S", machine="m"))
+    with open_store() as store:
+        assert ingest_file(store, first).suites == ("S / m / undated",)
+        assert ingest_file(store, second).suites == ("S / m / undated #2",)
+        counts = store.frame(
+            "SELECT s.name, count(*) AS n FROM iterations i JOIN suites s USING (suite_id) "
+            "GROUP BY s.name ORDER BY s.name"
+        )
+    assert counts.rows() == [("S / m / undated", 2), ("S / m / undated #2", 3)]
+
+
+def test_frame_source_records_its_name(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"suite": ["s"] * 2, "query": ["q"] * 2, "iteration": [0, 1]})
+    frame = frame.with_columns(seconds=pl.Series([1.0, 0.5]))
+    with open_store() as store:
+        assert ingest_iterations(store, frame, name="nightly harness") == 2
+        assert store.sources()[["path", "format", "rows"]].rows() == [
+            ("nightly harness", "iterations-frame", 2)
+        ]

@@ -229,7 +229,7 @@ def test_db_input_suite_filter_and_tolerance(runner, fixtures_dir: Path, tmp_pat
 def test_reference_errors(runner, fixtures_dir: Path) -> None:  # type: ignore[no-untyped-def]
     path = str(fixtures_dir / "clickbench" / "native-engine")
     bad = runner.invoke(app, ["gaps", path, "--reference", "median"])
-    assert bad.exit_code == 2
+    assert bad.exit_code == 1  # a wrong value is a user error (issue 7 §6), not usage
     assert bad.stderr.strip() == "Error: unknown --reference 'median'; use one of: min-all, steady"
     steady = runner.invoke(app, ["gaps", path, "--reference", "steady", "--json"])
     # the warm-up engine gives no steady state for 3-run ClickBench series: every query

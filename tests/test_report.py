@@ -191,7 +191,7 @@ def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
     result = runner.invoke(
         app, ["report", str(path), "--plotlyjs", "web", "-o", str(tmp_path / "x.html")]
     )
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a wrong value: one line, exit 1 (issue 7 §6)
     assert "unknown --plotlyjs 'web'; use one of: inline, directory, cdn" in result.stderr
     result = runner.invoke(app, ["report", "-o", str(tmp_path / "x.html")])
     assert result.exit_code == 2

@@ -47,5 +47,13 @@ class StoreVersionError(StoreError):
     """The store was written by a newer warmup-toolkit than this one."""
 
 
+class DuplicateSourceError(StoreError):
+    """The file (same SHA-256) is already stored as ``source_id``; pass ``replace``."""
+
+    def __init__(self, path: Path | str, source_id: int) -> None:
+        super().__init__(f"{path}: already stored as source {source_id}")
+        self.source_id = source_id
+
+
 class UsageError(ToolkitError):
     """An option or argument value the toolkit cannot use (unknown suite, bad reference)."""

@@ -259,9 +259,9 @@ def gaps(
     (null) hot run are excluded from every row and listed.
     """
     if reference not in REFERENCES:
-        fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}", code=2)
+        fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
     if tolerance < 0 or target < 0:
-        fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)", code=2)
+        fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
     options = GridOptions(max_skip, max_window, coverage) if grid else None
     if options is not None:
         options.check()  # before any input is read

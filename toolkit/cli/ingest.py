@@ -17,7 +17,7 @@ from toolkit.cli.common import (
     run_ingest,
     with_errors,
 )
-from toolkit.ingest import FORMATS, IngestOptions
+from toolkit.ingest import IngestOptions, check_format
 from toolkit.store import open_store
 
 
@@ -70,8 +70,7 @@ def ingest(
     is skipped unless --replace. Each file is one transaction: a bad file is reported on
     one line and leaves the store as it was.
     """
-    if format is not None and format not in FORMATS:
-        fail(f"unknown --format {format!r}; known formats: {', '.join(sorted(FORMATS))}", code=2)
+    check_format(format)
     options = IngestOptions(
         suite=suite,
         tags=tuple(tag or ()),

@@ -13,7 +13,8 @@ from toolkit.report.sections import split_compare_pair
 
 OutputOption = Annotated[
     Path,
-    typer.Option("--output", "-o", help="HTML file to write.", dir_okay=False),
+    # not dir_okay=False: a folder gets write_report's one-line error and exit 1, not usage
+    typer.Option("--output", "-o", help="HTML file to write."),
 ]
 TitleOption = Annotated[str | None, typer.Option("--title", help="Title at the top of the report.")]
 CompareOption = Annotated[
@@ -40,11 +41,11 @@ PlotlyJsOption = Annotated[
 
 
 def plotlyjs_mode(value: str) -> PlotlyJs:
-    """Validate ``--plotlyjs`` (exit 2 with the choices when unknown)."""
+    """Validate ``--plotlyjs`` (one line with the choices and exit 1 when unknown)."""
     for mode in PLOTLYJS_MODES:
         if value == mode:
             return mode
-    fail(f"unknown --plotlyjs {value!r}; use one of: {', '.join(PLOTLYJS_MODES)}", code=2)
+    fail(f"unknown --plotlyjs {value!r}; use one of: {', '.join(PLOTLYJS_MODES)}")
 
 
 @app.command(

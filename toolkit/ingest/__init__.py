@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolkit.errors import InputFormatError, ToolkitError, UsageError
+from toolkit.errors import DuplicateSourceError, InputFormatError, ToolkitError, UsageError
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, SkipFile
 from toolkit.store import SourceWriter, Store, file_sha256
 
@@ -23,9 +23,11 @@ __all__ = [
     "IngestResult",
     "Ingester",
     "SkipFile",
+    "check_format",
     "detect_format",
     "ingest_file",
     "ingest_path",
+    "known_formats",
 ]
 
 Status = Literal["stored", "replaced", "duplicate", "skipped", "failed"]
@@ -54,11 +56,24 @@ def detect_format(path: Path) -> str:
     return detect(path)
 
 
+def known_formats() -> dict[str, Ingester]:
+    """Every input format by name (:data:`FORMATS` once all ingesters have registered)."""
+    # the ingester modules register themselves on import; detect.py imports them all
+    import toolkit.ingest.detect  # noqa: F401
+
+    return FORMATS
+
+
+def check_format(format: str | None) -> None:
+    """Raise :class:`UsageError` naming the known formats when ``format`` is not one."""
+    if format is not None and format not in known_formats():
+        known = ", ".join(sorted(FORMATS))
+        raise UsageError(f"unknown --format {format!r}; known formats: {known}")
+
+
 def _loader_for(path: Path, format: str | None) -> Ingester:
     if format is not None:
-        if format not in FORMATS:
-            known = ", ".join(sorted(FORMATS))
-            raise UsageError(f"unknown --format {format!r}; known formats: {known}")
+        check_format(format)
         return FORMATS[format]
     return FORMATS[detect_format(path)]
 
@@ -84,29 +99,46 @@ def ingest_file(
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
     ingester = _loader_for(path, format)
     sha = file_sha256(path)
-    existing = store.find_source(sha)
-    if existing is not None and not options.replace:
-        return IngestResult(
-            path,
-            ingester.name,
-            "duplicate",
-            message=f"already stored (source {existing}); pass --replace to reload it",
-        )
     try:
         with store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace) as w:
             w.fail_before_commit = _fail_before_commit
             ingester.load(w, path, options)
             writer: SourceWriter = w
+    except DuplicateSourceError as duplicate:
+        return IngestResult(
+            path,
+            ingester.name,
+            "duplicate",
+            message=f"already stored (source {duplicate.source_id}); pass --replace to reload it",
+        )
     except SkipFile as skip:
         return IngestResult(path, ingester.name, "skipped", message=str(skip))
+    except InputFormatError as exc:
+        if format is not None:
+            _name_detected_format(exc, path, format)
+        raise
     return IngestResult(
         path,
         ingester.name,
-        "replaced" if existing is not None else "stored",
+        "replaced" if writer.replaced is not None else "stored",
         rows=writer.rows,
         suites=tuple(dict.fromkeys(writer.suite_names)),
         warnings=tuple(writer.warnings),
     )
+
+
+def _name_detected_format(exc: InputFormatError, path: Path, forced: str) -> None:
+    """Append to the error of a forced ``--format`` the format the file looks like, when
+    detection finds another one: the likely mistake is the flag, not the file."""
+    try:
+        detected = detect_format(path)
+    except ToolkitError:
+        return
+    if detected != forced:
+        exc.args = (
+            f"{exc}; the file looks like {detected}: pass --format {detected} "
+            "or leave --format out",
+        )
 
 
 def candidate_files(root: Path) -> list[Path]:
@@ -146,10 +178,13 @@ def ingest_path(
     if path.is_dir():
         files = candidate_files(path)
         if not files:
+            from toolkit.ingest.detect import SUFFIXES
+
             report.errors.append(
                 InputFormatError(
                     path,
-                    "folder holds no result files (.json, .jtl, .csv, .xml, .log, .gz, .parquet)",
+                    f"folder holds no result files (none named *{', *'.join(SUFFIXES)}); "
+                    "give the folder that holds the results, or the files",
                 )
             )
             return report

@@ -3,7 +3,8 @@
 One file per (system, machine, date): ``result`` holds one row per query (43 in ClickBench)
 of N runs (3 in ClickBench; any N here), the first run cold, ``null`` for a failed run.
 Both repository layouts name the file: ``<system>/results/<YYYYMMDD>/<machine>.json`` and
-the older ``<system>/results/<machine>.json``. ``{"error": ...}`` files are skipped.
+the older ``<system>/results/<machine>.json``. ``{"error": ...}`` files and the system
+folders' ``template.json`` are skipped, so a whole repository checkout can be ingested.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import polars as pl
+import pyarrow as pa
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
@@ -29,6 +30,8 @@ def _sniff(path: Path, head: bytes) -> bool:
     text = head.lstrip()
     if not text.startswith(b"{"):
         return False
+    if path.name == "template.json" and b'"system"' in head:
+        return True  # a system folder's metadata template in the ClickBench repository
     return b'"result"' in head or (b'"error"' in head and len(head) < 4096)
 
 
@@ -124,6 +127,10 @@ def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
         raise InputFormatError(path, "expected an array of per-query arrays", field="result")
     rows: list[list[float | None]] = []
     for q, row in enumerate(result):
+        # fast path for the usual row of finite floats >= 0 (NaN and inf fail the range)
+        if type(row) is list and row and all(type(v) is float and 0.0 <= v < math.inf for v in row):
+            rows.append(row)
+            continue
         if row is None:
             rows.append([None])
             continue
@@ -175,6 +182,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     if not isinstance(doc, dict):
         raise InputFormatError(path, "expected a JSON object with a 'result' array")
     if "result" not in doc:
+        if path.name == "template.json":
+            raise SkipFile(f"{path}: skipped: ClickBench system template, not a result")
         if "error" in doc:
             raise SkipFile(
                 f"{path}: skipped: error-only ClickBench entry ({str(doc['error'])[:120]})"
@@ -235,31 +244,40 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         concurrent_qps=_optional_number(path, doc, "concurrent_qps"),
         concurrent_error_ratio=_optional_number(path, doc, "concurrent_error_ratio"),
     )
-    queries, indexes, its, seconds = [], [], [], []
-    for q, row in enumerate(rows):
-        for i, value in enumerate(row):
-            queries.append(f"Q{q}")
-            indexes.append(q)
-            its.append(i)
-            seconds.append(value)
-    frame = pl.DataFrame(
-        {
-            "suite_id": pl.Series([suite_id] * len(its), dtype=pl.Int64),
-            "source_id": pl.Series([writer.source_id] * len(its), dtype=pl.Int64),
-            "query": pl.Series(queries, dtype=pl.String),
-            "query_index": pl.Series(indexes, dtype=pl.Int32),
-            "process": pl.Series([0] * len(its), dtype=pl.Int32),
-            "iteration": pl.Series(its, dtype=pl.Int32),
-            "seconds": pl.Series(seconds, dtype=pl.Float64),
-        }
+    indexes = [q for q, row in enumerate(rows) for _ in row]
+    its = [i for row in rows for i in range(len(row))]
+    seconds = [value for row in rows for value in row]
+    queries = [f"Q{q}" for q in indexes]
+    n = len(its)
+    # pyarrow straight into one INSERT: no DataFrame, no registered view (each view is a
+    # catalog change), since a ClickBench tree is tens of thousands of such small files
+    table = pa.table(
+        [
+            pa.array([suite_id] * n, pa.int64()),
+            pa.array([writer.source_id] * n, pa.int64()),
+            pa.array(queries, pa.string()),
+            pa.array(indexes, pa.int32()),
+            pa.array([0] * n, pa.int32()),
+            pa.array(its, pa.int32()),
+            pa.array(seconds, pa.float64()),
+        ],
+        schema=_ITERATIONS_ARROW,
     )
-    con = writer.store.con
-    con.register("_clickbench_in", frame.to_arrow())
-    try:
-        con.execute("INSERT INTO iterations SELECT * FROM _clickbench_in")
-    finally:
-        con.unregister("_clickbench_in")
-    writer.rows += frame.height
+    writer.store.con.from_arrow(table).insert_into("iterations")
+    writer.rows += n
+
+
+_ITERATIONS_ARROW = pa.schema(
+    [
+        ("suite_id", pa.int64()),
+        ("source_id", pa.int64()),
+        ("query", pa.string()),
+        ("query_index", pa.int32()),
+        ("process", pa.int32()),
+        ("iteration", pa.int32()),
+        ("seconds", pa.float64()),
+    ]
+)
 
 
 register(

@@ -18,7 +18,8 @@ from toolkit.ingest import (
 )
 from toolkit.ingest.registry import FORMATS
 
-_SUFFIXES = (
+#: file name endings a folder walk tries (hidden files are skipped)
+SUFFIXES = (
     ".json",
     ".jsonl",
     ".jtl",
@@ -36,7 +37,7 @@ HEAD_BYTES = 64 * 1024
 
 def looks_ingestible(path: Path) -> bool:
     """Whether a file in a folder walk should be tried (by suffix; hidden files skipped)."""
-    return not path.name.startswith(".") and path.suffix.lower() in _SUFFIXES
+    return not path.name.startswith(".") and path.suffix.lower() in SUFFIXES
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:

@@ -222,11 +222,12 @@ def ingest_iterations(
         holder.write_bytes(data)
         try:
             with store.new_source(
-                holder, format="iterations-frame", sha256=sha, replace=options.replace
+                holder,
+                format="iterations-frame",
+                sha256=sha,
+                replace=options.replace,
+                recorded_path=name,
             ) as writer:
-                store.con.execute(
-                    "UPDATE sources SET path = ? WHERE source_id = ?", [name, writer.source_id]
-                )
                 write_iterations(writer, checked, options)
                 return writer.rows
         except ToolkitError:

@@ -106,6 +106,8 @@ _DELIMITERS = (",", "\t", ";", "|")
 _KNOWN = frozenset(JMETER_COLUMNS)
 _EPOCH_MS = re.compile(r"^\s*-?\d{9,}\s*$")
 _DATE_START = re.compile(r"^\s*\d{1,4}[-/]\d{1,2}[-/]\d{1,4} \d{1,2}:\d\d")
+#: a jmeter.log (log4j) line: "2026-01-15 10:23:45,123 INFO o.a.j.u.JMeterUtils: ..."
+_LOG4J_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,3} +[A-Z]+ +\S+: ")
 
 
 def _decode_head(path: Path, head: bytes, encoding: str | None) -> str:
@@ -172,6 +174,8 @@ def _sniff(path: Path, head: bytes) -> bool:
         return True
     # header-less: starts with an epoch-ms or JMeter date timeStamp and a delimiter
     first = _first_line(text)
+    if _LOG4J_LINE.match(first):
+        return False  # its date, a comma and milliseconds look like a timeStamp field
     for delim in _DELIMITERS:
         field = first.split(delim, 1)[0]
         if delim in first and (_EPOCH_MS.match(field) or _DATE_START.match(field)):

@@ -250,6 +250,8 @@ def write_report(
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
     path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder; give a file name such as {path / 'report.html'}")
     if path.parent and not path.parent.is_dir():
         raise UsageError(f"{path}: folder {path.parent} does not exist; create it first")
     text = render_report(
@@ -261,7 +263,14 @@ def write_report(
         window=window,
         compare=compare,
     )
-    path.write_text(text, encoding="utf-8")
-    if plotlyjs == "directory":
-        (path.parent / PLOTLY_FILE).write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
+    target = path
+    try:
+        path.write_text(text, encoding="utf-8")
+        if plotlyjs == "directory":
+            target = path.parent / PLOTLY_FILE
+            target.write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"{target}: cannot write ({exc.strerror or exc}); choose another --output"
+        ) from None
     return path

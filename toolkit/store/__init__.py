@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from toolkit.errors import StoreError, StoreVersionError, UsageError
+from toolkit.errors import DuplicateSourceError, StoreError, StoreVersionError, UsageError
 from toolkit.resources import resource_dir
 
 __all__ = [
@@ -182,40 +182,46 @@ class Store:
         format: str,
         sha256: str,
         replace: bool = False,
+        recorded_path: str | None = None,
     ) -> Iterator[SourceWriter]:
         """Open one transaction that records ``path`` and the rows written for it.
 
         Everything written through the yielded :class:`SourceWriter` (and any SQL run on
         ``store.con`` inside the block) commits together when the block ends, or is rolled
-        back when it raises: a failing or killed ingest leaves the store as it was.
+        back when it raises: a failing or killed ingest leaves the store as it was. A file
+        already stored raises :class:`DuplicateSourceError` unless ``replace``.
+        ``sources.path`` records ``recorded_path`` or else the absolute ``path``.
         """
+        # Few statements per file: a folder of 30,000 small files pays each one 30,000
+        # times (benchmarks/clickbench_tree.py). The sources row is written last, when its
+        # row count and warnings are known, instead of inserted here and updated there.
         self.con.execute("BEGIN TRANSACTION")
         try:
-            old = self.find_source(sha256)
+            old, source_id = self.con.execute(
+                "SELECT (SELECT source_id FROM sources WHERE sha256 = ?), nextval('source_ids')",
+                [sha256],
+            ).fetchall()[0]
             if old is not None:
                 if not replace:
-                    raise StoreError(f"{path}: already stored as source {old}")
-                self._delete_source(old)
-            row = self.con.execute("SELECT nextval('source_ids')").fetchone()
-            assert row is not None
-            source_id = int(row[0])
+                    raise DuplicateSourceError(path, int(old))
+                self._delete_source(int(old))
+            writer = SourceWriter(
+                self, int(source_id), path, replaced=None if old is None else int(old)
+            )
+            yield writer
             self.con.execute(
-                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, 0, ?, ?, [])",
+                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    source_id,
-                    str(path.resolve()),
+                    writer.source_id,
+                    recorded_path or str(path.resolve()),
                     sha256,
                     format,
                     path.stat().st_size,
+                    writer.rows,
                     datetime.now(UTC),
                     _tool_version(),
+                    list(writer.warnings),
                 ],
-            )
-            writer = SourceWriter(self, source_id, path)
-            yield writer
-            self.con.execute(
-                "UPDATE sources SET rows = ?, warnings = ? WHERE source_id = ?",
-                [writer.rows, list(writer.warnings), source_id],
             )
             if writer.fail_before_commit is not None:
                 writer.fail_before_commit()
@@ -233,6 +239,8 @@ class SourceWriter:
     store: Store
     source_id: int
     path: Path
+    #: the source this one replaces (``replace=True`` and the same SHA-256 was stored)
+    replaced: int | None = None
     rows: int = 0
     warnings: list[str] = field(default_factory=list)
     suite_names: list[str] = field(default_factory=list)
@@ -271,56 +279,56 @@ class SourceWriter:
         ``#3`` … suffix so two different files never mix their rows.
         """
         con = self.store.con
+        values = [
+            kind,
+            system,
+            machine,
+            run_date,
+            cluster_size,
+            proprietary,
+            hardware,
+            tuned,
+            list(tags),
+            json.dumps(attributes or {}, sort_keys=True),
+            comment,
+            load_time_s,
+            data_size_bytes,
+            concurrent_qps,
+            concurrent_error_ratio,
+        ]
         existing = con.execute(
             "SELECT suite_id, kind FROM suites WHERE name = ?", [name]
-        ).fetchone()
-        if existing is not None and join:
-            if existing[1] != kind:
+        ).fetchall()
+        if existing and join:
+            if existing[0][1] != kind:
                 raise UsageError(
-                    f"suite {name!r} already holds {existing[1]} data; "
+                    f"suite {name!r} already holds {existing[0][1]} data; "
                     f"choose another --suite for this {kind} file"
                 )
-            suite_id = int(existing[0])
+            suite_id = int(existing[0][0])
+            con.execute(
+                "INSERT INTO suite_sources VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [suite_id, self.source_id],
+            )
         else:
             base, n = name, 1
-            while existing is not None:
+            while existing:
                 n += 1
                 name = f"{base} #{n}"
                 existing = con.execute(
-                    "SELECT suite_id, kind FROM suites WHERE name = ?", [name]
-                ).fetchone()
-            row = con.execute("SELECT nextval('suite_ids')").fetchone()
-            assert row is not None
-            suite_id = int(row[0])
-            con.execute(
+                    "SELECT suite_id FROM suites WHERE name = ?", [name]
+                ).fetchall()
+            # the id from the sequence in the INSERT itself (ON CONFLICT would cost double)
+            created = con.execute(
                 """INSERT INTO suites (suite_id, name, kind, system, machine, run_date,
                        cluster_size, proprietary, hardware, tuned, tags, attributes, comment,
                        load_time_s, data_size_bytes, concurrent_qps, concurrent_error_ratio)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [
-                    suite_id,
-                    name,
-                    kind,
-                    system,
-                    machine,
-                    run_date,
-                    cluster_size,
-                    proprietary,
-                    hardware,
-                    tuned,
-                    list(tags),
-                    json.dumps(attributes or {}, sort_keys=True),
-                    comment,
-                    load_time_s,
-                    data_size_bytes,
-                    concurrent_qps,
-                    concurrent_error_ratio,
-                ],
-            )
-        con.execute(
-            "INSERT INTO suite_sources VALUES (?, ?) ON CONFLICT DO NOTHING",
-            [suite_id, self.source_id],
-        )
+                   VALUES (nextval('suite_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   RETURNING suite_id""",
+                [name, *values],
+            ).fetchall()
+            suite_id = int(created[0][0])
+            con.execute("INSERT INTO suite_sources VALUES (?, ?)", [suite_id, self.source_id])
         self.suite_names.append(name)
         return suite_id
 
@@ -370,7 +378,8 @@ def _connect(
             ) from None
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bool) -> None:
+def _stored_version(con: duckdb.DuckDBPyConnection, path: Path | None) -> int:
+    """The store's ``meta.schema_version`` (0 for an empty file); refuses a newer one."""
     tables = {
         str(r[0])
         for r in con.execute(
@@ -391,13 +400,14 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path | None, *, read_only: bo
             f"{path}: written by a newer warmup-toolkit (schema {current}); upgrade "
             f"warmup-toolkit (this version reads schema {latest} and older)"
         )
+    return current
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
+    """Run the migrations above ``current`` in one transaction."""
+    latest = _latest_version()
     if current == latest:
         return
-    if read_only:
-        raise StoreError(
-            f"{path}: store has schema {current} and needs migrating to {latest}; "
-            "open it once for writing (e.g. `warmup ingest --db` ...)"
-        )
     con.execute("BEGIN TRANSACTION")
     try:
         for version, sql_path in migrations():
@@ -427,6 +437,9 @@ def open_store(
     starts. DuckDB allows one writing process, so readers wait for a writer too; they
     then see only committed files (one transaction per file).
 
+    A store of an older schema is migrated on open, also by a reader (which opens it
+    for writing once, for the migration); a newer one raises :class:`StoreVersionError`.
+
     >>> with open_store() as store:
     ...     store.schema_version >= 1
     True
@@ -436,7 +449,20 @@ def open_store(
     resolved = Path(path) if path is not None else None
     con = _connect(resolved, read_only=read_only, lock_timeout=lock_timeout, on_wait=on_wait)
     try:
-        _migrate(con, resolved, read_only=read_only)
+        current = _stored_version(con, resolved)
+        if current < _latest_version():
+            if read_only:
+                con.close()
+                writer = _connect(
+                    resolved, read_only=False, lock_timeout=lock_timeout, on_wait=on_wait
+                )
+                try:
+                    _migrate(writer, _stored_version(writer, resolved))
+                finally:
+                    writer.close()
+                con = _connect(resolved, read_only=True, lock_timeout=lock_timeout, on_wait=on_wait)
+            else:
+                _migrate(con, current)
     except BaseException:
         con.close()
         raise
