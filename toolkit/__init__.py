@@ -11,6 +11,8 @@ state, and writes one static HTML report.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
 from toolkit.analyze.cache import CacheSeries, cache_series
@@ -36,9 +38,22 @@ from toolkit.pipeline.cache import analyse_cache
 from toolkit.pipeline.demo import run_demo
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
 from toolkit.pipeline.score import score_payload, suite_scores
-from toolkit.report.render import render_report, write_report
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
+
+if TYPE_CHECKING:
+    from toolkit.report.render import render_report, write_report
+
+
+def __getattr__(name: str) -> Any:
+    # the renderer imports plotly and Jinja2 (a quarter of a second): loaded on first use,
+    # so `import toolkit` and every CLI command but `report` start without it (PEP 562)
+    if name in ("render_report", "write_report"):
+        from toolkit.report import render
+
+        return getattr(render, name)
+    raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from toolkit.cli.common import DbOption, PathsArgument, analysis_store, app, fail, info, with_errors
-from toolkit.report.render import PLOTLYJS_MODES, PlotlyJs, write_report
-from toolkit.report.sections import split_compare_pair
+from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
 
 OutputOption = Annotated[
     Path,
@@ -76,6 +75,10 @@ def report(
     cache warm-up) and the provenance of the inputs. The file works offline from file://.
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
+    # the renderer imports plotly and Jinja2: loaded here, not at every command's start-up
+    from toolkit.report.render import write_report
+    from toolkit.report.sections import split_compare_pair
+
     mode = plotlyjs_mode(plotlyjs)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")

@@ -9,7 +9,7 @@ from pathlib import Path
 from toolkit.errors import ToolkitError
 from toolkit.ingest import ingest_path
 from toolkit.pipeline.gaps import SuiteGaps, gap_tables
-from toolkit.report.render import PlotlyJs, write_report
+from toolkit.report.options import PlotlyJs
 from toolkit.resources import resource_dir
 from toolkit.store import Store, open_store
 
@@ -50,6 +50,8 @@ def run_demo(
 ) -> DemoResult:
     """Ingest the bundled fixtures into an in-memory store and write the full report of
     them to ``output`` (``toolkit.write_report``)."""
+    from toolkit.report.render import write_report  # plotly and Jinja2: only when used
+
     output = Path(output)
     with open_store() as store:
         load_demo(store)

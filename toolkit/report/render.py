@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import jinja2
 import plotly.io as pio
@@ -28,12 +28,11 @@ from toolkit.analyze.findings import Finding
 from toolkit.errors import UsageError
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
+from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
 from toolkit.report.sections import SECTIONS, ReportContext, ReportParams, provenance_section
 from toolkit.resources import resource_dir
 from toolkit.store import Store
 
-PlotlyJs = Literal["inline", "directory", "cdn"]
-PLOTLYJS_MODES: tuple[PlotlyJs, ...] = ("inline", "directory", "cdn")
 #: Version of the report-data JSON layout (``schemas/report-data.schema.json``).
 REPORT_DATA_VERSION = 1
 PLOTLY_FILE = "plotly.min.js"
