@@ -8,6 +8,7 @@ reported and the good ones are stored.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,11 @@ def ingest_file(
     """
     path = Path(path)
     options = options or IngestOptions()
+    if options.encoding is not None:
+        try:
+            codecs.lookup(options.encoding)
+        except LookupError:
+            raise UsageError(f"unknown --encoding {options.encoding!r}") from None
     if not path.exists():
         raise InputFormatError(path, "no such file")
     if path.is_dir():

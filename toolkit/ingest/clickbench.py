@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import parse_json
 from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
 from toolkit.store import SourceWriter
 
@@ -32,10 +33,6 @@ def _sniff(path: Path, head: bytes) -> bool:
     return b'"result"' in head or (b'"error"' in head and len(head) < 4096)
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a valid JSON number")
-
-
 def _parse(path: Path, encoding: str | None) -> Any:
     raw = path.read_bytes()
     try:
@@ -46,16 +43,7 @@ def _parse(path: Path, encoding: str | None) -> Any:
             f"not valid {encoding or 'UTF-8'} text ({exc.reason if hasattr(exc, 'reason') else exc}); "
             "pass --encoding (e.g. --encoding latin-1)",
         ) from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(
-            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputFormatError(path, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise InputFormatError(path, "invalid JSON: nested too deeply") from None
+    return parse_json(text, path=path, finite=True)
 
 
 def layout_from_path(path: Path) -> dict[str, str]:
@@ -259,7 +247,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         con.execute("INSERT INTO iterations SELECT * FROM _clickbench_in")
     finally:
         con.unregister("_clickbench_in")
-    writer.rows += frame.height
 
 
 register(

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from toolkit.errors import InputFormatError, ToolkitError
+from toolkit.errors import InputFormatError
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter, Store
 
@@ -163,7 +163,6 @@ def write_iterations(writer: SourceWriter, frame: pl.DataFrame, options: IngestO
             con.execute("INSERT INTO iterations SELECT * FROM _iterations_in")
         finally:
             con.unregister("_iterations_in")
-        writer.rows += rows.height
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
@@ -220,14 +219,11 @@ def ingest_iterations(
         # sources records a path and size: keep the frame's bytes in a real file for that
         holder = Path(tmp) / "frame.arrow"
         holder.write_bytes(data)
-        try:
-            with store.new_source(
-                holder, format="iterations-frame", sha256=sha, replace=options.replace
-            ) as writer:
-                store.con.execute(
-                    "UPDATE sources SET path = ? WHERE source_id = ?", [name, writer.source_id]
-                )
-                write_iterations(writer, checked, options)
-                return writer.rows
-        except ToolkitError:
-            raise
+        with store.new_source(
+            holder, format="iterations-frame", sha256=sha, replace=options.replace
+        ) as writer:
+            store.con.execute(
+                "UPDATE sources SET path = ? WHERE source_id = ?", [name, writer.source_id]
+            )
+            write_iterations(writer, checked, options)
+    return writer.rows

@@ -410,10 +410,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         with contextlib.suppress(duckdb.Error):
             con.execute(f"DROP TABLE IF EXISTS {rejects}")
             con.execute(f"DROP TABLE IF EXISTS {rejects}_scan")
-    count = con.execute(
-        "SELECT count(*) FROM samples WHERE source_id = ?", [writer.source_id]
-    ).fetchone()
-    writer.rows += int(count[0]) if count else 0
     mark_subresults(writer)
     if unknown:
         writer.warn(f"sample-variable columns not stored: {', '.join(unknown)}")

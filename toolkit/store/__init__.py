@@ -126,7 +126,9 @@ class Store:
                    (SELECT count(*) FROM load_windows w WHERE w.suite_id = s.suite_id)
                        AS load_windows,
                    (SELECT count(*) FROM query_runs q WHERE q.suite_id = s.suite_id)
-                       AS query_runs
+                       AS query_runs,
+                   (SELECT count(*) FROM operator_runs o WHERE o.suite_id = s.suite_id)
+                       AS operator_runs
             FROM suites s ORDER BY s.suite_id
             """
         )
@@ -171,6 +173,15 @@ class Store:
         )
         self.con.execute("DELETE FROM sources WHERE source_id = ?", [source_id])
 
+    def _stored_rows(self, source_id: int) -> int:
+        """Rows of ``source_id`` in all :data:`DATA_TABLES` (what ``sources.rows`` means)."""
+        counted = " + ".join(
+            f"(SELECT count(*) FROM {table} WHERE source_id = $id)" for table in DATA_TABLES
+        )
+        row = self.con.execute(f"SELECT {counted}", {"id": source_id}).fetchone()
+        assert row is not None
+        return int(row[0])
+
     @contextlib.contextmanager
     def new_source(
         self,
@@ -210,6 +221,7 @@ class Store:
             )
             writer = SourceWriter(self, source_id, path)
             yield writer
+            writer.rows = self._stored_rows(source_id)
             self.con.execute(
                 "UPDATE sources SET rows = ?, warnings = ? WHERE source_id = ?",
                 [writer.rows, list(writer.warnings), source_id],
@@ -230,6 +242,7 @@ class SourceWriter:
     store: Store
     source_id: int
     path: Path
+    #: rows stored for this source in all DATA_TABLES; set by the store when the block ends
     rows: int = 0
     warnings: list[str] = field(default_factory=list)
     suite_names: list[str] = field(default_factory=list)

@@ -15,12 +15,12 @@ When only ``bytes_scanned`` and one tier is given, the other tier is the differe
 
 from __future__ import annotations
 
-import csv
-import io
+import math
 import re
 from pathlib import Path
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import csv_rows
 from toolkit.ingest.profiles.common import (
     ProfileRun,
     SplitMethod,
@@ -86,7 +86,12 @@ def parse_bytes(text: str, *, path: Path, line: int, column: str) -> int | None:
             f"column {column!r}: {text!r} is not a byte count (e.g. 121700000000 or 121.7 GB)",
             line=line,
         )
-    return round(float(match.group(1)) * _UNITS[unit])
+    value = float(match.group(1)) * _UNITS[unit]
+    if not math.isfinite(value):
+        raise InputFormatError(
+            path, f"column {column!r}: {text[:40]!r} is not a finite byte count", line=line
+        )
+    return round(value)
 
 
 def parse_seconds(text: str, *, path: Path, line: int, column: str) -> float | None:
@@ -112,8 +117,10 @@ def parse_seconds(text: str, *, path: Path, line: int, column: str) -> float | N
             raise InputFormatError(
                 path, f"column {column!r}: {text!r} is not a duration", line=line
             ) from None
-    if value != value or value < 0:
-        raise InputFormatError(path, f"column {column!r}: {text!r} is negative", line=line)
+    if not math.isfinite(value) or value < 0:
+        raise InputFormatError(
+            path, f"column {column!r}: {text!r} is not a finite duration >= 0", line=line
+        )
     return value
 
 
@@ -140,11 +147,10 @@ def parse_share(text: str, *, path: Path, line: int, column: str) -> float | Non
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     text = read_text(path, options.encoding, EXPECTED)
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = [h.strip().lower() for h in next(reader)]
-    except StopIteration:
-        raise InputFormatError(path, f"empty file; expected {EXPECTED}") from None
+    records = csv_rows(text, path=path)
+    if not records:
+        raise InputFormatError(path, f"empty file; expected {EXPECTED}")
+    header = [h.strip().lower() for h in records[0][1]]
     for col in REQUIRED:
         if col not in header:
             raise InputFormatError(
@@ -155,7 +161,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     index = {name: i for i, name in enumerate(header)}
     runs: list[ProfileRun] = []
     seen: set[tuple[str, int]] = set()
-    for number, row in enumerate(reader, start=2):
+    for number, row in records[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
