@@ -175,12 +175,11 @@ class Store:
 
     def _stored_rows(self, source_id: int) -> int:
         """Rows of ``source_id`` in all :data:`DATA_TABLES` (what ``sources.rows`` means)."""
-        counted = " + ".join(
-            f"(SELECT count(*) FROM {table} WHERE source_id = $id)" for table in DATA_TABLES
+        # one UNION ALL query: several times faster in DuckDB than scalar subqueries
+        counts = " UNION ALL ".join(
+            f"SELECT count(*) FROM {table} WHERE source_id = $id" for table in DATA_TABLES
         )
-        row = self.con.execute(f"SELECT {counted}", {"id": source_id}).fetchone()
-        assert row is not None
-        return int(row[0])
+        return sum(int(n) for (n,) in self.con.execute(counts, {"id": source_id}).fetchall())
 
     @contextlib.contextmanager
     def new_source(
