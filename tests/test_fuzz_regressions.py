@@ -140,7 +140,8 @@ CASES: list[tuple[str, str | None, str, str]] = [
         "bytes.csv",
         None,
         PROFILE_CSV % ("s,1,1.5," + "9" * 400),
-        ":2: column 'bytes_scanned': '" + "9" * 40 + "' is not a finite byte count",
+        ":2: column 'bytes_scanned': '" + "9" * 40 + "'... (400 characters) is not a finite "
+        "byte count",
     ),
     (
         "infinite.csv",
@@ -217,6 +218,36 @@ def test_fuzz_regressions_are_one_clear_line(
         for table in ("sources", "suites", *DATA_TABLES):
             assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
     assert str(info.value) == f"{path}{message}"
+
+
+def test_long_cells_are_read_in_linear_time(tmp_path: Path) -> None:
+    """Cells with a megabyte of blanks (the fuzz suite's long-line mutation): the byte-count,
+    duration and time-zone patterns had adjacent optional blanks and took quadratic time."""
+    blanks = " " * 1_100_000
+    bad_bytes = tmp_path / "bytes.csv"
+    bad_bytes.write_text(PROFILE_CSV % f"s,1,1.5,5{blanks}9.9 GB", encoding="utf-8")
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text(PROFILE_CSV % f"s,1,7m{blanks}48s,1 GB", encoding="utf-8")
+    history = tmp_path / "history.csv"
+    history.write_text(
+        "QUERY_ID,TOTAL_ELAPSED_TIME,BYTES_SCANNED,START_TIME\n"
+        f"q1,1200,10,2019-05-01 10:01:00.000{blanks}x\n",
+        encoding="utf-8",
+    )
+    with open_store() as store, no_hang(20.0):
+        with pytest.raises(InputFormatError) as info:
+            ingest_file(store, bad_bytes)
+        assert str(info.value) == (
+            f"{bad_bytes}:2: column 'bytes_scanned': '5{' ' * 39}'... (1100007 characters) "
+            "is not a byte count (e.g. 121700000000 or 121.7 GB)"
+        )
+        assert ingest_file(store, spaced).rows == 1
+        assert ingest_file(store, history).rows == 1
+        runs = store.con.execute(
+            "SELECT elapsed_ms, bytes_scanned, start_time FROM query_runs ORDER BY elapsed_ms"
+        ).fetchall()
+    # 7m 48s with a megabyte of blanks inside is still 468 s; an unreadable time is unknown
+    assert runs == [(1200.0, 10, None), (468_000.0, 10**9, None)]
 
 
 def test_summariser_search_is_linear_on_a_long_line(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ import pyarrow as pa
 from toolkit.errors import InputFormatError
 
 #: Deepest JSON nesting accepted. Benchmark exports nest a few levels; a DuckDB profile
-#: nests two levels per operator, so 200 allows a 90-operator-deep plan. The limit keeps
+#: nests two levels per operator, so 200 allows a plan about 100 operators deep. The limit keeps
 #: every later recursive walk (``json.dumps`` of attributes, the profile tree walk) far
 #: below Python's recursion limit.
 MAX_JSON_DEPTH = 200
@@ -31,6 +31,15 @@ MAX_JSON_DEPTH = 200
 #: Value range of the store's integer column types, by width in bits.
 INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
 _ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """``repr`` of a value for a one-line message, cut after ``limit`` characters (a
+    fuzzed cell can be a megabyte long)."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(value)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

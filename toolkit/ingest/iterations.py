@@ -13,6 +13,7 @@ import duckdb
 import polars as pl
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter, Store
 
@@ -105,7 +106,7 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
             )
             raise InputFormatError(
                 origin,
-                f"column {col!r}: {value!r} is not {expected}",
+                f"column {col!r}: {quoted(value)} is not {expected}",
                 line=row + 2,
             )
         out = out.with_columns(converted.alias(col))

@@ -23,7 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import arrow_table
+from toolkit.ingest.guarded import arrow_table, quoted
 from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -143,7 +143,7 @@ class _Parser:
                 except ValueError:
                     raise InputFormatError(
                         self.path,
-                        f"attribute {key}={value!r} is not an integer",
+                        f"attribute {key}={quoted(value)} is not an integer",
                         line=self.line(),
                     ) from None
             elif key in _STR_ATTRS:
@@ -153,7 +153,7 @@ class _Parser:
                     row["start_ms"] = int(value)
                 except ValueError:
                     raise InputFormatError(
-                        self.path, f"attribute ts={value!r} is not epoch ms", line=self.line()
+                        self.path, f"attribute ts={quoted(value)} is not epoch ms", line=self.line()
                     ) from None
             elif key == "s":
                 row["success"] = value == "true"

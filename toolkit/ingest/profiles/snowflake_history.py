@@ -56,7 +56,8 @@ NODES = {
     "5X-LARGE": 256,
     "6X-LARGE": 512,
 }
-_OFFSET = re.compile(r"\s*([+-]\d{2}):?(\d{2})$")
+# (?<!\s): start only where a run of blanks starts (linear on a long run of blanks)
+_OFFSET = re.compile(r"(?<!\s)\s*([+-]\d{2}):?(\d{2})$")
 
 
 def _sniff(path: Path, head: bytes) -> bool:
