@@ -8,7 +8,10 @@ store must hold nothing afterwards. Companion of ``test_trust.py::test_fuzz_find
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from toolkit.errors import InputFormatError
 from toolkit.ingest import ingest_file
 from toolkit.store import DATA_TABLES
 
+ROOT = Path(__file__).resolve().parent.parent
 DEEP = "[" * 1000 + "1" + "]" * 1000
 SUMMARY = (
     "summary +      1 in 00:00:00 =    4.1/s Avg:    62 Min:    %s Max:    62 Err:     0 "
@@ -35,6 +39,7 @@ OPS = (
     "QUERY_ID,STEP_ID,OPERATOR_ID,PARENT_OPERATORS,OPERATOR_TYPE,OPERATOR_STATISTICS,"
     'EXECUTION_TIME_BREAKDOWN\nq1,1,0,%s,Result,{},"{""overall_percentage"":1}"\n'
 )
+JTL_CSV = "timeStamp,elapsed,label,responseCode,success\n1795316549699,42,a,200,true\n"
 PROFILE_CSV = "series,run,elapsed_s,bytes_scanned\n%s\n"
 HISTORY = (
     '{"res": [{"query_id": "q", "status": "FINISHED", "query_text": "SELECT 1", '
@@ -128,6 +133,20 @@ CASES: list[tuple[str, str | None, str, str]] = [
         JTL % ("UTF99999999999999999999", "117", "1"),
         ":1: unknown encoding: UTF99999999999999999999 in the XML declaration; fix it or "
         "pass --encoding",
+    ),
+    (
+        "commas.jtl",
+        None,
+        JTL_CSV + "1795316549699,42,b," + "," * 1_100_000 + "200,true\n",
+        ":3: Expected Number of Columns: 5 Found: 6; not a valid JMeter CSV record (check "
+        "--delimiter/--columns)",
+    ),
+    (
+        "commas-cut.jtl",
+        None,
+        JTL_CSV + "1795316549699,42,b," + "," * 1_100_000 + "200,true\n17953165",
+        ":3: Expected Number of Columns: 5 Found: 6; not a valid JMeter CSV record (check "
+        "--delimiter/--columns)",
     ),
     (
         "c6a.metal.json",
@@ -289,3 +308,66 @@ def test_rows_count_every_row_stored_for_the_source(tmp_path: Path, runner: Any)
     assert listed.exit_code == 0, listed.output
     (line,) = [row for row in listed.stdout.splitlines() if "duckdb" in row]
     assert line.strip(" │").split("│")[-1].strip() == "3"  # the "rows" column
+
+
+def test_killed_jmeter_cut_inside_a_quoted_field_keeps_the_complete_records(
+    tmp_path: Path,
+) -> None:
+    """JMeter killed inside a quoted multi-line field: the complete records are stored and
+    the cut one is named (the strict reader's dry run recognises the cut last record)."""
+    path = tmp_path / "killed.jtl"
+    path.write_text(
+        JTL_CSV + '1795316549700,7,"b\nwith a line break",200,true\n1795316549701,9,"c\ncut her',
+        encoding="utf-8",
+    )
+    with open_store() as store, no_hang():
+        result = ingest_file(store, path)
+        labels = store.con.execute("SELECT label FROM samples ORDER BY start_ms").fetchall()
+    assert (result.status, result.rows) == ("stored", 2)
+    assert labels == [("a",), ("b\nwith a line break",)]
+    assert result.warnings == (
+        # DuckDB numbers records (header = 1), not physical lines: the cut record is the 4th
+        f"{path}:4: last record is incomplete (file cut at byte {path.stat().st_size}, e.g. "
+        "JMeter killed); dropped it, every record before it kept",
+    )
+
+
+def test_forced_format_works_in_a_fresh_process(tmp_path: Path) -> None:
+    """``ingest_file(..., format=NAME)`` before anything imported the ingesters (the fuzz
+    suite always had; a library user may not): every format is known."""
+    path = tmp_path / "a.jtl"
+    path.write_text(JTL_CSV, encoding="utf-8")
+    code = (
+        "import sys\nfrom toolkit import open_store\nfrom toolkit.ingest import ingest_file\n"
+        "with open_store() as s:\n    print(ingest_file(s, sys.argv[1], format='jtl-csv').rows)"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], env=env, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr
+
+
+def test_million_delimiters_in_a_killed_jtl_are_one_line_not_hours(
+    tmp_path: Path, real_dir: Path
+) -> None:
+    """The long profile's finding, exactly: 1.1 M commas (and a '<') after record 115 of the
+    real SIGKILL'd JTL. DuckDB's rejects table stored the whole record per bad field and
+    ran for hours in C code (no signal stops it: the CLI runs in a subprocess with a
+    timeout); the strict reader names the record at once."""
+    seed = (real_dir / "jmeter" / "generated__jmeter-5.6.3__killed-SIGKILL.csv").read_bytes()
+    path = tmp_path / "killed.csv"
+    path.write_bytes(seed[:11465] + b"," * 267_593 + b"<" + b"," * 832_407 + seed[11465:])
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "ingest", "--format", "jtl-csv", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"Error: {path}:115: Expected Number of Columns: 17 Found: 18; not a valid JMeter CSV "
+        "record (check --delimiter/--columns)"
+    )

@@ -186,3 +186,9 @@ def ingest_paths(
         total.results.extend(part.results)
         total.errors.extend(part.errors)
     return total
+
+
+# Every ingester registers itself in FORMATS when imported: import them all here, so that
+# FORMATS (and ``--format NAME``) is complete for whoever imports this package (a fresh
+# process knew only "iterations" until something ran format detection).
+import toolkit.ingest.detect  # noqa: E402, F401
