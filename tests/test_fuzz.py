@@ -362,23 +362,31 @@ class CaseTimeout(AssertionError):
     """One case ran longer than CASE_SECONDS (a hang)."""
 
 
+#: a case stuck in C code ends the process (pytest's capture loses stderr): the case and the
+#: traceback are in this file, the case's input in the warmup-fuzz-* work folder beside it
+HANG_REPORT = Path(tempfile.gettempdir()) / "warmup-fuzz-hang.txt"
+
+
 @contextlib.contextmanager
-def wall_clock(seconds: float) -> Iterator[None]:
-    """Fail a case that runs longer than ``seconds``; kill the process (with a traceback)
-    if it is stuck in C code for 4x that long, so CI can never hang."""
+def wall_clock(seconds: float, case: str) -> Iterator[None]:
+    """Fail a case that runs longer than ``seconds``; kill the process (with a traceback in
+    :data:`HANG_REPORT`) if it is stuck in C code for 4x that long, so CI can never hang."""
 
     def expire(signum: int, frame: Any) -> None:
         raise CaseTimeout(f"case ran longer than {seconds} s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    faulthandler.dump_traceback_later(seconds * 4, exit=True)
-    try:
-        yield
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with HANG_REPORT.open("w") as report:
+        report.write(f"running (if the process ended, it hung {seconds * 4} s in C code): {case}\n")
+        report.flush()
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        faulthandler.dump_traceback_later(seconds * 4, exit=True, file=report)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
 
 _COUNTED = ("sources", "suites", "suite_sources", *DATA_TABLES)
@@ -412,7 +420,7 @@ def check_case(store: Store, workdir: Path, seed: Path, data: bytes, *, format: 
     before = table_counts(store)
     rss_before = _peak_rss()
     try:
-        with wall_clock(CASE_SECONDS):
+        with wall_clock(CASE_SECONDS, f"--format {format} {path}"):
             result = ingest_file(store, path, format=format)
     except ToolkitError as exc:
         message = str(exc)
