@@ -13,10 +13,14 @@ into a store that already holds data. The outcome must be exactly one of:
 
 Anything else (another exception, a hang) fails the test.
 
-Budget: the default profile runs ``WARMUP_FUZZ_EXAMPLES`` (default 300) cases per format
-and per forced-format pass, well under a minute in all. ``WARMUP_FUZZ_PROFILE=long`` runs
-many more cases (default 200,000 per test, ``WARMUP_FUZZ_EXAMPLES`` overrides) with a
-longer per-case guard; ``pytest --hypothesis-show-statistics`` prints the case counts.
+Budget and seeding: the default (CI) profile runs ``WARMUP_FUZZ_EXAMPLES`` (default 200)
+cases per format and per forced-format pass, derandomized (the same cases on every run, so
+CI cannot turn red by chance; the cases depend only on the test code, hypothesis version
+and seeds). ``WARMUP_FUZZ_SEED=N`` runs the default budget from random seed N instead.
+``WARMUP_FUZZ_PROFILE=long`` explores at random: many more cases (default 200,000 per
+test, ``WARMUP_FUZZ_EXAMPLES`` overrides) with a longer per-case guard.
+``WARMUP_FUZZ_STATS=out.json`` writes the number of cases per test and outcome;
+``pytest --hypothesis-show-statistics`` prints hypothesis' own counts and timings.
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ import re
 import resource
 import signal
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from toolkit import ingest_iterations, open_store
@@ -49,7 +54,7 @@ from toolkit.store import DATA_TABLES, Store
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_REAL = ROOT.parent / "shared" / "real"
 LONG = os.environ.get("WARMUP_FUZZ_PROFILE", "") == "long"
-EXAMPLES = int(os.environ.get("WARMUP_FUZZ_EXAMPLES", "200000" if LONG else "300"))
+EXAMPLES = int(os.environ.get("WARMUP_FUZZ_EXAMPLES", "200000" if LONG else "200"))
 #: wall-clock limit of one case (ingesting a mutated seed of at most MAX_SEED_BYTES)
 CASE_SECONDS = 60.0 if LONG else 20.0
 #: seeds larger than this are left out: one case must stay well under a second
@@ -57,8 +62,11 @@ MAX_SEED_BYTES = 300_000
 #: peak RSS growth a single case may cause (an entity bomb must not expand in memory)
 MAX_RSS_GROWTH_BYTES = 512 * 1024 * 1024
 
+SEED = os.environ.get("WARMUP_FUZZ_SEED")
+
 FUZZ = settings(
     max_examples=EXAMPLES,
+    derandomize=not LONG and SEED is None,
     deadline=None,  # the per-case wall-clock guard below replaces it
     suppress_health_check=[
         HealthCheck.too_slow,
@@ -67,6 +75,11 @@ FUZZ = settings(
     ],
     print_blob=True,
 )
+
+#: ``WARMUP_FUZZ_SEED=N``: the default budget from random seed N (not derandomized)
+SEEDED: Callable[[Any], Any] = seed(int(SEED)) if SEED is not None else (lambda test: test)
+#: cases run, by (test, format, outcome); written to WARMUP_FUZZ_STATS at the end
+CASES: Counter[tuple[str, str, str]] = Counter()
 
 _SKIP_SEED_SUFFIXES = {".md", ".py", ".jmx", ".properties", ".duckdb", ".sql", ".wal"}
 
@@ -161,27 +174,20 @@ def _pos(draw: st.DrawFn, data: bytes) -> int:
     return draw(st.integers(0, len(data)))
 
 
+#: truncation classes: a cut between the two characters matched by the lookarounds
+_CUTS = {
+    "mid-number": re.compile(rb"(?<=\d)(?=\d)"),
+    "mid-string": re.compile(rb"(?<=[A-Za-z])(?=[A-Za-z])"),
+    "mid-line": re.compile(rb"(?<=[^\r\n])"),
+    "line-end": re.compile(rb"(?<=\n)"),
+}
+
+
 def _class_positions(data: bytes, kind: str) -> list[int]:
-    if kind == "mid-number":
-        return [
-            i
-            for i in range(1, len(data))
-            if data[i - 1 : i].isdigit() and data[i : i + 1].isdigit()
-        ]
-    if kind == "mid-string":
-        return [
-            i
-            for i in range(1, len(data))
-            if data[i - 1 : i].isalpha() and data[i : i + 1].isalpha()
-        ]
-    if kind == "mid-line":
-        return [i for i in range(1, len(data)) if data[i - 1 : i] not in (b"\n", b"\r")]
     if kind == "after-header":
         first = data.find(b"\n")
         return [first + 1] if first >= 0 else [len(data)]
-    if kind == "line-end":
-        return [i + 1 for i in range(len(data)) if data[i : i + 1] == b"\n"]
-    return list(range(len(data) + 1))
+    return [m.start() for m in _CUTS[kind].finditer(data) if m.start() < len(data)]
 
 
 @st.composite
@@ -189,6 +195,8 @@ def _truncate(draw: st.DrawFn, data: bytes) -> bytes:
     kind = draw(
         st.sampled_from(["mid-number", "mid-string", "mid-line", "after-header", "line-end", "any"])
     )
+    if kind == "any":
+        return data[: draw(st.integers(0, len(data)))]
     positions = _class_positions(data, kind) or [len(data)]
     return data[: draw(st.sampled_from(positions[:: max(1, len(positions) // 4096)]))]
 
@@ -354,35 +362,43 @@ class CaseTimeout(AssertionError):
     """One case ran longer than CASE_SECONDS (a hang)."""
 
 
+#: a case stuck in C code ends the process (pytest's capture loses stderr): the case and the
+#: traceback are in this file, the case's input in the warmup-fuzz-* work folder beside it
+HANG_REPORT = Path(tempfile.gettempdir()) / "warmup-fuzz-hang.txt"
+
+
 @contextlib.contextmanager
-def wall_clock(seconds: float) -> Iterator[None]:
-    """Fail a case that runs longer than ``seconds``; kill the process (with a traceback)
-    if it is stuck in C code for 4x that long, so CI can never hang."""
+def wall_clock(seconds: float, case: str) -> Iterator[None]:
+    """Fail a case that runs longer than ``seconds``; kill the process (with a traceback in
+    :data:`HANG_REPORT`) if it is stuck in C code for 4x that long, so CI can never hang."""
 
     def expire(signum: int, frame: Any) -> None:
         raise CaseTimeout(f"case ran longer than {seconds} s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    faulthandler.dump_traceback_later(seconds * 4, exit=True)
-    try:
-        yield
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with HANG_REPORT.open("w") as report:
+        report.write(f"running (if the process ended, it hung {seconds * 4} s in C code): {case}\n")
+        report.flush()
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        faulthandler.dump_traceback_later(seconds * 4, exit=True, file=report)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+_COUNTED = ("sources", "suites", "suite_sources", *DATA_TABLES)
+_COUNT_ALL = " UNION ALL ".join(f"SELECT '{t}', count(*) FROM {t}" for t in _COUNTED)
 
 
 def table_counts(store: Store) -> dict[str, int]:
-    counts = {}
-    for table in ("sources", "suites", "suite_sources", *DATA_TABLES):
-        row = store.con.execute(f"SELECT count(*) FROM {table}").fetchone()
-        assert row is not None
-        counts[table] = int(row[0])
-    return counts
+    return {str(t): int(n) for t, n in store.con.execute(_COUNT_ALL).fetchall()}
 
 
 def stored_rows(store: Store, source_id: int) -> int:
+    """Rows of ``source_id`` in the data tables, counted table by table."""
     total = 0
     for table in DATA_TABLES:
         row = store.con.execute(
@@ -404,7 +420,7 @@ def check_case(store: Store, workdir: Path, seed: Path, data: bytes, *, format: 
     before = table_counts(store)
     rss_before = _peak_rss()
     try:
-        with wall_clock(CASE_SECONDS):
+        with wall_clock(CASE_SECONDS, f"--format {format} {path}"):
             result = ingest_file(store, path, format=format)
     except ToolkitError as exc:
         message = str(exc)
@@ -467,25 +483,42 @@ def test_seeds_cover_every_format() -> None:
     assert not missing, f"no fuzz seed for format(s): {missing}"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def case_statistics() -> Iterator[None]:
+    """Write :data:`CASES` to ``WARMUP_FUZZ_STATS`` (JSON) after the module's tests."""
+    yield
+    target = os.environ.get("WARMUP_FUZZ_STATS")
+    if target:
+        rows = [
+            {"test": t, "format": f, "outcome": o, "cases": n}
+            for (t, f, o), n in sorted(CASES.items())
+        ]
+        Path(target).write_text(json.dumps(rows, indent=1) + "\n")
+
+
 @FUZZ
+@SEEDED
 @given(data=st.data())
 @pytest.mark.parametrize("format_name", sorted(SEEDS))
 def test_fuzz_detected_format(
     format_name: str, baseline_store: Store, workdir: Path, data: st.DataObject
 ) -> None:
-    seed, mutant = data.draw(mutated(SEEDS[format_name]), label="case")
-    check_case(baseline_store, workdir, seed, mutant, format=None)
+    seed_file, mutant = data.draw(mutated(SEEDS[format_name]), label="case")
+    outcome = check_case(baseline_store, workdir, seed_file, mutant, format=None)
+    CASES["detected", format_name, outcome] += 1
 
 
 @FUZZ
+@SEEDED
 @given(data=st.data())
 @pytest.mark.parametrize("format_name", sorted(FORMATS))
 def test_fuzz_forced_format(
     format_name: str, baseline_store: Store, workdir: Path, data: st.DataObject
 ) -> None:
     """``--format X`` on any (mutated) file of any format: correct rows or one clear error."""
-    seed, mutant = data.draw(mutated(ALL_SEEDS), label="case")
-    check_case(baseline_store, workdir, seed, mutant, format=format_name)
+    seed_file, mutant = data.draw(mutated(ALL_SEEDS), label="case")
+    outcome = check_case(baseline_store, workdir, seed_file, mutant, format=format_name)
+    CASES["forced", format_name, outcome] += 1
 
 
 def test_unmutated_seeds_ingest_with_oracle_counts(baseline_store: Store, workdir: Path) -> None:

@@ -22,6 +22,7 @@ def test_fixtures_match_their_generator(fixtures_dir: Path, tmp_path: Path) -> N
         "snowflake_query_history.json",
         "snowflake_operator_stats.csv",
         "clickhouse_query_log.jsonl",
+        "databricks_query_history.json",
     ):
         assert (copy / name).read_bytes() == (folder / name).read_bytes(), name
 
@@ -32,6 +33,7 @@ def test_fixture_folder_ingests_every_format(fixtures_dir: Path, store: Store) -
     formats = {r.path.name: r.format for r in report.results}
     assert formats == {
         "clickhouse_query_log.jsonl": "clickhouse-query-log",
+        "databricks_query_history.json": "databricks-history",
         "snowflake_operator_stats.csv": "snowflake-operator-stats",
         "snowflake_query_history.json": "snowflake-history",
         "warehouse_warmup.csv": "profile-csv",

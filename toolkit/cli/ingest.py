@@ -18,7 +18,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.ingest import IngestOptions, check_format
-from toolkit.store import open_store
+from toolkit.store import DATA_TABLES, open_store
 
 
 @app.command(
@@ -111,7 +111,7 @@ def suites(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     table = Table("suite", "kind", "system", "machine", "date", "rows")
     for row in rows:
-        count = row["iterations"] + row["samples"] + row["load_windows"] + row["query_runs"]
+        count = sum(row[table] for table in DATA_TABLES)
         cells = (row["name"], row["kind"], row["system"], row["machine"], row["run_date"], count)
         # Text() cells: suite names are untrusted and must not be read as rich markup
         table.add_row(*(Text("" if c is None else str(c)) for c in cells))

@@ -8,6 +8,7 @@ reported and the good ones are stored.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,10 +58,8 @@ def detect_format(path: Path) -> str:
 
 
 def known_formats() -> dict[str, Ingester]:
-    """Every input format by name (:data:`FORMATS` once all ingesters have registered)."""
-    # the ingester modules register themselves on import; detect.py imports them all
-    import toolkit.ingest.detect  # noqa: F401
-
+    """Every input format by name (:data:`FORMATS`; every ingester registers when this
+    package is imported)."""
     return FORMATS
 
 
@@ -93,6 +92,11 @@ def ingest_file(
     """
     path = Path(path)
     options = options or IngestOptions()
+    if options.encoding is not None:
+        try:
+            codecs.lookup(options.encoding)
+        except LookupError:
+            raise UsageError(f"unknown --encoding {options.encoding!r}") from None
     if not path.exists():
         raise InputFormatError(path, "no such file")
     if path.is_dir():
@@ -215,3 +219,9 @@ def ingest_paths(
         total.results.extend(part.results)
         total.errors.extend(part.errors)
     return total
+
+
+# Every ingester registers itself in FORMATS when imported: import them all here, so that
+# FORMATS (and ``--format NAME``) is complete for whoever imports this package (a fresh
+# process knew only "iterations" until something ran format detection).
+import toolkit.ingest.detect  # noqa: E402, F401

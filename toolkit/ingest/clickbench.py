@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import parse_json
 from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
 from toolkit.store import SourceWriter
 
@@ -35,10 +36,6 @@ def _sniff(path: Path, head: bytes) -> bool:
     return b'"result"' in head or (b'"error"' in head and len(head) < 4096)
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a valid JSON number")
-
-
 def _parse(path: Path, encoding: str | None) -> Any:
     raw = path.read_bytes()
     try:
@@ -49,16 +46,7 @@ def _parse(path: Path, encoding: str | None) -> Any:
             f"not valid {encoding or 'UTF-8'} text ({exc.reason if hasattr(exc, 'reason') else exc}); "
             "pass --encoding (e.g. --encoding latin-1)",
         ) from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(
-            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputFormatError(path, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise InputFormatError(path, "invalid JSON: nested too deeply") from None
+    return parse_json(text, path=path, finite=True)
 
 
 def layout_from_path(path: Path) -> dict[str, str]:
@@ -264,7 +252,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         schema=_ITERATIONS_ARROW,
     )
     writer.store.con.from_arrow(table).insert_into("iterations")
-    writer.rows += n
 
 
 _ITERATIONS_ARROW = pa.schema(

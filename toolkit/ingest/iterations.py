@@ -12,7 +12,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from toolkit.errors import InputFormatError, ToolkitError
+from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter, Store
 
@@ -105,7 +106,7 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
             )
             raise InputFormatError(
                 origin,
-                f"column {col!r}: {value!r} is not {expected}",
+                f"column {col!r}: {quoted(value)} is not {expected}",
                 line=row + 2,
             )
         out = out.with_columns(converted.alias(col))
@@ -163,7 +164,6 @@ def write_iterations(writer: SourceWriter, frame: pl.DataFrame, options: IngestO
             con.execute("INSERT INTO iterations SELECT * FROM _iterations_in")
         finally:
             con.unregister("_iterations_in")
-        writer.rows += rows.height
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
@@ -220,15 +220,12 @@ def ingest_iterations(
         # sources records a path and size: keep the frame's bytes in a real file for that
         holder = Path(tmp) / "frame.arrow"
         holder.write_bytes(data)
-        try:
-            with store.new_source(
-                holder,
-                format="iterations-frame",
-                sha256=sha,
-                replace=options.replace,
-                recorded_path=name,
-            ) as writer:
-                write_iterations(writer, checked, options)
-                return writer.rows
-        except ToolkitError:
-            raise
+        with store.new_source(
+            holder,
+            format="iterations-frame",
+            sha256=sha,
+            replace=options.replace,
+            recorded_path=name,
+        ) as writer:
+            write_iterations(writer, checked, options)
+    return writer.rows

@@ -11,18 +11,16 @@ a last record cut mid-line (§1.8), which is dropped with a warning naming the l
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import gzip
 import io
 import re
-import uuid
-import zlib
 from pathlib import Path
 
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
+from toolkit.ingest.guarded import quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
 from toolkit.store import SourceWriter
 
@@ -197,17 +195,6 @@ def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _data_size(path: Path, gz: bool) -> int:
-    if not gz:
-        return path.stat().st_size
-    size = 0
-    decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            size += len(decomp.decompress(block))
-    return size
-
-
 def _layout(
     path: Path, text: str, options: IngestOptions
 ) -> tuple[str, list[str], bool, list[str] | None]:
@@ -297,47 +284,59 @@ def _col(names: list[str], name: str) -> str:
     return f'"{name}"' if name in names else "NULL"
 
 
-def _raise_rejects(
-    path: Path,
-    con: duckdb.DuckDBPyConnection,
-    rejects: str,
-    gz: bool,
-    writer: SourceWriter,
-    encoding: str | None,
-) -> None:
-    """Drop a truncated last record with a warning; any other rejected record is an error."""
-    rows = con.execute(
-        f"""SELECT line, min(line_byte_position), min(error_type), min(column_name),
-                   any_value(csv_line), min(error_message)
-            FROM {rejects} GROUP BY line ORDER BY line"""
-    ).fetchall()
-    if not rows:
-        return
-    line, _, etype, column, _, message = rows[0]
-    last = rows[-1]
-    if len(rows) == 1:
-        end = int(last[1] or 0) + len(str(last[4] or "").encode("utf-8"))
-        size = _data_size(path, gz)
-        cut = etype in ("MISSING COLUMNS", "UNQUOTED VALUE", "CAST", "LINE SIZE OVER MAXIMUM")
-        if cut and end >= size - 1 and not _ends_with_newline(path, gz):
-            writer.warn(
-                f"{path}:{line}: last record is incomplete (file cut at byte {size}, e.g. "
-                "JMeter killed); dropped it, every record before it kept"
-            )
-            return
-    if etype == "INVALID UNICODE" or "unicode" in str(message).lower():
-        raise InputFormatError(
+_CSV_ERROR_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_CONVERT = re.compile(r'Error when converting column "(.*?)"\. Could not convert string "(.*?)" to')
+_REASONS = re.compile(
+    r"Expected Number of Columns: \d+ Found: \d+|Value with unterminated quote found"
+    r"|Maximum line size of \d+ bytes exceeded|Invalid unicode"
+)
+
+
+def _csv_record_error(path: Path, exc: duckdb.Error, encoding: str | None) -> InputFormatError:
+    """One line for DuckDB's strict-mode error about a CSV record (line, column, why)."""
+    text = str(exc)
+    where = _CSV_ERROR_LINE.search(text)
+    line = int(where.group(1)) if where else None
+    # the reason follows the record's text; search after it (the record may contain anything)
+    tail = text[text.find("\nOriginal Line: ") + 1 :]
+    tail = tail[: tail.find("Possible fixes")] if "Possible fixes" in tail else tail
+    if "Invalid unicode" in tail:
+        return InputFormatError(
             path,
             f"text is not valid {encoding or 'UTF-8'}; pass --encoding (e.g. --encoding latin-1)",
-            line=int(line),
+            line=line,
         )
-    where = f"column {column!r}: " if column and etype == "CAST" else ""
-    detail = " ".join(str(message).split())[:200]
-    raise InputFormatError(
-        path,
-        f"{where}{detail}; not a valid JMeter CSV record (check --delimiter/--columns)",
-        line=int(line),
+    converted = list(_CONVERT.finditer(tail))
+    if converted:
+        column, value = converted[-1].group(1), converted[-1].group(2)
+        return InputFormatError(
+            path,
+            f"column {column!r}: {quoted(value)} is not a valid {column} value; not a valid "
+            "JMeter CSV record (check --delimiter/--columns)",
+            line=line,
+        )
+    reasons = list(_REASONS.finditer(tail))
+    detail = reasons[-1].group(0) if reasons else "unreadable record"
+    return InputFormatError(
+        path, f"{detail}; not a valid JMeter CSV record (check --delimiter/--columns)", line=line
     )
+
+
+def _is_cut_last_record(path: Path, exc: duckdb.Error) -> bool:
+    """Whether DuckDB's error is about the last record of ``path`` (a file that does not end
+    in a newline): the record's text, as DuckDB quotes it, ends the file."""
+    text = str(exc)
+    start = text.find("\nOriginal Line: ")
+    if start < 0:
+        return False
+    after = text[start + len("\nOriginal Line: ") :]
+    # the record (possibly several lines, when a quoted field is cut) runs up to the reason
+    reasons = [m.start() for m in (*_REASONS.finditer(after), *_CONVERT.finditer(after))]
+    record = (after[: max(reasons)] if reasons else after.split("\n", 1)[0]).rstrip("\r\n")
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 4096))
+        end = handle.read().decode("utf-8", "replace").rstrip("\r\n")
+    return bool(record) and end.endswith(record[-2000:])
 
 
 def _ends_with_newline(path: Path, gz: bool) -> bool:
@@ -383,7 +382,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             "columns": ",".join(names),
         },
     )
-    rejects = f"_jtl_rejects_{uuid.uuid4().hex[:8]}"
     columns_sql = "{" + ", ".join(f"{_sql_str(n)}: {_sql_str(t)}" for n, t in types.items()) + "}"
     encoding = (options.encoding or "utf-8").lower().replace("_", "-")
     if encoding in ("utf8",):
@@ -397,14 +395,36 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     label = f"coalesce({_col(names, 'label')}, '')"
     message = _col(names, "responseMessage")
     is_tc = f"coalesce(starts_with({message}, {_sql_str(TC_PREFIX)}), false)"
-    reader = (
-        f"read_csv({_sql_str(str(path))}, delim={_sql_str(delim)}, quote='\"', escape='\"', "
-        f"header={'true' if has_header else 'false'}, columns={columns_sql}, "
-        f"auto_detect=false, null_padding=false, ignore_errors=true, store_rejects=true, "
-        f"rejects_table={_sql_str(rejects)}, rejects_scan={_sql_str(rejects + '_scan')}, "
-        f"compression={_sql_str('gzip' if gz else 'none')}, encoding={_sql_str(encoding)}, "
-        "max_line_size=16777216)"
-    )
+
+    def reader(skip_bad: bool) -> str:
+        return (
+            f"read_csv({_sql_str(str(path))}, delim={_sql_str(delim)}, quote='\"', "
+            f"escape='\"', header={'true' if has_header else 'false'}, columns={columns_sql}, "
+            f"auto_detect=false, null_padding=false, ignore_errors={str(skip_bad).lower()}, "
+            f"compression={_sql_str('gzip' if gz else 'none')}, encoding={_sql_str(encoding)}, "
+            "max_line_size=16777216)"
+        )
+
+    # Strict reading: DuckDB stops at the first bad record and says where. (A tolerant read
+    # with a rejects table stored the whole record once per bad field: a line of a million
+    # delimiters took hours; found by fuzzing.) A file that does not end in a newline may be
+    # a JMeter killed mid-write: a strict dry run on a separate cursor (outside this
+    # transaction, which an error would abort) tells whether the only bad record is the
+    # cut last one; then the read skips it.
+    cut: int | None = None
+    if not gz and not _ends_with_newline(path, False):
+        dry_run = con.cursor()
+        try:
+            # count(COLUMNS(*)) converts every column; DuckDB reports the bad record that
+            # comes first in the file (also when read in parallel: checked on 2M rows)
+            dry_run.execute(f"SELECT count(COLUMNS(*)) FROM {reader(False)}").fetchall()
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
+            error = _csv_record_error(path, exc, options.encoding)
+            if not _is_cut_last_record(path, exc):
+                raise error from None
+            cut = error.line
+        finally:
+            dry_run.close()
     try:
         run_with_progress(
             con,
@@ -419,12 +439,19 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                        {_col(names, "allThreads")}, {_col(names, "URL")},
                        {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
                        {_col(names, "Hostname")}, {is_tc}, false, NULL
-                FROM {reader}""",
+                FROM {reader(cut is not None)}""",
             path,
             options.progress,
         )
-        _raise_rejects(path, con, rejects, gz, writer, options.encoding)
-    except duckdb.InvalidInputException as exc:
+    except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
+        if "CSV Error on Line" in str(exc):
+            raise _csv_record_error(path, exc, options.encoding) from None
+        if isinstance(exc, duckdb.ConversionException):
+            first = " ".join(str(exc).split())[:240]
+            raise InputFormatError(
+                path,
+                f"timeStamp: {first}; pass --time-format (strptime, e.g. %Y/%m/%d %H:%M:%S.%g)",
+            ) from None
         first = " ".join(str(exc).split())[:240]
         if "unicode" in first.lower():
             raise InputFormatError(
@@ -435,19 +462,11 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                 path, f"timeStamp: {first}; pass --time-format (strptime codes)"
             ) from None
         raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
-    except duckdb.ConversionException as exc:
-        first = " ".join(str(exc).split())[:240]
-        raise InputFormatError(
-            path, f"timeStamp: {first}; pass --time-format (strptime, e.g. %Y/%m/%d %H:%M:%S.%g)"
-        ) from None
-    finally:
-        with contextlib.suppress(duckdb.Error):
-            con.execute(f"DROP TABLE IF EXISTS {rejects}")
-            con.execute(f"DROP TABLE IF EXISTS {rejects}_scan")
-    count = con.execute(
-        "SELECT count(*) FROM samples WHERE source_id = ?", [writer.source_id]
-    ).fetchone()
-    writer.rows += int(count[0]) if count else 0
+    if cut is not None:
+        writer.warn(
+            f"{path}:{cut}: last record is incomplete (file cut at byte {path.stat().st_size}, "
+            "e.g. JMeter killed); dropped it, every record before it kept"
+        )
     mark_subresults(writer)
     if unknown:
         writer.warn(f"sample-variable columns not stored: {', '.join(unknown)}")

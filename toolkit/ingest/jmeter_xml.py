@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
 
+import duckdb
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import arrow_table, quoted
 from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -81,6 +83,8 @@ _COLUMNS = (
     ("line", pa.int64()),
 )
 
+_TYPES = dict(_COLUMNS)
+
 
 def _sniff(path: Path, head: bytes) -> bool:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -139,7 +143,7 @@ class _Parser:
                 except ValueError:
                     raise InputFormatError(
                         self.path,
-                        f"attribute {key}={value!r} is not an integer",
+                        f"attribute {key}={quoted(value)} is not an integer",
                         line=self.line(),
                     ) from None
             elif key in _STR_ATTRS:
@@ -149,7 +153,7 @@ class _Parser:
                     row["start_ms"] = int(value)
                 except ValueError:
                     raise InputFormatError(
-                        self.path, f"attribute ts={value!r} is not epoch ms", line=self.line()
+                        self.path, f"attribute ts={quoted(value)} is not epoch ms", line=self.line()
                     ) from None
             elif key == "s":
                 row["success"] = value == "true"
@@ -207,7 +211,7 @@ class _Parser:
     def flush(self) -> None:
         if not self.rows["label"]:
             return
-        table = pa.table({name: pa.array(self.rows[name], type=t) for name, t in _COLUMNS})
+        table = arrow_table(self.rows, _TYPES, path=self.path, lines=self.rows["line"])
         con = self.writer.store.con
         con.register("_jtl_xml_rows", table)
         try:
@@ -273,6 +277,12 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             data = _BAD_REFS.sub(b"", data)
             try:
                 parser.Parse(data, final)
+            except LookupError as exc:  # <?xml ... encoding="UTF9"?>
+                raise InputFormatError(
+                    path,
+                    f"{str(exc)[:80]} in the XML declaration; fix it or pass --encoding",
+                    line=int(parser.CurrentLineNumber),
+                ) from None
             except _Refused:
                 raise InputFormatError(
                     path,
@@ -315,7 +325,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             + (f", dropped {lost} unfinished" if lost else "")
         )
     state.flush()
-    writer.rows += state.count
     con = writer.store.con
     # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):
     # without JMeter-3 attributes, a (nearly) sorted file is read as end times
@@ -325,11 +334,16 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         and not state.has_start_hint
         and state.inversions <= 0.001 * state.complete_top
     ):
-        con.execute(
-            "UPDATE samples SET start_ms = start_ms - elapsed_ms "
-            "WHERE source_id = ? AND elapsed_ms IS NOT NULL",
-            [writer.source_id],
-        )
+        try:
+            con.execute(
+                "UPDATE samples SET start_ms = start_ms - elapsed_ms "
+                "WHERE source_id = ? AND elapsed_ms IS NOT NULL",
+                [writer.source_id],
+            )
+        except duckdb.OutOfRangeException:
+            raise InputFormatError(
+                path, "ts - t is out of range for epoch milliseconds; fix the file"
+            ) from None
         writer.warn("ts read as sample END time (file sorted by ts, no JMeter 3+ attributes)")
 
 

@@ -19,16 +19,14 @@ result-cache hit.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import csv_dicts, parse_json, parse_json_records
 from toolkit.ingest.profiles.common import (
     ProfileRun,
     integer,
@@ -60,32 +58,39 @@ def _sniff(path: Path, head: bytes) -> bool:
     return b"query_duration_ms" in names and b"query_id" in names
 
 
-def _events(row: dict[str, Any]) -> dict[str, float]:
+def _events(row: dict[str, Any], path: Path) -> dict[str, float]:
     raw = row.get("ProfileEvents")
+    line = row["_line"]
     if isinstance(raw, dict):
         return {str(k): v for k, v in ((k, number(v)) for k, v in raw.items()) if v is not None}
     if isinstance(raw, str) and raw.strip().startswith("{"):
         text = raw.strip()
-        try:
-            parsed = json.loads(text)
-            if isinstance(parsed, dict):
-                return _events({"ProfileEvents": parsed})
-        except json.JSONDecodeError:
-            pass
-        return {m.group(1): float(m.group(2)) for m in _MAP_ITEM.finditer(text)}
+        if "'" in text:  # ClickHouse's CSV map text {'Name':1,...}
+            return {
+                m.group(1): v
+                for m in _MAP_ITEM.finditer(text)
+                if (v := number(m.group(2))) is not None
+            }
+        parsed = parse_json(text, path=path, line=line, field="ProfileEvents")
+        if not isinstance(parsed, dict):
+            raise InputFormatError(
+                path, "expected a map of counters", line=line, field="ProfileEvents"
+            )
+        return _events({"ProfileEvents": parsed, "_line": line}, path)
     names = row.get("ProfileEvents.Names")
     values = row.get("ProfileEvents.Values")
     if isinstance(names, str):
-        try:
-            names, values = (
-                json.loads(names.replace("'", '"')),
-                json.loads(str(values).replace("'", '"')),
+        names, values = (
+            parse_json(
+                str(text).replace("'", '"'), path=path, line=line, field=f"ProfileEvents.{field}"
             )
-        except json.JSONDecodeError:
-            return {}
+            for text, field in ((names, "Names"), (values, "Values"))
+        )
     if isinstance(names, list) and isinstance(values, list):
         return {
-            str(k): float(v) for k, v in zip(names, values, strict=False) if number(v) is not None
+            str(k): v
+            for k, v in ((k, number(v)) for k, v in zip(names, values, strict=False))
+            if v is not None
         }
     return {}
 
@@ -93,22 +98,13 @@ def _events(row: dict[str, Any]) -> dict[str, float]:
 def _rows(path: Path, text: str) -> list[dict[str, Any]]:
     if text.lstrip().startswith("{"):
         rows = []
-        for line_no, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputFormatError(
-                    path, f"invalid JSON line ({exc.msg}); expected {EXPECTED}", line=line_no
-                ) from None
+        for line_no, row in parse_json_records(text, path=path, expected=EXPECTED):
             if not isinstance(row, dict):
                 raise InputFormatError(path, f"expected {EXPECTED}", line=line_no)
             row["_line"] = line_no
             rows.append(row)
         return rows
-    reader = csv.DictReader(io.StringIO(text))
-    return [{**r, "_line": i} for i, r in enumerate(reader, start=2)]
+    return [{**r, "_line": line} for line, r in csv_dicts(text, path=path)]
 
 
 def _start(row: dict[str, Any]) -> datetime | None:
@@ -164,7 +160,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             )
         events: dict[str, float] = {}
         for p in parts:
-            for name, value in _events(p).items():
+            for name, value in _events(p, path).items():
                 events[name] = events.get(name, 0.0) + value
         read_bytes = (
             sum(integer(p.get("read_bytes")) or 0 for p in parts)

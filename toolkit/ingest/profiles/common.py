@@ -6,6 +6,7 @@ shares and fractions in [0, 1], ``None`` = not reported (never 0).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import math
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import check_int, parse_json
 from toolkit.ingest.registry import IngestOptions
 from toolkit.store import SourceWriter
 
@@ -93,7 +95,11 @@ def number(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value) if math.isfinite(float(value)) else None
+        try:
+            parsed = float(value)
+        except OverflowError:  # an int of more than ~308 digits
+            return None
+        return parsed if math.isfinite(parsed) else None
     if isinstance(value, str):
         text = value.strip()
         if not text:
@@ -107,7 +113,13 @@ def number(value: Any) -> float | None:
 
 
 def integer(value: Any) -> int | None:
-    """A JSON/CSV value as an int (bytes, counts), or None."""
+    """A JSON/CSV value as an int (bytes, counts), or None. Integers and integer strings
+    are kept exact (a float would round a 20-digit byte count)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # "1.5e9", or more than 4300 digits
+            return int(value.strip())
     parsed = number(value)
     return None if parsed is None else round(parsed)
 
@@ -126,21 +138,53 @@ def suite_for(writer: SourceWriter, options: IngestOptions, default_name: str, s
     )
 
 
-_INT64_MAX = 2**63 - 1
-_INTEGER_FIELDS = ("run", "nodes", "bytes_scanned", "bytes_remote", "bytes_local", "bytes_memory")
+#: integer fields of a run and the width of their ``query_runs`` column (schemas/003)
+_INTEGER_FIELDS = {
+    "run": 32,
+    "cache_epoch": 32,
+    "nodes": 32,
+    "bytes_scanned": 64,
+    "bytes_remote": 64,
+    "bytes_local": 64,
+    "bytes_memory": 64,
+}
 
 
-def _check_integer_ranges(writer: SourceWriter, run: ProfileRun) -> None:
-    """Byte counts and run numbers must fit the store's BIGINT (found by fuzzing: a
-    20-digit ``read_bytes`` reached DuckDB as a conversion error)."""
-    for name in _INTEGER_FIELDS:
+_FLOAT_FIELDS = (
+    "elapsed_ms",
+    "compile_ms",
+    "exec_ms",
+    "cache_fraction",
+    "scan_share",
+    "remote_io_share",
+    "local_io_share",
+    "processing_share",
+    "remote_read_ms",
+)
+
+
+def _check_values(writer: SourceWriter, run: ProfileRun) -> None:
+    """Every integer of ``run`` must fit its store column and every float be finite (found
+    by fuzzing: a 20-digit ``read_bytes`` reached DuckDB as a conversion error; ``1e306``
+    seconds became an infinite number of milliseconds)."""
+    where = f"run {run.run} of series {run.series[:60]!r}"
+    for name, bits in _INTEGER_FIELDS.items():
+        check_int(getattr(run, name), bits=bits, path=writer.path, what=f"{where}: {name}")
+    for name in _FLOAT_FIELDS:
         value = getattr(run, name)
-        if value is not None and not (-_INT64_MAX <= value <= _INT64_MAX):
+        if value is not None and not math.isfinite(value):
             raise InputFormatError(
-                writer.path,
-                f"{name} of run {run.run} of series {run.series[:60]!r} is {value}, out of "
-                "range for a 64-bit count; fix the export",
+                writer.path, f"{where}: {name} is {value}, not a finite number; fix the file"
             )
+    for op in run.operators:
+        for name in ("time_ms", "time_share"):
+            value = getattr(op, name)
+            if value is not None and not math.isfinite(value):
+                raise InputFormatError(
+                    writer.path,
+                    f"{where}: operator {op.operator_id[:40]!r} {name} is {value}, "
+                    "not a finite number; fix the file",
+                )
 
 
 def write_runs(
@@ -179,7 +223,7 @@ def write_runs(
                     "numbered in ingest order, so give the files in the order they ran"
                 )
             last_start[run.series] = run.start_time
-        _check_integer_ranges(writer, run)
+        _check_values(writer, run)
         con.execute(
             """INSERT INTO query_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                                               ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -214,7 +258,6 @@ def write_runs(
                 json.dumps(run.attributes, sort_keys=True, default=str),
             ],
         )
-        writer.rows += 1
         write_operators(writer, suite_id, run.series, run.run, run.query_id, run.operators)
 
 
@@ -273,18 +316,7 @@ def read_text(path: Path, encoding: str | None, expected: str) -> str:
 
 def read_json(path: Path, encoding: str | None, expected: str) -> Any:
     """Parse a whole JSON file; errors name the file, line and the format expected."""
-    text = read_text(path, encoding, expected)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(
-            path, f"invalid JSON ({exc.msg}); expected {expected}", line=exc.lineno
-        ) from None
-    except RecursionError:
-        raise InputFormatError(path, "invalid JSON: nested too deeply") from None
-    except ValueError as exc:
-        # e.g. an integer of more than 4300 digits (Python's int-conversion limit)
-        raise InputFormatError(path, f"invalid JSON ({exc}); expected {expected}") from None
+    return parse_json(read_text(path, encoding, expected), path=path, expected=expected)
 
 
 def missing(path: Path, expected: str, field_name: str) -> InputFormatError:

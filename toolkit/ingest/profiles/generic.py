@@ -15,12 +15,12 @@ When only ``bytes_scanned`` and one tier is given, the other tier is the differe
 
 from __future__ import annotations
 
-import csv
-import io
+import math
 import re
 from pathlib import Path
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import csv_rows, quoted
 from toolkit.ingest.profiles.common import (
     ProfileRun,
     SplitMethod,
@@ -58,9 +58,13 @@ _UNITS = {
     "tib": 2**40,
     "pib": 2**50,
 }
-_BYTES = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+# Unambiguous patterns (each character can be read one way only), matched on stripped or
+# blank-free text: the earlier ones, with adjacent optional blanks and digit runs, took
+# quadratic time on a long cell (found by fuzzing).
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_BYTES = re.compile(rf"({_NUMBER}(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)")
 _DURATION = re.compile(
-    r"^\s*(?:(?P<h>[0-9.]+)\s*h)?\s*(?:(?P<m>[0-9.]+)\s*m(?:in)?)?\s*(?:(?P<s>[0-9.]+)\s*s)?\s*$"
+    rf"(?:(?P<h>{_NUMBER})h)?(?:(?P<m>{_NUMBER})m(?:in)?)?(?:(?P<s>{_NUMBER})s)?"
 )
 
 
@@ -78,15 +82,20 @@ def parse_bytes(text: str, *, path: Path, line: int, column: str) -> int | None:
     """``121.7 GB`` → 121_700_000_000 (decimal units; ``GiB`` binary); empty → None."""
     if not text.strip():
         return None
-    match = _BYTES.match(text)
+    match = _BYTES.fullmatch(text.strip())
     unit = match.group(2).lower() if match else ""
     if match is None or unit not in _UNITS:
         raise InputFormatError(
             path,
-            f"column {column!r}: {text!r} is not a byte count (e.g. 121700000000 or 121.7 GB)",
+            f"column {column!r}: {quoted(text)} is not a byte count (e.g. 121700000000 or 121.7 GB)",
             line=line,
         )
-    return round(float(match.group(1)) * _UNITS[unit])
+    value = float(match.group(1)) * _UNITS[unit]
+    if not math.isfinite(value):
+        raise InputFormatError(
+            path, f"column {column!r}: {quoted(text)} is not a finite byte count", line=line
+        )
+    return round(value)
 
 
 def parse_seconds(text: str, *, path: Path, line: int, column: str) -> float | None:
@@ -96,24 +105,21 @@ def parse_seconds(text: str, *, path: Path, line: int, column: str) -> float | N
     try:
         value = float(text)
     except ValueError:
-        match = _DURATION.match(text)
+        match = _DURATION.fullmatch("".join(text.split()))
         if match is None or not any(match.groupdict().values()):
             raise InputFormatError(
                 path,
-                f"column {column!r}: {text!r} is not a duration (seconds, or e.g. 7m 48s)",
+                f"column {column!r}: {quoted(text)} is not a duration (seconds, or e.g. 7m 48s)",
                 line=line,
             ) from None
         parts = match.groupdict()
-        try:
-            value = sum(
-                float(parts[k]) * mult for k, mult in (("h", 3600), ("m", 60), ("s", 1)) if parts[k]
-            )
-        except ValueError:
-            raise InputFormatError(
-                path, f"column {column!r}: {text!r} is not a duration", line=line
-            ) from None
-    if value != value or value < 0:
-        raise InputFormatError(path, f"column {column!r}: {text!r} is negative", line=line)
+        value = sum(
+            float(parts[k]) * mult for k, mult in (("h", 3600), ("m", 60), ("s", 1)) if parts[k]
+        )
+    if not math.isfinite(value) or value < 0:
+        raise InputFormatError(
+            path, f"column {column!r}: {quoted(text)} is not a finite duration >= 0", line=line
+        )
     return value
 
 
@@ -127,24 +133,23 @@ def parse_share(text: str, *, path: Path, line: int, column: str) -> float | Non
         value = float(raw.rstrip("%").strip())
     except ValueError:
         raise InputFormatError(
-            path, f"column {column!r}: {text!r} is not a share (0..1 or a percent)", line=line
+            path, f"column {column!r}: {quoted(text)} is not a share (0..1 or a percent)", line=line
         ) from None
     if percent or value > 1:
         value /= 100.0
     if not 0 <= value <= 1:
         raise InputFormatError(
-            path, f"column {column!r}: {text!r} is not a share between 0 and 100 %", line=line
+            path, f"column {column!r}: {quoted(text)} is not a share between 0 and 100 %", line=line
         )
     return value
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     text = read_text(path, options.encoding, EXPECTED)
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = [h.strip().lower() for h in next(reader)]
-    except StopIteration:
-        raise InputFormatError(path, f"empty file; expected {EXPECTED}") from None
+    records = csv_rows(text, path=path)
+    if not records:
+        raise InputFormatError(path, f"empty file; expected {EXPECTED}")
+    header = [h.strip().lower() for h in records[0][1]]
     for col in REQUIRED:
         if col not in header:
             raise InputFormatError(
@@ -155,7 +160,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     index = {name: i for i, name in enumerate(header)}
     runs: list[ProfileRun] = []
     seen: set[tuple[str, int]] = set()
-    for number, row in enumerate(reader, start=2):
+    for number, row in records[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
@@ -173,13 +178,13 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             run_no = int(cell("run"))
         except ValueError:
             raise InputFormatError(
-                path, f"column 'run': {cell('run')!r} is not a run number >= 1", line=number
+                path, f"column 'run': {quoted(cell('run'))} is not a run number >= 1", line=number
             ) from None
         if run_no < 1:
             raise InputFormatError(path, f"column 'run': {run_no} is not >= 1", line=number)
         if (series, run_no) in seen:
             raise InputFormatError(
-                path, f"series {series!r} run {run_no} appears twice", line=number
+                path, f"series {quoted(series)} run {run_no} appears twice", line=number
             )
         seen.add((series, run_no))
         elapsed = parse_seconds(cell("elapsed_s"), path=path, line=number, column="elapsed_s")
@@ -203,7 +208,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             nodes = int(nodes_text) if nodes_text else None
         except ValueError:
             raise InputFormatError(
-                path, f"column 'nodes': {nodes_text!r} is not a whole number", line=number
+                path, f"column 'nodes': {quoted(nodes_text)} is not a whole number", line=number
             ) from None
         shares = {
             c: parse_share(cell(c), path=path, line=number, column=c)

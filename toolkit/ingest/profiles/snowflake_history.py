@@ -14,16 +14,14 @@ of the same hash) is kept in the series but marked and left out of the warm-up.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import csv_dicts, parse_json_records
 from toolkit.ingest.profiles.common import (
     ProfileRun,
     integer,
@@ -58,7 +56,8 @@ NODES = {
     "5X-LARGE": 256,
     "6X-LARGE": 512,
 }
-_OFFSET = re.compile(r"\s*([+-]\d{2}):?(\d{2})$")
+# (?<!\s): start only where a run of blanks starts (linear on a long run of blanks)
+_OFFSET = re.compile(r"(?<!\s)\s*([+-]\d{2}):?(\d{2})$")
 
 
 def _sniff(path: Path, head: bytes) -> bool:
@@ -84,28 +83,14 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def _records(path: Path, text: str) -> list[dict[str, Any]]:
-    stripped = text.lstrip()
-    if stripped.startswith(("[", "{")):
-        try:
-            doc = json.loads(stripped)
-            rows = doc if isinstance(doc, list) else [doc]
-        except json.JSONDecodeError:
-            rows = []
-            for number_, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise InputFormatError(
-                            path,
-                            f"invalid JSON line ({exc.msg}); expected {EXPECTED}",
-                            line=number_,
-                        ) from None
+    if text.lstrip().startswith(("[", "{")):
+        rows = [r for _, r in parse_json_records(text, path=path, expected=EXPECTED)]
         if not all(isinstance(r, dict) for r in rows):
             raise InputFormatError(path, f"expected JSON objects; expected {EXPECTED}")
         return [{str(k).upper(): v for k, v in r.items()} for r in rows]
-    reader = csv.DictReader(io.StringIO(text))
-    return [{str(k).upper().strip(): v for k, v in r.items() if k is not None} for r in reader]
+    return [
+        {str(k).upper().strip(): v for k, v in r.items()} for _, r in csv_dicts(text, path=path)
+    ]
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:

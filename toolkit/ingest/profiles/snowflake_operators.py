@@ -18,13 +18,11 @@ from the TableScan operators (the seed's method). Only ``operator_runs`` rows ar
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import csv_dicts, parse_json, parse_json_records
 from toolkit.ingest.profiles.common import (
     ProfileOperator,
     missing,
@@ -62,12 +60,7 @@ def _variant(value: Any, *, path: Path, line: int, column: str) -> Any:
         text = value.strip()
         if not text:
             return None
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            raise InputFormatError(
-                path, f"column {column!r} is not JSON ({text[:40]!r})", line=line
-            ) from None
+        return parse_json(text, path=path, line=line, field=column)
     return value
 
 
@@ -79,31 +72,21 @@ def _share(value: Any) -> float | None:
 
 
 def _records(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    stripped = text.lstrip()
-    if stripped.startswith(("[", "{")):
-        try:
-            doc = json.loads(stripped)
-            rows = doc if isinstance(doc, list) else [doc]
-        except json.JSONDecodeError:
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if text.lstrip().startswith(("[", "{")):
         return [
-            (i + 1, {str(k).upper(): v for k, v in r.items()})
-            for i, r in enumerate(rows)
+            (number, {str(k).upper(): v for k, v in r.items()})
+            for number, r in parse_json_records(text, path=path, expected=EXPECTED)
             if isinstance(r, dict)
         ]
-    reader = csv.DictReader(io.StringIO(text))
     return [
-        (i, {str(k).upper().strip(): v for k, v in r.items() if k is not None})
-        for i, r in enumerate(reader, start=2)
+        (line, {str(k).upper().strip(): v for k, v in r.items()})
+        for line, r in csv_dicts(text, path=path)
     ]
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     text = read_text(path, options.encoding, EXPECTED)
-    try:
-        records = _records(path, text)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(path, f"invalid JSON ({exc.msg}); expected {EXPECTED}") from None
+    records = _records(path, text)
     if not records:
         raise InputFormatError(path, f"no rows; expected {EXPECTED}")
     for col in REQUIRED:
@@ -178,7 +161,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     )
     for query_id, ops in by_query.items():
         write_operators(writer, suite_id, f"operators of {query_id}", 1, query_id, ops)
-        writer.rows += len(ops)
 
 
 register(

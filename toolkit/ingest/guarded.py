@@ -1,0 +1,246 @@
+"""Guarded parsing shared by the ingesters: JSON, CSV and integer columns.
+
+The standard parsers fail on hostile input in ways that are not :class:`InputFormatError`
+(found by fuzzing, issue 7 §1): ``json.loads`` raises ``RecursionError`` on deeply nested
+arrays and ``ValueError`` on integers of more than 4300 digits; ``csv`` raises
+``csv.Error`` on a stray carriage return and on fields over its size limit; ``pyarrow``
+raises ``OverflowError`` on a Python int beyond 64 bits, and DuckDB a conversion error on
+a value beyond its column's width. Ingesters read through the functions here, which turn
+each of those into one :class:`InputFormatError` naming the file (and line or field).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from toolkit.errors import InputFormatError
+
+#: Deepest JSON nesting accepted. Benchmark exports nest a few levels; a DuckDB profile
+#: nests two levels per operator, so 200 allows a plan about 100 operators deep. The limit keeps
+#: every later recursive walk (``json.dumps`` of attributes, the profile tree walk) far
+#: below Python's recursion limit.
+MAX_JSON_DEPTH = 200
+
+#: Value range of the store's integer column types, by width in bits.
+INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
+_ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """``repr`` of a value for a one-line message, cut after ``limit`` characters (a
+    fuzzed cell can be a megabyte long)."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(value)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether containers nest more than ``limit`` levels in ``value`` (iterative walk)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+def parse_json(
+    text: str,
+    *,
+    path: Path,
+    expected: str | None = None,
+    line: int | None = None,
+    field: str | None = None,
+    finite: bool = False,
+) -> Any:
+    """Parse JSON ``text`` read from ``path``; any failure is one :class:`InputFormatError`.
+
+    ``line`` is the file line where ``text`` starts (a JSON line or a CSV cell), so a syntax
+    error names the file line; ``field`` names the column of a cell. ``finite`` refuses the
+    non-standard ``NaN``/``Infinity`` constants. Values nested more than
+    :data:`MAX_JSON_DEPTH` levels are refused.
+    """
+    suffix = f"; expected {expected}" if expected else ""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant if finite else None)
+    except json.JSONDecodeError as exc:
+        at = exc.lineno if line is None else line + exc.lineno - 1
+        raise InputFormatError(
+            path, f"invalid JSON: {exc.msg} (column {exc.colno}){suffix}", line=at, field=field
+        ) from None
+    except RecursionError:
+        value = None
+        deep = True
+    except ValueError as exc:
+        reason = str(exc)
+        if "integer string conversion" in reason:
+            reason = "a number has more than 4300 digits"
+        raise InputFormatError(
+            path, f"invalid JSON: {reason}{suffix}", line=line, field=field
+        ) from None
+    else:
+        deep = isinstance(value, dict | list) and _deeper_than(value, MAX_JSON_DEPTH)
+    if deep:
+        raise InputFormatError(
+            path,
+            f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep{suffix}",
+            line=line,
+            field=field,
+        )
+    return value
+
+
+def parse_json_records(text: str, *, path: Path, expected: str) -> list[tuple[int, Any]]:
+    """The records of a JSON document or of JSON lines, each with its number.
+
+    A document that is an array gives its items (numbered from 1); any other document is one
+    record. Text with one value per line (JSONEachRow, ``TO_JSON`` output) gives one record per
+    non-blank line, numbered by its file line; a bad line is an error naming that line.
+    """
+    try:
+        doc = parse_json(text, path=path, expected=expected)
+    except InputFormatError as whole:
+        # one value per line fails as a document ("Extra data"); else the error stands
+        try:
+            json.loads(text.lstrip().split("\n", 1)[0])
+        except (ValueError, RecursionError):
+            raise whole from None
+        return [
+            (number, parse_json(line_text, path=path, expected=expected, line=number))
+            for number, line_text in enumerate(text.splitlines(), start=1)
+            if line_text.strip()
+        ]
+    items = doc if isinstance(doc, list) else [doc]
+    return list(enumerate(items, start=1))
+
+
+def csv_rows(text: str, *, path: Path, delimiter: str = ",") -> list[tuple[int, list[str]]]:
+    """Every record of CSV ``text`` with the file line it starts on (blank lines skipped).
+
+    Lines end at LF, CRLF or a lone CR (``newline=""``: a CR inside an unquoted field is a
+    line end, not an error). No field can be longer than the text, so the module's
+    field-size limit (131,072 characters) is lifted to the text's length for the call:
+    a long query text is data, not an error.
+    """
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            if row:
+                rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputFormatError(path, f"not readable as CSV ({exc})", line=start) from None
+    finally:
+        csv.field_size_limit(limit)
+    return rows
+
+
+#: widest CSV header read as named columns; exports have tens of columns (Snowflake's
+#: QUERY_HISTORY about 70, ClickHouse's query_log about 80)
+MAX_CSV_COLUMNS = 1000
+
+
+def csv_dicts(text: str, *, path: Path) -> list[tuple[int, dict[str, str | None]]]:
+    """:func:`csv_rows` as ``{header name: value}`` records, with the line each starts on.
+
+    Missing trailing values are None, values beyond the header are dropped, and of two
+    columns with the same name the last wins (as ``csv.DictReader``). A header of more
+    than :data:`MAX_CSV_COLUMNS` names is refused.
+    """
+    rows = csv_rows(text, path=path)
+    if not rows:
+        return []
+    header = rows[0][1]
+    if len(header) > MAX_CSV_COLUMNS:
+        raise InputFormatError(
+            path,
+            f"header has {len(header)} columns (at most {MAX_CSV_COLUMNS} expected); "
+            "not a CSV export",
+            line=rows[0][0],
+        )
+    index = {name: i for i, name in enumerate(header)}
+    return [
+        (line, {name: (row[i] if i < len(row) else None) for name, i in index.items()})
+        for line, row in rows[1:]
+    ]
+
+
+def check_int(
+    value: int | None,
+    *,
+    bits: int,
+    path: Path,
+    what: str,
+    line: int | None = None,
+    field: str | None = None,
+) -> int | None:
+    """``value`` unchanged when it fits a signed ``bits``-bit column, else the error."""
+    if value is None:
+        return None
+    low, high = INT_RANGES[bits]
+    if not low <= value <= high:
+        shown = (
+            str(value)
+            if len(str(value)) <= 30
+            else f"{str(value)[:12]}… ({len(str(value))} digits)"
+        )
+        raise InputFormatError(
+            path,
+            f"{what} {shown} is out of range for a {bits}-bit integer; fix the file",
+            line=line,
+            field=field,
+        )
+    return value
+
+
+def arrow_table(
+    columns: Mapping[str, Sequence[Any]],
+    types: Mapping[str, pa.DataType],
+    *,
+    path: Path,
+    lines: Sequence[Any] | None = None,
+) -> pa.Table:
+    """An Arrow table of Python values, typed as the store's columns.
+
+    When an integer does not fit its column (Arrow raises ``OverflowError`` or
+    ``ArrowInvalid``), the first such value is reported with its file line (``lines[i]``
+    for row ``i``) and the column name. Checking only after a failed conversion keeps the
+    common path at Arrow's speed.
+    """
+    try:
+        return pa.table(
+            {name: pa.array(values, type=types[name]) for name, values in columns.items()}
+        )
+    except (OverflowError, pa.ArrowInvalid):
+        for name, values in columns.items():
+            bits = _ARROW_BITS.get(types[name])
+            if bits is None:
+                continue
+            for i, value in enumerate(values):
+                check_int(
+                    value,
+                    bits=bits,
+                    path=path,
+                    what="value",
+                    line=lines[i] if lines is not None else None,
+                    field=name,
+                )
+        raise
