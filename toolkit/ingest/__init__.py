@@ -1,4 +1,4 @@
-"""Ingesters: read benchmark output files into the store, one transaction per file.
+"""Ingesters: read benchmark output files into the store, every file whole or not at all.
 
 ``ingest_path(store, path)`` detects the format (``detect.py``), writes the file through
 the format's loader inside :meth:`toolkit.store.Store.new_source` and returns one
@@ -14,9 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolkit.errors import DuplicateSourceError, InputFormatError, ToolkitError, UsageError
+from toolkit.errors import (
+    DuplicateSourceError,
+    InputFormatError,
+    StoreError,
+    ToolkitError,
+    UsageError,
+)
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, SkipFile
-from toolkit.store import SourceWriter, Store, file_sha256
+from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
 
 __all__ = [
     "FORMATS",
@@ -45,6 +51,8 @@ class IngestResult:
     suites: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     message: str = ""
+    #: written with other small files in one commit (:class:`toolkit.store.SourceGroup`)
+    staged: bool = False
 
 
 def detect_format(path: Path) -> str:
@@ -90,8 +98,19 @@ def ingest_file(
     A file already stored (same SHA-256) is a no-op unless ``options.replace``.
     Raises :class:`ToolkitError` (the store unchanged) when the file is bad.
     """
-    path = Path(path)
-    options = options or IngestOptions()
+    return _ingest(store, Path(path), format, options or IngestOptions(), _fail_before_commit)
+
+
+def _ingest(
+    store: Store,
+    path: Path,
+    format: str | None,
+    options: IngestOptions,
+    fail_before_commit: Callable[[], None] | None = None,
+    group: _Staging | None = None,
+) -> IngestResult:
+    """One file, written directly in its own transaction, or staged in ``group`` when its
+    ingester allows it (:attr:`Ingester.staged`, not ``--replace``)."""
     if options.encoding is not None:
         try:
             codecs.lookup(options.encoding)
@@ -103,9 +122,17 @@ def ingest_file(
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
     ingester = _loader_for(path, format)
     sha = file_sha256(path)
+    staged = group is not None and ingester.staged and not options.replace
+    if group is not None and not staged:
+        group.commit()  # a direct write must see (and not clash with) every staged file
     try:
-        with store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace) as w:
-            w.fail_before_commit = _fail_before_commit
+        source = (
+            group.sources.new_source(path, format=ingester.name, sha256=sha)
+            if group is not None and staged
+            else store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace)
+        )
+        with source as w:
+            w.fail_before_commit = fail_before_commit
             ingester.load(w, path, options)
             writer: SourceWriter = w
     except DuplicateSourceError as duplicate:
@@ -121,6 +148,9 @@ def ingest_file(
         if format is not None:
             _name_detected_format(exc, path, format)
         raise
+    finally:
+        if group is not None and not staged:
+            group.sources.forget()
     return IngestResult(
         path,
         ingester.name,
@@ -128,6 +158,7 @@ def ingest_file(
         rows=writer.rows,
         suites=tuple(dict.fromkeys(writer.suite_names)),
         warnings=tuple(writer.warnings),
+        staged=staged,
     )
 
 
@@ -160,6 +191,70 @@ class PathReport:
     errors: list[ToolkitError] = field(default_factory=list)
 
 
+class _Staging:
+    """The files of one ``ingest_path``/``ingest_paths`` call: small files staged in a
+    :class:`SourceGroup` and committed together, results held back until their commit."""
+
+    def __init__(self, store: Store) -> None:
+        self.sources = SourceGroup(store)
+        self.report = PathReport()
+        self._held: list[IngestResult] = []
+
+    def add(self, result: IngestResult) -> None:
+        # results keep input order: a direct file's waits behind the staged ones before it
+        if self._held or result.staged:
+            self._held.append(result)
+        else:
+            self.report.results.append(result)
+        if self.sources.due():
+            self.commit()
+
+    def commit(self) -> None:
+        """Commit the staged files; if the store refuses them, one error says so and their
+        results are dropped (none of them was stored)."""
+        try:
+            self.sources.commit()
+        except StoreError as exc:
+            self.report.errors.append(exc)
+            self.report.results.extend(r for r in self._held if not r.staged)
+        else:
+            self.report.results.extend(self._held)
+        self._held.clear()
+
+    def path(
+        self,
+        path: Path,
+        format: str | None,
+        options: IngestOptions,
+        on_file: Callable[[int, int, Path], None] | None,
+    ) -> None:
+        if not path.exists():
+            self.report.errors.append(InputFormatError(path, "no such file or folder"))
+            return
+        if path.is_dir():
+            files = candidate_files(path)
+            if not files:
+                from toolkit.ingest.detect import SUFFIXES
+
+                self.report.errors.append(
+                    InputFormatError(
+                        path,
+                        f"folder holds no result files (none named *{', *'.join(SUFFIXES)}); "
+                        "give the folder that holds the results, or the files",
+                    )
+                )
+                return
+        else:
+            files = [path]
+        for index, file in enumerate(files):
+            if on_file is not None:
+                on_file(index, len(files), file)
+            try:
+                self.add(_ingest(self.sources.store, file, format, options, group=self))
+            except ToolkitError as exc:
+                self.report.errors.append(exc)
+
+
 def ingest_path(
     store: Store,
     path: Path | str,
@@ -170,38 +265,13 @@ def ingest_path(
 ) -> PathReport:
     """Ingest a file or every ingestible file under a folder.
 
-    Each file is its own transaction: a bad file is recorded in ``errors`` and the others
-    are still stored. ``on_file(done, total, path)`` is called before each file (for a
-    progress bar).
+    Every file is stored whole or not at all: a bad file is recorded in ``errors`` and the
+    others are still stored. Large files get a transaction each; small ClickBench files
+    are committed in groups (:class:`toolkit.store.SourceGroup`: up to 500 files or 1 s
+    of work), so a kill loses at most the group being written. ``on_file(done, total,
+    path)`` is called before each file (for a progress bar).
     """
-    path = Path(path)
-    report = PathReport()
-    if not path.exists():
-        report.errors.append(InputFormatError(path, "no such file or folder"))
-        return report
-    if path.is_dir():
-        files = candidate_files(path)
-        if not files:
-            from toolkit.ingest.detect import SUFFIXES
-
-            report.errors.append(
-                InputFormatError(
-                    path,
-                    f"folder holds no result files (none named *{', *'.join(SUFFIXES)}); "
-                    "give the folder that holds the results, or the files",
-                )
-            )
-            return report
-    else:
-        files = [path]
-    for index, file in enumerate(files):
-        if on_file is not None:
-            on_file(index, len(files), file)
-        try:
-            report.results.append(ingest_file(store, file, format=format, options=options))
-        except ToolkitError as exc:
-            report.errors.append(exc)
-    return report
+    return ingest_paths(store, [path], format=format, options=options, on_file=on_file)
 
 
 def ingest_paths(
@@ -212,13 +282,12 @@ def ingest_paths(
     options: IngestOptions | None = None,
     on_file: Callable[[int, int, Path], None] | None = None,
 ) -> PathReport:
-    """:func:`ingest_path` over several paths, results concatenated."""
-    total = PathReport()
+    """:func:`ingest_path` over several paths, results in input order."""
+    staging = _Staging(store)
     for path in paths:
-        part = ingest_path(store, path, format=format, options=options, on_file=on_file)
-        total.results.extend(part.results)
-        total.errors.extend(part.errors)
-    return total
+        staging.path(Path(path), format, options or IngestOptions(), on_file)
+    staging.commit()
+    return staging.report
 
 
 # Every ingester registers itself in FORMATS when imported: import them all here, so that

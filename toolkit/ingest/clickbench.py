@@ -251,7 +251,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         ],
         schema=_ITERATIONS_ARROW,
     )
-    writer.store.con.from_arrow(table).insert_into("iterations")
+    writer.append("iterations", table)
 
 
 _ITERATIONS_ARROW = pa.schema(
@@ -274,5 +274,6 @@ register(
         sniff=_sniff,
         load=_load,
         priority=20,
+        staged=True,
     )
 )

@@ -87,6 +87,9 @@ class Ingester:
     load: Loader
     #: lower runs first when several sniffers accept a file
     priority: int = 100
+    #: the loader writes only through ``writer.suite()``, ``append()`` and ``warn()``, so
+    #: many small files can be staged and committed together (toolkit.store.SourceGroup)
+    staged: bool = False
 
 
 FORMATS: dict[str, Ingester] = {}

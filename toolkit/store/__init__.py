@@ -1,4 +1,4 @@
-"""The DuckDB store: ``open_store()``, schema migrations, provenance and per-file transactions.
+"""The DuckDB store: ``open_store()``, schema migrations, provenance, all-or-nothing files.
 
 Schema files ``schemas/NNN_*.sql`` are numbered migrations: a new store runs them all, an
 older store runs the ones above its ``meta.schema_version``, a newer store is refused.
@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from toolkit.errors import DuplicateSourceError, StoreError, StoreVersionError, UsageError
 from toolkit.resources import resource_dir
@@ -27,6 +28,7 @@ from toolkit.resources import resource_dir
 __all__ = [
     "DATA_TABLES",
     "SCHEMA_VERSION",
+    "SourceGroup",
     "SourceWriter",
     "Store",
     "file_sha256",
@@ -258,6 +260,24 @@ class SourceWriter:
     suite_names: list[str] = field(default_factory=list)
     #: test hook: called after all rows are written, just before COMMIT
     fail_before_commit: Callable[[], None] | None = None
+    #: the group this file is staged in (:class:`SourceGroup`), None: written directly
+    group: SourceGroup | None = None
+    #: rows staged for the group: suites rows, suite_sources links, data tables
+    staged_suites: list[dict[str, Any]] = field(default_factory=list)
+    staged_links: list[tuple[int, int]] = field(default_factory=list)
+    staged_tables: dict[str, list[pa.Table]] = field(default_factory=dict)
+
+    def append(self, table: str, data: pa.Table) -> None:
+        """Add ``data`` (columns in the order of ``table``'s DDL) to the data table
+        ``table`` for this source: inserted now, or staged when the file is in a group."""
+        if self.group is None:
+            self.store.con.from_arrow(data).insert_into(table)
+        else:
+            self.staged_tables.setdefault(table, []).append(data)
+
+    def staged_rows(self) -> int:
+        """Rows staged in data tables (a grouped file's ``sources.rows``)."""
+        return sum(part.num_rows for parts in self.staged_tables.values() for part in parts)
 
     def warn(self, message: str) -> None:
         """Record a warning about this file (kept in ``sources.warnings``)."""
@@ -290,6 +310,28 @@ class SourceWriter:
         JMeter load generators into one suite). Otherwise a taken name gets a ``#2``,
         ``#3`` … suffix so two different files never mix their rows.
         """
+        if self.group is not None:
+            return self._staged_suite(
+                name,
+                kind=kind,
+                join=join,
+                row={
+                    "system": system,
+                    "machine": machine,
+                    "run_date": run_date,
+                    "cluster_size": cluster_size,
+                    "proprietary": proprietary,
+                    "hardware": hardware,
+                    "tuned": tuned,
+                    "tags": list(tags),
+                    "attributes": json.dumps(attributes or {}, sort_keys=True),
+                    "comment": comment,
+                    "load_time_s": load_time_s,
+                    "data_size_bytes": data_size_bytes,
+                    "concurrent_qps": concurrent_qps,
+                    "concurrent_error_ratio": concurrent_error_ratio,
+                },
+            )
         con = self.store.con
         values = [
             kind,
@@ -343,6 +385,238 @@ class SourceWriter:
             con.execute("INSERT INTO suite_sources VALUES (?, ?)", [suite_id, self.source_id])
         self.suite_names.append(name)
         return suite_id
+
+    def _staged_suite(self, name: str, *, kind: str, join: bool, row: dict[str, Any]) -> int:
+        """:meth:`suite` for a grouped file: the same naming rules against the store's and
+        the group's names, the row staged until the group commits."""
+        assert self.group is not None
+        taken = self.group.suite_names()
+        mine = {r["name"]: int(r["suite_id"]) for r in self.staged_suites}
+        if join and (name in taken or name in mine):
+            if name in mine:
+                return mine[name]
+            suite_id, existing_kind = taken[name]
+            if existing_kind != kind:
+                raise UsageError(
+                    f"suite {name!r} already holds {existing_kind} data; "
+                    f"choose another --suite for this {kind} file"
+                )
+            self.staged_links.append((suite_id, self.source_id))
+            self.suite_names.append(name)
+            return suite_id
+        base, n = name, 1
+        while name in taken or name in mine:
+            n += 1
+            name = f"{base} #{n}"
+        suite_id = self.group.next_id("suite_ids")
+        self.staged_suites.append({"suite_id": suite_id, "name": name, "kind": kind, **row})
+        self.staged_links.append((suite_id, self.source_id))
+        self.suite_names.append(name)
+        return suite_id
+
+
+class SourceGroup:
+    """Many small files committed together, each file stored whole or not at all.
+
+    A ClickBench tree is tens of thousands of files of ~130 rows each. Written one
+    transaction per file, DuckDB's fixed cost of every statement and commit (~0.5 ms
+    each) makes 30,000 files take minutes (benchmarks/clickbench_tree.py). Loaders that
+    write only through :meth:`SourceWriter.suite` and :meth:`SourceWriter.append` stage
+    their rows here instead; the group writes the staged files with one insert per table
+    in one transaction when it holds ``max_files`` files or ``max_rows`` rows, or its
+    oldest staged file is ``max_seconds`` old, and when the caller calls :meth:`commit`.
+    A file that fails while loading stages nothing. A kill loses the files staged since
+    the last commit (never a part of a file, never a committed file); ingesting again
+    stores them (committed files are skipped by SHA-256).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_files: int = 500,
+        max_rows: int = 250_000,
+        max_seconds: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.max_files, self.max_rows, self.max_seconds = max_files, max_rows, max_seconds
+        self._staged: list[tuple[SourceWriter, list[Any]]] = []
+        self._rows = 0
+        self._since = 0.0
+        self._shas: dict[str, int] | None = None
+        self._names: dict[str, tuple[int, str]] | None = None
+        self._ids: dict[str, list[int]] = {}
+
+    # -- what the store holds, cached while this process is the only writer ---------------
+    def forget(self) -> None:
+        """Drop the cached SHA-256s and suite names (after a write outside the group)."""
+        self._shas = self._names = None
+
+    def _sha_ids(self) -> dict[str, int]:
+        if self._shas is None:
+            rows = self.store.con.execute("SELECT sha256, source_id FROM sources").fetchall()
+            self._shas = {str(sha): int(sid) for sha, sid in rows}
+        return self._shas
+
+    def suite_names(self) -> dict[str, tuple[int, str]]:
+        """Suite names of the store and of the staged files: ``name -> (id, kind)``."""
+        if self._names is None:
+            rows = self.store.con.execute("SELECT name, suite_id, kind FROM suites").fetchall()
+            self._names = {str(n): (int(i), str(k)) for n, i, k in rows}
+        return self._names
+
+    def next_id(self, sequence: str) -> int:
+        """The next value of ``sequence`` (``source_ids``/``suite_ids``), reserved 256 at
+        a time: one statement instead of one per file."""
+        free = self._ids.setdefault(sequence, [])
+        if not free:
+            rows = self.store.con.execute(
+                f"SELECT nextval('{sequence}') FROM range(256)"
+            ).fetchall()
+            free.extend(sorted((int(r[0]) for r in rows), reverse=True))
+        return free.pop()
+
+    # -- staging --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def new_source(
+        self,
+        path: Path,
+        *,
+        format: str,
+        sha256: str,
+        recorded_path: str | None = None,
+    ) -> Iterator[SourceWriter]:
+        """Stage one file: like :meth:`Store.new_source` (duplicates raise
+        :class:`DuplicateSourceError`), but the rows wait for :meth:`commit`."""
+        known = self._sha_ids().get(sha256)
+        if known is not None:
+            raise DuplicateSourceError(path, known)
+        writer = SourceWriter(self.store, self.next_id("source_ids"), path, group=self)
+        yield writer
+        writer.rows = writer.staged_rows()
+        source = [
+            writer.source_id,
+            recorded_path or str(path.resolve()),
+            sha256,
+            format,
+            path.stat().st_size,
+            writer.rows,
+            datetime.now(UTC),
+            _tool_version(),
+            list(writer.warnings),
+        ]
+        if not self._staged:
+            self._since = time.monotonic()
+        self._staged.append((writer, source))
+        self._rows += writer.rows
+        self._sha_ids()[sha256] = writer.source_id
+        names = self.suite_names()
+        for row in writer.staged_suites:
+            names[row["name"]] = (int(row["suite_id"]), str(row["kind"]))
+
+    def due(self) -> bool:
+        """Whether the staged files reached a limit and should be committed now."""
+        return bool(self._staged) and (
+            len(self._staged) >= self.max_files
+            or self._rows >= self.max_rows
+            or time.monotonic() - self._since >= self.max_seconds
+        )
+
+    @property
+    def staged_paths(self) -> list[Path]:
+        """The files staged since the last commit, in order."""
+        return [writer.path for writer, _ in self._staged]
+
+    def commit(self) -> None:
+        """Write every staged file in one transaction (one insert per table).
+
+        Raises :class:`StoreError` naming the files when the write fails; the store is
+        then as before the commit and none of the staged files is stored.
+        """
+        if not self._staged:
+            return
+        staged, self._staged, self._rows = self._staged, [], 0
+        con = self.store.con
+        sources = pa.Table.from_pylist(
+            [dict(zip(_SOURCES_ARROW.names, s, strict=True)) for _, s in staged],
+            schema=_SOURCES_ARROW,
+        )
+        suite_rows = [row for w, _ in staged for row in w.staged_suites]
+        links = pa.table(
+            {
+                "suite_id": pa.array([s for w, _ in staged for s, _ in w.staged_links], pa.int64()),
+                "source_id": pa.array(
+                    [x for w, _ in staged for _, x in w.staged_links], pa.int64()
+                ),
+            }
+        )
+        tables: dict[str, list[pa.Table]] = {}
+        for writer, _ in staged:
+            for table, parts in writer.staged_tables.items():
+                tables.setdefault(table, []).extend(parts)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.from_arrow(sources).insert_into("sources")
+            if suite_rows:
+                suites = pa.Table.from_pylist(suite_rows, schema=_SUITES_ARROW)
+                con.from_arrow(suites).insert_into("suites")
+            con.from_arrow(links).insert_into("suite_sources")
+            for table, parts in tables.items():
+                con.from_arrow(pa.concat_tables(parts)).insert_into(table)
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            self.forget()
+            first, last = staged[0][0].path, staged[-1][0].path
+            what = f"{first}" if len(staged) == 1 else f"{len(staged)} files ({first} … {last})"
+            message = " ".join(str(exc).split())[:200]
+            raise StoreError(
+                f"{what}: writing to the store failed ({message}); none of them was stored"
+            ) from None
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            self.forget()
+            raise
+
+
+#: ``sources`` and ``suites`` as Arrow, columns in DDL order (schemas/001_core.sql; a test
+#: checks them against a new store's tables).
+_SOURCES_ARROW = pa.schema(
+    [
+        ("source_id", pa.int64()),
+        ("path", pa.string()),
+        ("sha256", pa.string()),
+        ("format", pa.string()),
+        ("bytes", pa.int64()),
+        ("rows", pa.int64()),
+        ("ingested_at", pa.timestamp("us", tz="UTC")),
+        ("tool_version", pa.string()),
+        ("warnings", pa.list_(pa.string())),
+    ]
+)
+_SUITES_ARROW = pa.schema(
+    [
+        ("suite_id", pa.int64()),
+        ("name", pa.string()),
+        ("kind", pa.string()),
+        ("system", pa.string()),
+        ("machine", pa.string()),
+        ("run_date", pa.date32()),
+        ("cluster_size", pa.string()),
+        ("proprietary", pa.string()),
+        ("hardware", pa.string()),
+        ("tuned", pa.string()),
+        ("tags", pa.list_(pa.string())),
+        ("attributes", pa.string()),
+        ("comment", pa.string()),
+        ("load_time_s", pa.float64()),
+        ("data_size_bytes", pa.int64()),
+        ("concurrent_qps", pa.float64()),
+        ("concurrent_error_ratio", pa.float64()),
+    ]
+)
 
 
 def _connect(
@@ -447,7 +721,7 @@ def open_store(
     ``WARMUP_LOCK_TIMEOUT`` or 10 s) before a :class:`StoreError` says so; ``on_wait``
     (e.g. the CLI's stderr printer) is called once with a one-line message when waiting
     starts. DuckDB allows one writing process, so readers wait for a writer too; they
-    then see only committed files (one transaction per file).
+    then see only whole, committed files.
 
     A store of an older schema is migrated on open, also by a reader (which opens it
     for writing once, for the migration); a newer one raises :class:`StoreVersionError`.
