@@ -308,9 +308,13 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
         START,
         "## JMeter CSV JTL: ingest and `warmup load` (`benchmarks/jtl_ingest.py`)",
         "",
-        f"Machine: {machine()}. **Shared with other jobs while measured** (load average "
-        f"{load_avg:.1f} at the start, on 2 cores): wall times are inflated and indicative "
-        "only; the lead reruns the final figures on a quiet machine.",
+        f"Machine: {machine()}. Load average {load_avg:.1f} at the start, on 2 cores"
+        + (
+            " (**shared with other jobs while measured**: wall times are inflated; CPU "
+            "times much less so)."
+            if load_avg > 0.5
+            else " (otherwise idle)."
+        ),
         "",
         "Each step is a fresh subprocess. Wall time includes interpreter start-up; CPU = user + "
         "system seconds of all its threads (much less disturbed by other jobs than wall time); "

@@ -261,9 +261,13 @@ def section(rows: list[dict[str, object]], detect: dict[str, object], where: str
         "## PELT and `warmup detect` (`benchmarks/pelt.py`, issue 4)",
         "",
         f"Machine: {where}.",
-        "**The machine was shared with other jobs during this run**: wall times are inflated",
-        "by waiting for a core, so CPU times (user + system of the process) are given beside",
-        "them; the lead reruns on a quiet machine.",
+        (
+            "**Other jobs ran on the machine at the start** (load average above 0.5): wall "
+            "times may be inflated by waiting for a core, so CPU times (user + system of the "
+            "process) are given beside them."
+            if os.getloadavg()[0] > 0.5
+            else "The machine was otherwise idle; CPU times (user + system) are given too."
+        ),
         "",
         "Series (seeded, `benchmarks/_data/`): geometric warm-up from 3× (q = 0.99), +5 % step",
         f"at 70 %, 2 % lognormal noise; seed {SPIKY_SEED} also has four 2–10× spikes. Penalty",

@@ -184,8 +184,12 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"Machine: {machine()}. **The machine was shared with four other jobs while this ran**: "
-        "times are indicative only (the lead reruns them on a quiet machine); sizes are exact.",
+        f"Machine: {machine()}. Load average {os.getloadavg()[0]:.1f} at the end"
+        + (
+            " (**shared with other jobs**: times are indicative only; sizes are exact)."
+            if os.getloadavg()[0] > 0.5
+            else " (otherwise idle); sizes are exact."
+        ),
         "",
         "`warmup report big.jtl -o report.html` on JMeter CSV JTLs from "
         "`toolkit.synthetic.write_jtl` (600 s, 60 s warm-up, 6 labels, 50 threads), then the "
