@@ -4,6 +4,7 @@ short series, spikes, equivalence modes, process groups and the stopping-rule co
 from __future__ import annotations
 
 import collections
+import math
 
 import numpy as np
 import pytest
@@ -351,3 +352,21 @@ def test_comparator_stops_are_raw_iterations_across_failed_runs() -> None:
         assert raw_rule.iteration_error == raw_rule.stop - res.steady_iteration
         assert raw_rule.value_error == kept_rule.value_error
     assert any(r.stop is not None and r.stop > 40 for r in res.comparators)
+
+
+def test_short_warmup_without_a_barrett_change_point_is_segmented_again() -> None:
+    """Nine hot runs falling from 1.25 s to 0.125 s (the JVM fixture's Q10, steady from
+    hot run 7): at 15·ln n PELT finds no change point on so few runs, which read as one
+    flat segment with a steady value of 0.375 s (the median of a warm-up). Below 30 points
+    the engine segments again at 4·ln n when the runs trend (Spearman, spread > 20 %): a
+    warm-up, steady 0.125 s from run 6. Flat noisy series of the same length stay flat."""
+    falling = [0.25, 1.25, 0.75, 0.625, 0.5, 0.375, 0.125, 0.125, 0.140625]
+    got = analyze_series(falling)
+    assert (got.series_class, got.steady_iteration) == ("warmup", 6)
+    assert got.steady_s == pytest.approx(0.125, abs=0.016)
+    assert got.penalty == pytest.approx(4 * math.log(len(falling)))
+    # flat noise stays flat: 4·ln n alone split 9 % of these; the trend test keeps them
+    for seed in range(200):
+        flat = 0.3 * (1 + 0.03 * np.random.default_rng(seed).standard_normal(9))
+        still = analyze_series(flat, resamples=100)
+        assert still.series_class == "flat" and still.changepoints == (), seed
