@@ -8,6 +8,7 @@ store must hold nothing afterwards. Companion of ``test_trust.py::test_fuzz_find
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from toolkit import open_store
 from toolkit.cli import app
 from toolkit.errors import InputFormatError
 from toolkit.ingest import ingest_file
+from toolkit.ingest.registry import FORMATS
 from toolkit.store import DATA_TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -375,3 +377,67 @@ def test_million_delimiters_in_a_killed_jtl_are_one_line_not_hours(
         f"Error: {path}:115: Expected Number of Columns: 17 Found: 18; not a valid JMeter CSV "
         "record (check --delimiter/--columns)"
     )
+
+
+def _damaged_gzip(tmp_path: Path) -> dict[str, Path]:
+    """Two damaged ``.gz`` files: one whose first deflate block has the invalid type 3
+    (``zlib.error``, not an ``OSError``: the fuzz suite's CI finding), and a JTL whose
+    stream breaks three quarters in, after the 64 kB head detection reads (the streaming
+    XML reader meets it mid-file: ``BadGzipFile`` or ``zlib.error``)."""
+    header = gzip.compress(b"")[:10]
+    first = tmp_path / "block-type.jtl.gz"
+    first.write_bytes(header + b"\x07" + bytes(range(256)) * 4)
+    samples = "".join(
+        f'<httpSample t="{(i * 7919) % 997}" lt="1" ts="{1498080598101 + i}" s="true" '
+        f'lb="x{(i * 31) % 97}" rc="200"/>\n'
+        for i in range(20_000)
+    )
+    raw = bytearray(
+        gzip.compress(
+            f'<?xml version="1.0"?>\n<testResults version="1.2">\n{samples}</testResults>\n'.encode()
+        )
+    )
+    raw[len(raw) * 3 // 4] ^= 0xFF
+    late = tmp_path / "late.jtl.gz"
+    late.write_bytes(bytes(raw))
+    return {"first": first, "late": late}
+
+
+@pytest.mark.parametrize("damage", ["first", "late"])
+@pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
+def test_damaged_gzip_is_one_clear_line_in_every_format(
+    tmp_path: Path, damage: str, format: str | None
+) -> None:
+    """A damaged ``.gz`` under every forced format and under detection is one
+    :class:`InputFormatError` naming the file, and the store holds nothing."""
+    path = _damaged_gzip(tmp_path)[damage]
+    with open_store() as store:
+        with pytest.raises(InputFormatError) as info, no_hang():
+            ingest_file(store, path, format=format)
+        for table in ("sources", "suites", *DATA_TABLES):
+            assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
+    message = str(info.value)
+    assert message.startswith(f"{path}") and "\n" not in message
+    if damage == "first" or format in (None, "jtl-xml"):
+        # DuckDB reads an iterations CSV itself and says "corrupt deflate stream"
+        assert "damaged gzip file" in message or "corrupt deflate stream" in message
+
+
+def test_gzipped_logs_and_clickbench_results_are_read(tmp_path: Path) -> None:
+    """``.gz`` is an accepted suffix for every format: a gzipped summariser log and a gzipped
+    ClickBench result read like the plain files (the log reader asked for 2**62 bytes and
+    failed with MemoryError; ClickBench did not gunzip), and the result keeps its machine."""
+    log = tmp_path / "jmeter.log.gz"
+    log.write_bytes(gzip.compress((SUMMARY % "62").encode()))
+    result = tmp_path / "results" / "c6a.4xlarge.json.gz"
+    result.parent.mkdir()
+    result.write_bytes(
+        gzip.compress(b'{"system": "S", "machine": "m", "result": [[1.5, 0.5, 0.25]]}')
+    )
+    with open_store() as store:
+        assert ingest_file(store, log).rows == 1
+        assert ingest_file(store, result).format == "clickbench"
+        machine = store.con.execute(
+            "SELECT attributes->>'machine_file' FROM suites WHERE name LIKE 'S /%'"
+        )
+        assert machine.fetchall() == [("c6a.4xlarge",)]

@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import parse_json
+from toolkit.ingest.guarded import file_bytes, parse_json
 from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
 from toolkit.store import SourceWriter
 
@@ -37,7 +37,7 @@ def _sniff(path: Path, head: bytes) -> bool:
 
 
 def _parse(path: Path, encoding: str | None) -> Any:
-    raw = path.read_bytes()
+    raw = file_bytes(path)
     try:
         text = raw.decode(encoding or "utf-8")
     except (UnicodeDecodeError, LookupError) as exc:
@@ -56,7 +56,8 @@ def layout_from_path(path: Path) -> dict[str, str]:
     Returns only the parts it found.
     """
     parts: dict[str, str] = {}
-    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.stem
+    name = path.name.removesuffix(".gz")  # a gzipped result keeps its machine name
+    stem = name[: -len(".json")] if name.endswith(".json") else Path(name).stem
     flat = stem.split("__")
     if len(flat) >= 3 and flat[1] == "results":
         parts["system_dir"] = flat[0]

@@ -12,8 +12,10 @@ each of those into one :class:`InputFormatError` naming the file (and line or fi
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,9 +30,25 @@ from toolkit.errors import InputFormatError
 #: below Python's recursion limit.
 MAX_JSON_DEPTH = 200
 
+#: What Python's gzip module raises on a damaged stream: ``BadGzipFile`` (an ``OSError``), a
+#: cut stream (``EOFError``), and a corrupt deflate block (``zlib.error``, found by fuzzing).
+GZIP_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error)
+
 #: Value range of the store's integer column types, by width in bits.
 INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
 _ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
+
+
+def file_bytes(path: Path) -> bytes:
+    """The whole content of ``path``, decompressed when it starts with the gzip magic; a
+    damaged gzip stream is one :class:`InputFormatError`."""
+    raw = path.read_bytes()
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except GZIP_ERRORS as exc:
+        raise InputFormatError(path, f"damaged gzip file ({exc})") from None
 
 
 def quoted(value: object, limit: int = 40) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.guarded import quoted
+from toolkit.ingest.guarded import GZIP_ERRORS, quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
 from toolkit.store import SourceWriter
 
@@ -341,10 +341,13 @@ def _is_cut_last_record(path: Path, exc: duckdb.Error) -> bool:
 
 def _ends_with_newline(path: Path, gz: bool) -> bool:
     if gz:
-        with gzip.open(path, "rb") as handle:
-            last = b""
-            while block := handle.read(1 << 20):
-                last = block[-1:]
+        try:
+            with gzip.open(path, "rb") as handle:
+                last = b""
+                while block := handle.read(1 << 20):
+                    last = block[-1:]
+        except GZIP_ERRORS as exc:
+            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
         return last == b"\n"
     with path.open("rb") as handle:
         handle.seek(max(0, path.stat().st_size - 1))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import arrow_table
+from toolkit.ingest.guarded import arrow_table, file_bytes
 from toolkit.ingest.jmeter import suite_name
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -159,9 +159,7 @@ def _epoch_ms(text: str, *, path: Path, line: int) -> datetime:
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
-    from toolkit.ingest.detect import read_head
-
-    raw = read_head(path, size=1 << 62) if path.suffix == ".gz" else path.read_bytes()
+    raw = file_bytes(path)
     try:
         text = raw.decode(options.encoding or "utf-8")
     except UnicodeDecodeError as exc:

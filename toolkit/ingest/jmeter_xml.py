@@ -23,7 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import arrow_table, quoted
+from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, quoted
 from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -265,7 +265,10 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     report = options.progress if size >= PROGRESS_MIN_BYTES else None
     with path.open("rb") as raw, _open(raw) as handle:
         while True:
-            block = handle.read(_CHUNK)
+            try:
+                block = handle.read(_CHUNK)
+            except GZIP_ERRORS as exc:
+                raise InputFormatError(path, f"damaged gzip file ({exc})") from None
             final = not block
             data = carry + block
             carry = b""

@@ -7,7 +7,6 @@ shares and fractions in [0, 1], ``None`` = not reported (never 0).
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import math
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import check_int, parse_json
+from toolkit.ingest.guarded import check_int, file_bytes, parse_json
 from toolkit.ingest.registry import IngestOptions
 from toolkit.store import SourceWriter
 
@@ -300,12 +299,7 @@ def _before(a: datetime, b: datetime) -> bool:
 
 def read_text(path: Path, encoding: str | None, expected: str) -> str:
     """The text of ``path`` (gunzipped when gzip); errors name the format expected."""
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+    raw = file_bytes(path)
     try:
         return raw.decode(encoding or "utf-8-sig")
     except (UnicodeDecodeError, LookupError):
