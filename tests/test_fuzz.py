@@ -21,6 +21,9 @@ and seeds). ``WARMUP_FUZZ_SEED=N`` runs the default budget from random seed N in
 test, ``WARMUP_FUZZ_EXAMPLES`` overrides) with a longer per-case guard.
 ``WARMUP_FUZZ_STATS=out.json`` writes the number of cases per test and outcome;
 ``pytest --hypothesis-show-statistics`` prints hypothesis' own counts and timings.
+A case stuck in C code ends the run after 4x its time limit; the case and the traceback
+are then in ``$TMPDIR/warmup-fuzz-hang.txt``. Every finding gets an explicit minimal case
+in ``tests/test_fuzz_regressions.py`` (or ``test_trust.py``'s table).
 """
 
 from __future__ import annotations
