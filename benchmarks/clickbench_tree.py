@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import subprocess
@@ -46,6 +45,8 @@ import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
+
+from machine import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -344,22 +345,6 @@ def check_progress_bar(stderr: str, files: int) -> str:
     return f"{done}/{total}"
 
 
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    with Path("/proc/cpuinfo").open() as handle:
-        for line in handle:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    import duckdb
-
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Python {platform.python_version()}, "
-        f"duckdb {duckdb.__version__}, {platform.system()} {platform.release()}"
-    )
-
-
 def median_run(runs: list[Measure]) -> Measure:
     """The run with the median wall time (the lower middle one of an even count)."""
     return sorted(runs, key=lambda m: m.wall_s)[(len(runs) - 1) // 2]
@@ -476,7 +461,7 @@ def render(result: dict[str, object], load: tuple[float, float, float]) -> str:
             "## ClickBench tree of 30,000 files: `warmup ingest --db` "
             "(`benchmarks/clickbench_tree.py`)",
             "",
-            f"Machine: {machine()}. Load average {load[0]:.1f} at the start "
+            f"Machine: {describe()}. Load average {load[0]:.1f} at the start "
             + (
                 "(**shared with other jobs while measured**: figures are indicative)."
                 if load[0] > 0.5

@@ -37,7 +37,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -47,6 +46,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from machine import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -279,24 +280,6 @@ def check_load(payload: dict[str, Any], rows: int) -> str:
     )
 
 
-def machine() -> str:
-    """CPU model, cores, RAM, Python, DuckDB (called after the last measurement: importing
-    duckdb here would grow this process, see :func:`write_jtl`)."""
-    import duckdb
-
-    cpu = platform.processor() or "unknown CPU"
-    with Path("/proc/cpuinfo").open() as handle:
-        for line in handle:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Python {platform.python_version()}, "
-        f"duckdb {duckdb.__version__}, {platform.system()} {platform.release()}"
-    )
-
-
 def _step(size: dict[str, Any], name: str) -> Measure:
     found: Measure = next(m for m in size["measures"] if m.name == name)
     return found
@@ -308,7 +291,7 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
         START,
         "## JMeter CSV JTL: ingest and `warmup load` (`benchmarks/jtl_ingest.py`)",
         "",
-        f"Machine: {machine()}. Load average {load_avg:.1f} at the start, on 2 cores"
+        f"Machine: {describe()}. Load average {load_avg:.1f} at the start, on 2 cores"
         + (
             " (**shared with other jobs while measured**: wall times are inflated; CPU "
             "times much less so)."

@@ -38,8 +38,6 @@ import argparse
 import json
 import math
 import os
-import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -47,6 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from machine import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -221,22 +220,6 @@ def bench_detect(repeats: int = 3) -> dict[str, object]:
 
 
 def machine() -> str:
-    import duckdb
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    ram = "?"
-    try:
-        kib = int(re.findall(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text())[0])
-        ram = f"{kib / 1024**2:.0f} GiB"
-    except (OSError, IndexError):
-        pass
     try:
         import ruptures
 
@@ -245,9 +228,8 @@ def machine() -> str:
         rpt = "not installed"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
-        f"{cpu}, {os.cpu_count()} cores, {ram} RAM; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, duckdb {duckdb.__version__}, ruptures {rpt}; "
-        f"load average {load:.1f} when the run started"
+        describe(f"numpy {np.__version__}", f"ruptures {rpt}")
+        + f"; load average {load:.1f} when the run started"
     )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import re
 import resource
 import shutil
@@ -28,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine import describe
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
@@ -35,26 +36,6 @@ LIMIT_BYTES = 8_000_000
 SECTION = "## Report size (`benchmarks/report_size.py`)"
 
 sys.path.insert(0, str(ROOT))
-
-
-def machine() -> str:
-    """CPU model, cores, RAM, Python and duckdb versions."""
-    import duckdb
-
-    cpu = "unknown CPU"
-    ram = "unknown RAM"
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-        match = re.search(r"model name\s*:\s*(.+)", text)
-        cpu = match.group(1).strip() if match else cpu
-        mem = re.search(r"MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text())
-        ram = f"{int(mem.group(1)) / 1024**2:.0f} GB RAM" if mem else ram
-    except OSError:
-        pass
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {ram}, Python {platform.python_version()}, "
-        f"duckdb {duckdb.__version__}"
-    )
 
 
 def generate(path: Path, rows: int) -> float:
@@ -184,7 +165,7 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"Machine: {machine()}. Load average {os.getloadavg()[0]:.1f} at the end"
+        f"Machine: {describe()}. Load average {os.getloadavg()[0]:.1f} at the end"
         + (
             " (**shared with other jobs**: times are indicative only; sizes are exact)."
             if os.getloadavg()[0] > 0.5

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["info", "warning", "problem"]
 
@@ -23,6 +23,17 @@ class Finding:
     message: str
     advice: str
     numbers: dict[str, float | int | str | None] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as a JSON object (rule, severity, subject, message, advice, numbers)."""
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "subject": self.subject,
+            "message": self.message,
+            "advice": self.advice,
+            "numbers": dict(self.numbers),
+        }
 
     def sentence(self) -> str:
         """The finding as one sentence: message, then advice."""

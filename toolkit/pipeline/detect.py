@@ -29,7 +29,6 @@ __all__ = [
     "detect_options",
     "detect_payload",
     "detect_series",
-    "finding_dict",
     "process_groups",
     "reference_findings",
     "steady_reference_of",
@@ -337,18 +336,6 @@ def comparator_summary(results: Sequence[SeriesDetection]) -> list[dict[str, Any
     return out
 
 
-def finding_dict(f: Finding) -> dict[str, Any]:
-    """A finding as a JSON object (rule, severity, subject, message, advice, numbers)."""
-    return {
-        "rule": f.rule,
-        "severity": f.severity,
-        "subject": f.subject,
-        "message": f.message,
-        "advice": f.advice,
-        "numbers": f.numbers,
-    }
-
-
 def process_groups(results: Sequence[SeriesDetection]) -> list[dict[str, Any]]:
     """(suite, query) pairs with several processes: the class counts and the group class,
     the common class or good / bad inconsistent (Barrett et al. 2017 §4.3; research §8.5)."""
@@ -461,6 +448,6 @@ def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
     return {
         "series": series,
         "groups": process_groups(results),
-        "findings": [finding_dict(f) for f in reference_findings(results)],
+        "findings": [f.as_json() for f in reference_findings(results)],
         "summary": summary,
     }

@@ -398,18 +398,7 @@ def analyze_load_suite(
             if little is not None
             else None
         ),
-        "findings": [_finding_json(f) for f in findings],
-    }
-
-
-def _finding_json(f: Finding) -> dict[str, Any]:
-    return {
-        "rule": f.rule,
-        "severity": f.severity,
-        "subject": f.subject,
-        "message": f.message,
-        "advice": f.advice,
-        "numbers": f.numbers,
+        "findings": [f.as_json() for f in findings],
     }
 
 

@@ -69,6 +69,23 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _source_row(
+    writer: SourceWriter, path: Path, recorded_path: str | None, sha256: str, format: str
+) -> list[Any]:
+    """The ``sources`` row of a file whose rows ``writer`` has written, in column order."""
+    return [
+        writer.source_id,
+        recorded_path or str(path.resolve()),
+        sha256,
+        format,
+        path.stat().st_size,
+        writer.rows,
+        datetime.now(UTC),
+        _tool_version(),
+        list(writer.warnings),
+    ]
+
+
 def _tool_version() -> str:
     from toolkit import __version__
 
@@ -224,17 +241,7 @@ class Store:
             writer.rows = self._stored_rows(writer.source_id)
             self.con.execute(
                 "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    writer.source_id,
-                    recorded_path or str(path.resolve()),
-                    sha256,
-                    format,
-                    path.stat().st_size,
-                    writer.rows,
-                    datetime.now(UTC),
-                    _tool_version(),
-                    list(writer.warnings),
-                ],
+                _source_row(writer, path, recorded_path, sha256, format),
             )
             if writer.fail_before_commit is not None:
                 writer.fail_before_commit()
@@ -494,17 +501,7 @@ class SourceGroup:
         writer = SourceWriter(self.store, self.next_id("source_ids"), path, group=self)
         yield writer
         writer.rows = writer.staged_rows()
-        source = [
-            writer.source_id,
-            recorded_path or str(path.resolve()),
-            sha256,
-            format,
-            path.stat().st_size,
-            writer.rows,
-            datetime.now(UTC),
-            _tool_version(),
-            list(writer.warnings),
-        ]
+        source = _source_row(writer, path, recorded_path, sha256, format)
         if not self._staged:
             self._since = time.monotonic()
         self._staged.append((writer, source))
