@@ -486,9 +486,10 @@ def test_seeds_cover_every_format() -> None:
     assert not missing, f"no fuzz seed for format(s): {missing}"
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def case_statistics() -> Iterator[None]:
-    """Write :data:`CASES` to ``WARMUP_FUZZ_STATS`` (JSON) after the module's tests."""
+    """Write :data:`CASES` so far to ``WARMUP_FUZZ_STATS`` (JSON) after each test, so a
+    long run stopped part-way still leaves the counts of the tests it finished."""
     yield
     target = os.environ.get("WARMUP_FUZZ_STATS")
     if target:
