@@ -202,6 +202,19 @@ CASES: list[tuple[str, str | None, str, str]] = [
         ":1: header has 1100003 columns (at most 1000 expected); not a CSV export",
     ),
     (
+        "blank-then-commas.csv",
+        "iterations",
+        "\n" * 571 + "," * 1_100_000 + "\n" * 1435,
+        ":572: header line is longer than 1 MiB; this is not an iterations CSV",
+    ),
+    (
+        "blank-then-wide.csv",
+        "iterations",
+        "\r\n" * 3 + "," * 1999 + "\nsuite,query,iteration,seconds\n",
+        ":4: header has 2000 columns (at most 1000 expected); iterations input needs suite, "
+        "query, iteration, seconds",
+    ),
+    (
         "snowflake.csv",
         None,
         SNOWFLAKE_CSV % ("1200", "1e30"),
@@ -400,10 +413,16 @@ def _damaged_gzip(tmp_path: Path) -> dict[str, Path]:
     raw[len(raw) * 3 // 4] ^= 0xFF
     late = tmp_path / "late.jtl.gz"
     late.write_bytes(bytes(raw))
-    return {"first": first, "late": late}
+    rows = "".join(
+        f"{1795316549699 + i},{(i * 7919) % 997},a{i % 7},200,true\n" for i in range(20_000)
+    )
+    packed = gzip.compress((JTL_CSV + rows).encode())
+    cut = tmp_path / "cut.jtl.gz"
+    cut.write_bytes(packed[: len(packed) * 3 // 4])  # the long fuzz profile's finding
+    return {"first": first, "late": late, "cut": cut}
 
 
-@pytest.mark.parametrize("damage", ["first", "late"])
+@pytest.mark.parametrize("damage", ["first", "late", "cut"])
 @pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
 def test_damaged_gzip_is_one_clear_line_in_every_format(
     tmp_path: Path, damage: str, format: str | None
@@ -418,7 +437,7 @@ def test_damaged_gzip_is_one_clear_line_in_every_format(
             assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
     message = str(info.value)
     assert message.startswith(f"{path}") and "\n" not in message
-    if damage == "first" or format in (None, "jtl-xml"):
+    if damage == "first" or format in (None, "jtl-xml" if damage == "late" else "jtl-csv"):
         # DuckDB reads an iterations CSV itself and says "corrupt deflate stream"
         assert "damaged gzip file" in message or "corrupt deflate stream" in message
 

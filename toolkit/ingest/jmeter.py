@@ -446,6 +446,11 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             path,
             options.progress,
         )
+    except duckdb.IOException as exc:
+        # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
+        first = " ".join(str(exc).replace(f": {path}", "").split())[:160]
+        what = "damaged gzip file" if gz else "cannot read the file"
+        raise InputFormatError(path, f"{what} ({first})") from None
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
             raise _csv_record_error(path, exc, options.encoding) from None
