@@ -201,6 +201,21 @@ def csv_dicts(text: str, *, path: Path) -> list[tuple[int, dict[str, str | None]
     ]
 
 
+def upper_keys(record: Mapping[Any, Any], names: dict[Any, str], *, strip: bool) -> dict[str, Any]:
+    """``record`` with its keys upper-cased (and stripped when ``strip``), each distinct key
+    converted once through the cache ``names`` shared by all records of a file. (Converting
+    per row copied a megabyte-long header name into every row: 2.5 GB for a 1 MB file,
+    found by fuzzing.)"""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        name = names.get(key)
+        if name is None:
+            name = str(key).upper()
+            names[key] = name = name.strip() if strip else name
+        out[name] = value
+    return out
+
+
 def check_int(
     value: int | None,
     *,

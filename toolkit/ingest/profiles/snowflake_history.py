@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import csv_dicts, parse_json_records
+from toolkit.ingest.guarded import csv_dicts, parse_json_records, upper_keys
 from toolkit.ingest.profiles.common import (
     ProfileRun,
     integer,
@@ -87,10 +87,10 @@ def _records(path: Path, text: str) -> list[dict[str, Any]]:
         rows = [r for _, r in parse_json_records(text, path=path, expected=EXPECTED)]
         if not all(isinstance(r, dict) for r in rows):
             raise InputFormatError(path, f"expected JSON objects; expected {EXPECTED}")
-        return [{str(k).upper(): v for k, v in r.items()} for r in rows]
-    return [
-        {str(k).upper().strip(): v for k, v in r.items()} for _, r in csv_dicts(text, path=path)
-    ]
+        names: dict[Any, str] = {}
+        return [upper_keys(r, names, strip=False) for r in rows]
+    names = {}
+    return [upper_keys(r, names, strip=True) for _, r in csv_dicts(text, path=path)]
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:

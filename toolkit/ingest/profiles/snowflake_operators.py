@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import csv_dicts, parse_json, parse_json_records
+from toolkit.ingest.guarded import csv_dicts, parse_json, parse_json_records, upper_keys
 from toolkit.ingest.profiles.common import (
     ProfileOperator,
     missing,
@@ -72,16 +72,14 @@ def _share(value: Any) -> float | None:
 
 
 def _records(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    names: dict[Any, str] = {}
     if text.lstrip().startswith(("[", "{")):
         return [
-            (number, {str(k).upper(): v for k, v in r.items()})
+            (number, upper_keys(r, names, strip=False))
             for number, r in parse_json_records(text, path=path, expected=EXPECTED)
             if isinstance(r, dict)
         ]
-    return [
-        (line, {str(k).upper().strip(): v for k, v in r.items()})
-        for line, r in csv_dicts(text, path=path)
-    ]
+    return [(line, upper_keys(r, names, strip=True)) for line, r in csv_dicts(text, path=path)]
 
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
