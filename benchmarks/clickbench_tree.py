@@ -334,9 +334,10 @@ BAR_ENV = {"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
 
 
 def check_progress_bar(stderr: str, files: int) -> str:
-    """The last state of the bar: ``ingest ━━━ 30000/30000``; fails when none was drawn."""
+    """The last state of the bar: ``ingest 30000/30000 ━━━ 100%`` (or, as older code drew
+    it, ``ingest ━━━ 30000/30000``); fails when none was drawn."""
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stderr)
-    counts = re.findall(r"ingest\s+\S*\s+(\d+)/(\d+)", plain)
+    counts = re.findall(r"ingest\s+(?:\S*\s+)?(\d+)/(\d+)", plain)
     if not counts:
         raise SystemExit("no progress bar on stderr for a directory ingest")
     done, total = counts[-1]

@@ -121,9 +121,10 @@ def browse(path: Path) -> dict[str, Any]:
 def write_results(text: str) -> None:
     """Replace this benchmark's section of RESULTS.md (or append it)."""
     old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n## |\Z)", re.S)
+    # up to the next section (a heading or another benchmark's start marker)
+    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n<!-- |\n## |\Z)", re.S)
     new = (
-        pattern.sub(lambda _: text.rstrip("\n"), old)
+        pattern.sub(lambda _: text.rstrip("\n") + "\n", old)
         if pattern.search(old)
         else (old.rstrip("\n") + "\n\n" + text.rstrip("\n"))
     )
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--anchor-rows", type=int, default=100_000)
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()[0]  # before this benchmark's own work raises it
     bundle = len(plotly.offline.get_plotlyjs().encode("utf-8"))
     runs = []
     for rows in (args.anchor_rows, args.rows):
@@ -165,10 +167,10 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"Machine: {describe()}. Load average {os.getloadavg()[0]:.1f} at the end"
+        f"Machine: {describe()}. Load average {load:.1f} at the start"
         + (
             " (**shared with other jobs**: times are indicative only; sizes are exact)."
-            if os.getloadavg()[0] > 0.5
+            if load > 0.5
             else " (otherwise idle); sizes are exact."
         ),
         "",
