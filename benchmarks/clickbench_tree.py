@@ -47,11 +47,11 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from machine import describe
+from results import markers, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-START, END = "<!-- clickbench_tree:start -->", "<!-- clickbench_tree:end -->"
+START, END = markers("clickbench_tree")
 TARGET_S = 60.0
 QUERIES, RUNS = 43, 3
 ERROR_ONLY = 6
@@ -500,17 +500,6 @@ def render(result: dict[str, object], load: tuple[float, float, float]) -> str:
     )
 
 
-def write_section(text: str) -> None:
-    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        after = rest.split(END, 1)[1]
-        current = before + text + after
-    else:
-        current = current.rstrip("\n") + "\n\n" + text + "\n"
-    RESULTS.write_text(current, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--files", type=int, default=30_000, help="result files in the tree")
@@ -529,7 +518,7 @@ def main() -> None:
     text = render(result, load)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, "clickbench_tree")
 
 
 if __name__ == "__main__":

@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from machine import describe
+from results import RESULTS, markers, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-START, END = "<!-- jtl_ingest:start -->", "<!-- jtl_ingest:end -->"
+START, END = markers("jtl_ingest")
 
 #: generator parameters of every benchmark file (the truth the load check compares with)
 GEN: dict[str, Any] = {
@@ -368,17 +368,6 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
     return "\n".join(lines)
 
 
-def write_results(section: str) -> None:
-    """Replace this benchmark's section of RESULTS.md (or append it)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        text = before + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--rows", type=int, action="append", help="rows of a JTL (repeatable)")
@@ -411,7 +400,7 @@ def main() -> None:
     if args.no_write:
         print(section)
     else:
-        write_results(section)
+        write_section(section, "jtl_ingest")
         print(f"wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
 
 

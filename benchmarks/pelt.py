@@ -46,12 +46,12 @@ from pathlib import Path
 
 import numpy as np
 from machine import describe
+from results import markers, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 CLICKBENCH = ROOT.parent / "shared" / "real" / "clickbench"
-START, END = "<!-- pelt:start -->", "<!-- pelt:end -->"
+START, END = markers("pelt")
 sys.path.insert(0, str(ROOT))
 
 GEN = {"q": 0.99, "amplitude": 2.0, "step": 0.05, "step_at": 0.7, "noise": 0.02, "spikes": 4}
@@ -305,17 +305,6 @@ def section(rows: list[dict[str, object]], detect: dict[str, object], where: str
     return "\n".join(out)
 
 
-def write_section(text: str) -> None:
-    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        after = rest.split(END, 1)[1]
-        new = before + text + after
-    else:
-        new = current.rstrip("\n") + "\n\n" + text + "\n"
-    RESULTS.write_text(new)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--series", type=int, default=3, help="seeded series per size")
@@ -334,7 +323,7 @@ def main() -> None:
     text = section(rows, detect, where)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, "pelt")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -28,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from machine import describe
+from results import RESULTS, markers, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 LIMIT_BYTES = 8_000_000
+START, END = markers("report_size")
 SECTION = "## Report size (`benchmarks/report_size.py`)"
 
 sys.path.insert(0, str(ROOT))
@@ -118,19 +118,6 @@ def browse(path: Path) -> dict[str, Any]:
     }
 
 
-def write_results(text: str) -> None:
-    """Replace this benchmark's section of RESULTS.md (or append it)."""
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    # up to the next section (a heading or another benchmark's start marker)
-    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n<!-- |\n## |\Z)", re.S)
-    new = (
-        pattern.sub(lambda _: text.rstrip("\n") + "\n", old)
-        if pattern.search(old)
-        else (old.rstrip("\n") + "\n\n" + text.rstrip("\n"))
-    )
-    RESULTS.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> None:
     import plotly.offline
 
@@ -165,6 +152,7 @@ def main() -> None:
         and all(not r["web"]["errors"] and not r["web"]["requests"] for r in runs)
     )
     lines = [
+        START,
         SECTION,
         "",
         f"Machine: {describe()}. Load average {load:.1f} at the start"
@@ -197,7 +185,7 @@ def main() -> None:
         + ("**holds** (≤ 8 MB, every figure drawn, no errors)." if ok else "**DOES NOT HOLD**."),
         "",
     ]
-    write_results("\n".join(lines))
+    write_section("\n".join([*lines, END]), "report_size")
     print(f"wrote {RESULTS}")
     if not ok:
         raise SystemExit(1)

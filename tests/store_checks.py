@@ -5,6 +5,7 @@ processes (tests/test_trust.py, tests/test_source_group.py). Not a test module: 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,21 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env
+
+
+def run_warmup(
+    *args: str | Path, timeout: float | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``warmup ARGS`` in a subprocess (``env`` added to the environment) to completion;
+    its text output captured."""
+    return subprocess.run(
+        warmup_cmd(*args),
+        env=subprocess_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def store_state(db: Path) -> dict[str, tuple[object, ...]]:

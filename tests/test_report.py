@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import plotly.offline
 import pytest
+from report_checks import embedded_data, report_data_schema
 
 import toolkit
 from toolkit.cli import app
@@ -32,18 +33,6 @@ def clickbench_file(folder: Path, *, system: str = "jvm-engine", name: str = "c6
     }
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
-
-
-def embedded_data(html: str) -> Any:
-    match = re.search(
-        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
-    )
-    assert match is not None
-    return json.loads(match.group(1))
-
-
-def schema() -> Any:
-    return json.loads((toolkit.resource_dir("schemas") / "report-data.schema.json").read_text())
 
 
 def render(path: Path, **kwargs: Any) -> str:
@@ -111,7 +100,7 @@ def test_generation_time_comes_from_source_date_epoch(
 
 def test_embedded_data_validates_against_schema(tmp_path: Path) -> None:
     data = embedded_data(render(clickbench_file(tmp_path)))
-    jsonschema.validate(data, schema())
+    jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}  # one system: no score
     (source,) = data["sections"]["provenance"]["sources"]
     assert source["name"] == "c6a.json" and len(source["sha256"]) == 64
@@ -121,7 +110,7 @@ def test_empty_store_has_provenance_only() -> None:
     with toolkit.open_store() as store:
         html = toolkit.render_report(store, generated_at=WHEN)
     data = embedded_data(html)
-    jsonschema.validate(data, schema())
+    jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == {"provenance"}
     assert "No findings" in html
 
@@ -217,7 +206,7 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
     out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
     html = out.read_text(encoding="utf-8")
     data = embedded_data(html)
-    jsonschema.validate(data, schema())
+    jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == expected
     for section in expected:
         assert f'<section id="{section}">' in html

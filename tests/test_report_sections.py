@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from report_checks import embedded_data, report_data_schema
 
 import toolkit
 from toolkit.cli import app
@@ -33,25 +33,13 @@ def clickbench(folder: Path, name: str, system: str, result: list[list[float]]) 
     return path
 
 
-def embedded_data(html: str) -> Any:
-    match = re.search(
-        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
-    )
-    assert match is not None
-    return json.loads(match.group(1))
-
-
-def schema() -> Any:
-    return json.loads((toolkit.resource_dir("schemas") / "report-data.schema.json").read_text())
-
-
 def report_of(*paths: Path, **kwargs: Any) -> tuple[str, Any]:
     with toolkit.open_store() as store:
         for path in paths:
             toolkit.ingest_file(store, path)
         html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn", **kwargs)
     data = embedded_data(html)
-    jsonschema.validate(data, schema())
+    jsonschema.validate(data, report_data_schema())
     return html, data
 
 
@@ -369,7 +357,7 @@ def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
         toolkit.ingest_path(store, real_dir / "jmeter-runs")
         html = toolkit.render_report(store, generated_at=WHEN)
     data = embedded_data(html)
-    jsonschema.validate(data, schema())
+    jsonschema.validate(data, report_data_schema())
     sections = data["sections"]
     assert {"gaps", "trajectories", "score", "load", "compare"} <= set(sections)
     # each run left a JTL and a JMeter log (two suites per run): the JTLs are compared

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_checks import store_state, subprocess_env, warmup_cmd
+from store_checks import run_warmup, store_state, subprocess_env, warmup_cmd
 
 from toolkit import ingest_path, open_store
 from toolkit.errors import StoreError
@@ -199,13 +199,7 @@ def test_sigkill_during_a_folder_ingest_keeps_whole_files_only(tmp_path: Path) -
     state = store_state(db)
     assert 0 < len(state) < 3000
     assert set(state.values()) == {("clickbench", 129)}
-    done = subprocess.run(
-        warmup_cmd("ingest", "--db", db, tmp_path / "tree"),
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_warmup("ingest", "--db", db, tmp_path / "tree")
     assert done.returncode == 0, done.stderr
     after = store_state(db)
     assert len(after) == 3000 and set(state) <= set(after)

@@ -21,7 +21,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-from store_checks import store_state, subprocess_env, warmup_cmd
+from store_checks import run_warmup, store_state, subprocess_env, warmup_cmd
 
 from toolkit import IngestOptions, StoreVersionError, ingest_file, open_store
 from toolkit.errors import InputFormatError
@@ -143,14 +143,7 @@ def spawn_cli(*args: str | Path, lock_timeout: float) -> subprocess.Popen[str]:
 
 
 def run_cli(*args: str | Path, lock_timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        warmup_cmd(*args),
-        env=subprocess_env(WARMUP_LOCK_TIMEOUT=str(lock_timeout)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_warmup(*args, timeout=120, WARMUP_LOCK_TIMEOUT=str(lock_timeout))
 
 
 def waiting_notice(db: Path, pid: int, seconds: str) -> str:
@@ -272,13 +265,7 @@ def test_sigkill_during_ingest_leaves_old_or_complete_store(
     # and an ingest left alone stores the whole file
     db = tmp_path / "complete.duckdb"
     shutil.copy(base_store, db)
-    done = subprocess.run(
-        warmup_cmd("ingest", "--db", db, big_iterations_csv),
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_warmup("ingest", "--db", db, big_iterations_csv)
     assert done.returncode == 0, done.stderr
     after = store_state(db)
     assert len(after) == 2 and ("iterations", BIG_ROWS) in after.values()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["info", "warning", "problem"]
@@ -26,14 +26,7 @@ class Finding:
 
     def as_json(self) -> dict[str, Any]:
         """The finding as a JSON object (rule, severity, subject, message, advice, numbers)."""
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "subject": self.subject,
-            "message": self.message,
-            "advice": self.advice,
-            "numbers": dict(self.numbers),
-        }
+        return asdict(self)
 
     def sentence(self) -> str:
         """The finding as one sentence: message, then advice."""

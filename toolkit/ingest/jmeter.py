@@ -12,7 +12,6 @@ a last record cut mid-line (§1.8), which is dropped with a warning naming the l
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import re
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.guarded import GZIP_ERRORS, quoted
+from toolkit.ingest.guarded import quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
 from toolkit.store import SourceWriter
 
@@ -339,16 +338,9 @@ def _is_cut_last_record(path: Path, exc: duckdb.Error) -> bool:
     return bool(record) and end.endswith(record[-2000:])
 
 
-def _ends_with_newline(path: Path, gz: bool) -> bool:
-    if gz:
-        try:
-            with gzip.open(path, "rb") as handle:
-                last = b""
-                while block := handle.read(1 << 20):
-                    last = block[-1:]
-        except GZIP_ERRORS as exc:
-            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
-        return last == b"\n"
+def _ends_with_newline(path: Path) -> bool:
+    """Whether an uncompressed file's last byte is a newline (else JMeter may have been
+    killed mid-record)."""
     with path.open("rb") as handle:
         handle.seek(max(0, path.stat().st_size - 1))
         return handle.read(1) == b"\n"
@@ -415,7 +407,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     # transaction, which an error would abort) tells whether the only bad record is the
     # cut last one; then the read skips it.
     cut: int | None = None
-    if not gz and not _ends_with_newline(path, False):
+    if not gz and not _ends_with_newline(path):
         dry_run = con.cursor()
         try:
             # count(COLUMNS(*)) converts every column; DuckDB reports the bad record that

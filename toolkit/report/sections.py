@@ -104,11 +104,12 @@ def fmt_rate(value: float | None) -> str:
     return "–" if value is None else f"{fmt_bytes(value)}/s"
 
 
-def num(value: float | None, fmt: Callable[[float], str]) -> Cell:
-    """A numeric cell: formatted text, sorting by the raw number; missing shows "–"."""
+def num(value: float | None, fmt: Callable[[float], str] | str) -> Cell:
+    """A numeric cell: formatted text, sorting by the raw number; missing shows "–".
+    ``fmt`` is a function or a format spec (``".3f"``)."""
     if value is None or not math.isfinite(value):
         return Cell("–", None)
-    return Cell(fmt(value), value)
+    return Cell(format(value, fmt) if isinstance(fmt, str) else fmt(value), value)
 
 
 def tone_of(gap: float | None, tolerance: float) -> Tone:
@@ -233,8 +234,8 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
         rows.append(
             (
                 Cell(label, r["hot_iterations"]),
-                num(r["total_runs"], lambda v: f"{v:.0f}"),
-                num(r["suite_sum_s"], lambda v: f"{v:.3f}"),
+                num(r["total_runs"], ".0f"),
+                num(r["suite_sum_s"], ".3f"),
                 Cell(fmt_pct(r["gap"]), r["gap"], tone),
                 Cell(f"{r['within_tolerance']}/{r['queries']}", r["within_tolerance"]),
             )
@@ -268,8 +269,8 @@ def _gap_summary_table(suites: Sequence[dict[str, Any]], params: ReportParams) -
             (
                 Cell(suite["suite"]),
                 Cell(suite["system"] or ""),
-                num(suite["queries"], lambda v: f"{v:.0f}"),
-                num(suite["rows"][-1]["hot_iterations"], lambda v: f"{v:.0f}"),
+                num(suite["queries"], ".0f"),
+                num(suite["rows"][-1]["hot_iterations"], ".0f"),
                 Cell(fmt_pct(gap), gap, tone),
                 Cell(f"{row['within_tolerance']}/{row['queries']}", row["within_tolerance"]),
             )
@@ -704,15 +705,15 @@ def _detection_summary_table(payload: dict[str, Any]) -> Table:
         rows.append(
             (
                 Cell(suite),
-                num(len(entries), lambda v: f"{v:.0f}"),
+                num(len(entries), ".0f"),
                 *(
-                    num(classes.count(c), lambda v: f"{v:.0f}")
+                    num(classes.count(c), ".0f")
                     for c in ("flat", "warmup", "slowdown", "no-steady-state", "short")
                 ),
-                num(warming, lambda v: f"{v:.0f}"),
-                num(sum(len(e["spikes"]) for e in entries), lambda v: f"{v:.0f}"),
-                num(median, lambda v: f"{v:g}"),
-                num(iters[-1] if iters else None, lambda v: f"{v:.0f}"),
+                num(warming, ".0f"),
+                num(sum(len(e["spikes"]) for e in entries), ".0f"),
+                num(median, "g"),
+                num(iters[-1] if iters else None, ".0f"),
             )
         )
     return Table(
@@ -753,10 +754,10 @@ def _detection_rows_table(entries: Sequence[dict[str, Any]], multi_suite: bool) 
         rows.append(
             (
                 Cell(f"{e['query']} · {e['suite']}" if multi_suite else e["query"]),
-                num(e["process"], lambda v: f"{v:.0f}"),
+                num(e["process"], ".0f"),
                 Cell(name, None, class_badge(name).tone),
-                num(e["runs"], lambda v: f"{v:.0f}"),
-                num(e["steady_iteration"], lambda v: f"{v:.0f}"),
+                num(e["runs"], ".0f"),
+                num(e["steady_iteration"], ".0f"),
                 num(e["time_to_steady_s"], fmt_seconds),
                 ci_text(e),
                 Cell(", ".join(str(c) for c in e["changepoints"]) or "–"),
@@ -1053,7 +1054,7 @@ def score_section(ctx: ReportContext) -> Section | None:
                 Cell(e["system"]),
                 *((Cell(e["machine"] or ""),) if len(machines) > 1 else ()),
                 Cell(e["date"] or ""),
-                num(e["runs"], lambda v: f"{v:.0f}"),
+                num(e["runs"], ".0f"),
                 score_cell(e["hot"], e["hot_rank"]),
                 score_cell(e["cold"], e["cold_rank"]),
                 score_cell(e["combined"], e["combined_rank"]),
@@ -1274,7 +1275,7 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
         rows.append(
             (
                 Cell(lab["label"]),
-                num(lab["samples"], lambda v: f"{v:,.0f}"),
+                num(lab["samples"], ",.0f"),
                 Cell(
                     f"{lab['errors']:,} ({fmt_pct(lab['error_rate'], signed=False)})"
                     if lab["error_rate"] is not None
@@ -1284,10 +1285,10 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
                 ),
                 end,
                 Cell(steady, tp["steady"]),
-                num(tp["overall"], lambda v: f"{v:.4g}"),
+                num(tp["overall"], ".4g"),
                 pcts(lab["latency_ms"]["steady"]),
                 pcts(lab["latency_ms"]["overall"]),
-                num(lab["apdex"], lambda v: f"{v:.3f}"),
+                num(lab["apdex"], ".3f"),
             )
         )
     return Table(
@@ -1316,8 +1317,8 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
         rows.append(
             (
                 Cell(row["transaction"]),
-                num(row["sampleCount"], lambda v: f"{v:,.0f}"),
-                num(row["errorCount"], lambda v: f"{v:,.0f}"),
+                num(row["sampleCount"], ",.0f"),
+                num(row["errorCount"], ",.0f"),
                 num(row["errorPct"], lambda v: f"{v:.2f}%"),
                 *(
                     num(row[key], _ms)
@@ -1331,10 +1332,10 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
                         "pct3ResTime",
                     )
                 ),
-                num(row["throughput"], lambda v: f"{v:.4g}"),
-                num(row["receivedKBytesPerSec"], lambda v: f"{v:.4g}"),
-                num(row["sentKBytesPerSec"], lambda v: f"{v:.4g}"),
-                num(row["apdex"], lambda v: f"{v:.3f}"),
+                num(row["throughput"], ".4g"),
+                num(row["receivedKBytesPerSec"], ".4g"),
+                num(row["sentKBytesPerSec"], ".4g"),
+                num(row["apdex"], ".3f"),
             )
         )
     return Table(
@@ -1399,10 +1400,10 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
         ),
         (
             (
-                num(law["threads"], lambda v: f"{v:.3g}"),
-                num(law["throughput"], lambda v: f"{v:.4g}"),
+                num(law["threads"], ".3g"),
+                num(law["throughput"], ".4g"),
                 num(law["latency_s"], fmt_seconds),
-                num(law["throughput"] * law["latency_s"], lambda v: f"{v:.3g}"),
+                num(law["throughput"] * law["latency_s"], ".3g"),
                 Cell(fmt_pct(busy, signed=False), busy, tone),
                 num(law["think_s"], fmt_seconds),
                 Cell(verdict, None, tone),
@@ -1717,8 +1718,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                 tuple(
                     (
                         Cell(r["label"]),
-                        num(r["throughput"]["a"], lambda v: f"{v:.4g}"),
-                        num(r["throughput"]["b"], lambda v: f"{v:.4g}"),
+                        num(r["throughput"]["a"], ".4g"),
+                        num(r["throughput"]["b"], ".4g"),
                         Cell(
                             _ratio_text(r["throughput"]),
                             r["throughput"]["ratio"],
@@ -1731,8 +1732,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                             r["latency_mean_ms"]["ratio"],
                             _ratio_tone(r["latency_mean_ms"], False),
                         ),
-                        num(r["latency_p50_ms"]["ratio"], lambda v: f"{v:.3f}"),
-                        num(r["latency_p99_ms"]["ratio"], lambda v: f"{v:.3f}"),
+                        num(r["latency_p50_ms"]["ratio"], ".3f"),
+                        num(r["latency_p99_ms"]["ratio"], ".3f"),
                     )
                     for r in rows
                 ),
@@ -1879,13 +1880,13 @@ def cache_section(ctx: ReportContext) -> Section | None:
             tuple(
                 (
                     Cell(s["series"]),
-                    num(s["nodes"], lambda v: f"{v:.0f}"),
-                    num(len(s["runs"]), lambda v: f"{v:.0f}"),
+                    num(s["nodes"], ".0f"),
+                    num(len(s["runs"]), ".0f"),
                     num(s["remote_rate"], fmt_rate),
                     num(s["local_rate"], fmt_rate),
                     num(s["local_remote_ratio"], lambda v: f"{v:.0f}x"),
                     num(s["remote_time_per_tb_s"], lambda v: f"{v / 60:.0f} min"),
-                    num(s["runs_to_warm"], lambda v: f"{v:.0f}"),
+                    num(s["runs_to_warm"], ".0f"),
                     Cell(
                         f"{fmt_seconds(s['cold_s'])} → {fmt_seconds(s['warm_s'])}",
                         s["speedup"],
@@ -1940,8 +1941,8 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
             (
                 Cell(s["name"]),
                 Cell(s["format"]),
-                num(s["bytes"], lambda v: f"{v:,.0f}"),
-                num(s["rows"], lambda v: f"{v:,.0f}"),
+                num(s["bytes"], ",.0f"),
+                num(s["rows"], ",.0f"),
                 Cell(s["sha256"]),
             )
             for s in sources
