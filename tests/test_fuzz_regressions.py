@@ -441,6 +441,8 @@ def test_damaged_gzip_is_one_clear_line_in_every_format(
     if damage == "first" or format in (None, "jtl-xml" if damage == "late" else "jtl-csv"):
         # DuckDB reads an iterations CSV itself and says "corrupt deflate stream"
         assert "damaged gzip file" in message or "corrupt deflate stream" in message
+        if "damaged gzip file" in message:  # and what to do about it
+            assert message.endswith("; test it with `gzip -t` and compress the original again")
 
 
 GZIP_SEEDS = {

@@ -16,7 +16,7 @@ from toolkit.ingest import (
     jmeter_xml,  # noqa: F401  (registration)
     profiles,  # noqa: F401  (registration)
 )
-from toolkit.ingest.guarded import GZIP_ERRORS
+from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip
 from toolkit.ingest.registry import FORMATS
 
 #: file name endings a folder walk tries (hidden files are skipped)
@@ -50,7 +50,7 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
             with gzip.open(path, "rb") as handle:
                 return handle.read(size)
         except GZIP_ERRORS as exc:
-            raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+            raise damaged_gzip(path, exc) from None
     return head
 
 

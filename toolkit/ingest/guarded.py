@@ -39,6 +39,15 @@ INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
 _ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
 
 
+def damaged_gzip(path: Path, reason: object) -> InputFormatError:
+    """The one-line error for a ``.gz`` whose stream is damaged or cut (``reason``: the
+    decompressor's words)."""
+    return InputFormatError(
+        path,
+        f"damaged gzip file ({reason}); test it with `gzip -t` and compress the original again",
+    )
+
+
 def file_bytes(path: Path) -> bytes:
     """The whole content of ``path``, decompressed when it starts with the gzip magic; a
     damaged gzip stream is one :class:`InputFormatError`."""
@@ -48,7 +57,7 @@ def file_bytes(path: Path) -> bytes:
     try:
         return gzip.decompress(raw)
     except GZIP_ERRORS as exc:
-        raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+        raise damaged_gzip(path, exc) from None
 
 
 def quoted(value: object, limit: int = 40) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.guarded import quoted
+from toolkit.ingest.guarded import damaged_gzip, quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
 from toolkit.store import SourceWriter
 
@@ -441,8 +441,9 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     except duckdb.IOException as exc:
         # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
         first = " ".join(str(exc).replace(f": {path}", "").split())[:160]
-        what = "damaged gzip file" if gz else "cannot read the file"
-        raise InputFormatError(path, f"{what} ({first})") from None
+        if gz:
+            raise damaged_gzip(path, first) from None
+        raise InputFormatError(path, f"cannot read the file ({first})") from None
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
             raise _csv_record_error(path, exc, options.encoding) from None

@@ -23,7 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, quoted
+from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, damaged_gzip, quoted
 from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -268,7 +268,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             try:
                 block = handle.read(_CHUNK)
             except GZIP_ERRORS as exc:
-                raise InputFormatError(path, f"damaged gzip file ({exc})") from None
+                raise damaged_gzip(path, exc) from None
             final = not block
             data = carry + block
             carry = b""
