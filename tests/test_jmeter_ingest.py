@@ -519,3 +519,33 @@ def test_duckdb_never_draws_its_progress_bar_on_stdout(tmp_path: Path) -> None:
         with open_store(db, read_only=read_only) as store:
             setting = "SELECT current_setting('enable_progress_bar_print')"
             assert store.con.execute(setting).fetchone() == (False,)
+
+
+def test_xml_error_after_streamed_batches_leaves_the_store_unchanged(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The XML parser feeds DuckDB batch by batch inside one INSERT: an error found after
+    several batches were taken is still our one-line error (not DuckDB's wrapping of a
+    failed Arrow stream), with its line, and nothing of the file is stored."""
+    from toolkit.ingest import jmeter_xml
+    from toolkit.synthetic import write_jtl_xml
+
+    monkeypatch.setattr(jmeter_xml, "_FLUSH_ROWS", 500)
+    monkeypatch.setattr(jmeter_xml, "_CHUNK", 4096)
+    path = tmp_path / "bad.xml"
+    write_jtl_xml(path, 5_000, seed=3, duration_s=60.0, warmup_s=0.0)
+    text = path.read_text().splitlines(keepends=True)
+    bad_line = 4_000 * 3 + 3  # each sample takes three lines after the two-line header
+    assert text[bad_line - 1].startswith("<httpSample ")
+    text[bad_line - 1] = text[bad_line - 1].replace('by="', 'by="x', 1)
+    path.write_text("".join(text))
+    good = tmp_path / "good.xml"
+    write_jtl_xml(good, 3_000, seed=4, duration_s=60.0, warmup_s=0.0)
+    ingest_file(store, good)
+    before = store.con.execute("SELECT count(*), sum(start_ms) FROM samples").fetchone()
+    with pytest.raises(InputFormatError) as info:
+        ingest_file(store, path)
+    message = str(info.value)
+    assert f"bad.xml:{bad_line}" in message and "is not an integer" in message, message
+    assert store.con.execute("SELECT count(*), sum(start_ms) FROM samples").fetchone() == before
+    assert store.con.execute("SELECT count(*) FROM sources").fetchone() == (1,)

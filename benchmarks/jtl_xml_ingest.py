@@ -1,0 +1,226 @@
+"""Benchmark: ingest a large XML JTL in bounded memory, side by side with Python's XML floors.
+
+Generates JMeter XML JTLs (``toolkit.synthetic.write_jtl_xml``: the samples of
+``benchmarks/jtl_ingest.py``'s CSV — same generator parameters — with an
+``assertionResult`` per failure and two nested sub-samples on every 10th sample) under
+``benchmarks/_data/`` and measures, each as a fresh subprocess with its wall time, CPU time
+and peak RSS (``os.wait4``):
+
+- ``expat floor``: Python's expat over the file with one no-op callback per element start:
+  the least any Python streaming reader of XML pays (the toolkit's reader is expat too);
+- ``ElementTree iterparse``: the usual streaming idiom (``iterparse`` + ``clear()``)
+  counting samples: what a hand-written script would cost;
+- ``warmup ingest --db``: the toolkit's ingest (every attribute, nested sub-samples
+  flagged, assertion failures) into a new store;
+- ``warmup load --db --json``: its analysis, checked against the generator's truth.
+
+The issue (3) asks the XML reader to stream, "memory independent of file size": the peak
+RSS of the sizes is compared as a ratio. Usage::
+
+    python benchmarks/jtl_xml_ingest.py                       # 1M and 3M samples
+    python benchmarks/jtl_xml_ingest.py --samples 500000 --no-write
+
+Results replace this benchmark's section of ``benchmarks/RESULTS.md`` unless ``--no-write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from jtl_ingest import DATA, GEN, ROOT, Measure, check_load, measure
+from machine import describe
+from results import RESULTS, markers, write_section
+
+START, END = markers("jtl_xml_ingest")
+#: every k-th sample carries two sub-samples
+SUBSAMPLE_EVERY = 10
+#: the issue's bound for RSS growth with file size (as for the CSV reader)
+TARGET_RSS_GROWTH = 1.2
+
+EXPAT_FLOOR = """
+import sys
+from xml.parsers import expat
+seen = [0]
+def start(tag, attrs):
+    seen[0] += 1
+parser = expat.ParserCreate()
+parser.StartElementHandler = start
+with open(sys.argv[1], "rb") as handle:
+    while block := handle.read(1 << 20):
+        parser.Parse(block, False)
+parser.Parse(b"", True)
+print(seen[0])
+"""
+ITERPARSE = """
+import sys
+import xml.etree.ElementTree as ET
+samples = 0
+for _, elem in ET.iterparse(sys.argv[1], events=("end",)):
+    if elem.tag in ("sample", "httpSample"):
+        samples += 1
+    if elem.tag != "java.net.URL":
+        elem.clear()
+print(samples)
+"""
+
+
+def samples_in_file(samples: int) -> int:
+    """Sample elements (top level + nested) in a file of ``samples`` top-level samples."""
+    return samples + 2 * -(-samples // SUBSAMPLE_EVERY)
+
+
+def generate(samples: int) -> Path:
+    """The benchmark XML of ``samples`` top-level samples (reused while its parameters,
+    kept in a JSON file beside it, are unchanged), written in a child process so that
+    this one stays small (Linux counts a parent's RSS at fork into the child's peak)."""
+    path = DATA / f"jtl_{samples}.xml"
+    marker = path.with_suffix(".xml.json")
+    params = {"samples": samples, "subsample_every": SUBSAMPLE_EVERY, **GEN}
+    if path.exists() and marker.exists() and json.loads(marker.read_text()) == params:
+        return path
+    DATA.mkdir(parents=True, exist_ok=True)
+    code = (
+        "import json, sys\nfrom toolkit.synthetic import write_jtl_xml\n"
+        "write_jtl_xml(sys.argv[1], int(sys.argv[2]), subsample_every=int(sys.argv[3]), "
+        "**json.loads(sys.argv[4]))"
+    )
+    start = time.perf_counter()
+    argv = [sys.executable, "-c", code, str(path), str(samples), str(SUBSAMPLE_EVERY)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([*argv, json.dumps(GEN)], check=True, env=env)
+    marker.write_text(json.dumps(params))
+    print(
+        f"generated {path}: {samples:,} samples, {path.stat().st_size / 1e9:.2f} GB in "
+        f"{time.perf_counter() - start:.1f} s",
+        file=sys.stderr,
+    )
+    return path
+
+
+def run_size(samples: int) -> dict[str, Any]:
+    """All measurements for one file, in one fresh temporary folder."""
+    path = generate(samples)
+    py = sys.executable
+    expected = samples_in_file(samples)
+    results: list[Measure] = [
+        measure("expat floor", [py, "-c", EXPAT_FLOOR, str(path)]),
+        measure("ElementTree iterparse", [py, "-c", ITERPARSE, str(path)]),
+    ]
+    with tempfile.TemporaryDirectory(dir=DATA) as tmp:
+        db = Path(tmp) / "store.duckdb"
+        argv = [py, "-m", "toolkit", "ingest", "--db", str(db), str(path)]
+        results.append(measure("warmup ingest", argv))
+        load = measure("warmup load", [py, "-m", "toolkit", "load", "--db", str(db), "--json"])
+        results.append(load)
+        store_mib = db.stat().st_size / 2**20 if db.exists() else None
+    for m in results:
+        if m.code != 0:
+            raise SystemExit(f"{m.name} failed (exit {m.code}):\n{m.stderr[-2000:]}")
+    if int(results[1].stdout.strip()) != expected:
+        raise SystemExit(f"iterparse counted {results[1].stdout.strip()}, expected {expected}")
+    ingest = results[2].stdout + results[2].stderr
+    if f" {expected} rows" not in ingest:
+        raise SystemExit(f"warmup ingest did not store {expected} rows: {ingest.strip()}")
+    return {
+        "samples": samples,
+        "elements": expected,
+        "bytes": path.stat().st_size,
+        "store_mib": store_mib,
+        "measures": results,
+        "check": check_load(json.loads(load.stdout), samples),
+    }
+
+
+def _step(size: dict[str, Any], name: str) -> Measure:
+    found: Measure = next(m for m in size["measures"] if m.name == name)
+    return found
+
+
+def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
+    """This benchmark's section of RESULTS.md."""
+    lines = [
+        START,
+        "## JMeter XML JTL: streaming ingest (`benchmarks/jtl_xml_ingest.py`)",
+        "",
+        f"Machine: {describe()}. Load average {load_avg:.1f} at the start, on 2 cores.",
+        "",
+        "The CSV benchmark's samples written as XML (an `assertionResult` per failure, two "
+        f"nested sub-samples on every {SUBSAMPLE_EVERY}th sample). Each step is a fresh "
+        "subprocess (wall time with interpreter start-up; CPU = user + system; the child's "
+        "own peak RSS). Ratios are to the `expat floor` of the same file.",
+        "",
+    ]
+    for size in sizes:
+        floor = size["measures"][0]
+        lines += [
+            f"### {size['samples']:,} samples ({size['elements']:,} sample elements), "
+            f"{size['bytes'] / 1e6:,.0f} MB",
+            "",
+            "| step | wall s | CPU s | peak RSS MiB | wall ÷ floor | CPU ÷ floor |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for m in size["measures"]:
+            lines.append(
+                f"| {m.name} | {m.wall_s:.2f} | {m.cpu_s:.2f} | {m.rss_mib:,.0f} | "
+                f"{m.wall_s / floor.wall_s:.2f} | {m.cpu_s / floor.cpu_s:.2f} |"
+            )
+        ingest = _step(size, "warmup ingest")
+        lines += [
+            "",
+            f"{size['check']}; `warmup ingest` {size['elements'] / ingest.wall_s:,.0f} "
+            f"samples/s, {size['bytes'] / 1e6 / ingest.wall_s:.1f} MB/s; store file "
+            f"{size['store_mib']:.0f} MiB.",
+            "",
+        ]
+    if len(sizes) >= 2:
+        base, top = min(sizes, key=lambda s: s["bytes"]), max(sizes, key=lambda s: s["bytes"])
+        a, b = _step(base, "warmup ingest").rss_mib, _step(top, "warmup ingest").rss_mib
+        growth = b / a
+        lines += [
+            f"Memory independent of file size: `warmup ingest` peak RSS {b:,.0f} MiB for "
+            f"{top['bytes'] / 1e6:,.0f} MB vs {a:,.0f} MiB for {base['bytes'] / 1e6:,.0f} MB "
+            f"(× {growth:.2f} for × {top['bytes'] / base['bytes']:.1f} the file; bound × "
+            f"{TARGET_RSS_GROWTH}: {'met' if growth <= TARGET_RSS_GROWTH else 'not met'}).",
+            "",
+        ]
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "--samples", type=int, action="append", help="top-level samples of an XML JTL (repeatable)"
+    )
+    parser.add_argument("--no-write", action="store_true", help="leave RESULTS.md alone")
+    args = parser.parse_args()
+    load_avg = os.getloadavg()[0]
+    sizes = []
+    for samples in args.samples or [1_000_000, 3_000_000]:
+        size = run_size(samples)
+        sizes.append(size)
+        for m in size["measures"]:
+            print(
+                f"{samples:>10,} {m.name:>22}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
+                f"{m.rss_mib:7,.0f} MiB",
+                file=sys.stderr,
+            )
+        print(f"{'':>10} {size['check']}", file=sys.stderr)
+    section = render(sizes, load_avg)
+    if args.no_write:
+        print(section)
+    else:
+        write_section(section, "jtl_xml_ingest")
+        print(f"wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
