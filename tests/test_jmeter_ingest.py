@@ -521,6 +521,48 @@ def test_duckdb_never_draws_its_progress_bar_on_stdout(tmp_path: Path) -> None:
             assert store.con.execute(setting).fetchone() == (False,)
 
 
+def test_xml_and_csv_of_the_same_samples_give_the_same_analysis(tmp_path: Path) -> None:
+    """The generator writes one sample stream as a CSV and as an XML JTL (the XML with an
+    assertionResult per failure and two nested sub-samples on every 10th sample). Both
+    ingest with independently counted rows, and `warmup load` gives equal results for ALL
+    and every real label: the XML's sub-samples are flagged, counted apart (also in ALL's
+    APDEX, which once took the dashboard Total's scope, sub-results included) and its
+    failure messages come from the assertions."""
+    from toolkit import open_store
+    from toolkit.pipeline.load import load_report
+    from toolkit.synthetic import write_jtl_xml
+
+    shape = {"seed": 7, "duration_s": 240.0, "warmup_s": 60.0, "error_rate": 0.05}
+    csv_path, xml_path = tmp_path / "run.jtl", tmp_path / "run.xml"
+    truth = write_jtl(csv_path, 80_000, chunk_rows=30_000, **shape)
+    assert write_jtl_xml(xml_path, 80_000, subsample_every=10, chunk_rows=30_000, **shape) == truth
+    assert _xml_samples(xml_path) == 80_000 + 2 * 8_000
+    payloads, failures = [], []
+    for path, rows in ((csv_path, 80_000), (xml_path, 96_000)):
+        with open_store() as store:
+            result = ingest_file(store, path, options=IngestOptions(suite="run"))
+            assert result.rows == rows
+            counts = store.con.execute(
+                "SELECT count(*) FILTER (is_subresult), count(*) FILTER (NOT success), "
+                "count(failure_message) FROM samples"
+            ).fetchone()
+            failures.append(counts)
+            payloads.append(load_report(store))
+    assert failures[0][0] == 0 and failures[1][0] == 16_000
+    # the same failed samples, and the same messages (socket timeouts carry none)
+    assert failures[0][1:] == failures[1][1:] and failures[0][2] > 0
+    by_label = [{lab["label"]: lab for lab in p["suites"][0]["labels"]} for p in payloads]
+    assert set(by_label[1]) - set(by_label[0]) == {
+        f"{lab}-{i}" for lab in by_label[0] if lab != "ALL" for i in (0, 1)
+    }
+    for label, entry in by_label[0].items():
+        assert by_label[1][label] == entry, label
+    everything = by_label[0]["ALL"]
+    assert abs(everything["warmup_end_s"] - truth.warmup_s) <= 0.1 * truth.warmup_s
+    low, high = everything["throughput"]["steady_ci"]
+    assert low <= truth.steady_rate <= high
+
+
 def test_xml_error_after_streamed_batches_leaves_the_store_unchanged(
     tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

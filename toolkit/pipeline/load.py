@@ -203,6 +203,21 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
     return dashboard_statistics(totals, histograms)
 
 
+def _apdex_all(store: Store, suite_id: int) -> float | None:
+    """APDEX (JMeter's thresholds, research/jmeter.md §4.2) over the ``ALL`` scope."""
+    row = store.con.execute(
+        f"""SELECT count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}),
+                   count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS}
+                                    AND elapsed_ms <= {APDEX_F_MS}),
+                   count(*)
+            FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
+        [suite_id],
+    ).fetchone()
+    if row is None or not row[2]:
+        return None
+    return float((row[0] + row[1] / 2.0) / row[2])
+
+
 def _label_json(
     result: LabelLoad,
     overall: dict[str, Any],
@@ -274,7 +289,9 @@ def analyze_load_suite(
     hist = _histograms(store, suite_id)
     dashboard = _dashboard(store, suite_id, hist)
     apdex_by_label = {row.transaction: row.apdex for row in dashboard}
-    apdex_by_label[ALL] = apdex_by_label.get("Total")
+    # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
+    # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
+    apdex_by_label[ALL] = _apdex_all(store, suite_id)
     results: dict[str, LabelLoad] = {}
     if t0 is not None:
         windows = _windows(store, suite_id, t0, window_ms, by_label=True)
