@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from machine import describe
-from results import RESULTS, markers, write_section
+from results import markers, print_size, publish
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -407,19 +407,8 @@ def main() -> None:
     for rows, label in plan:
         size = run_size(rows, jmeter=jmeter, report=args.report, label=label)
         sizes.append(size)
-        for m in size["measures"]:
-            print(
-                f"{label:>12} {m.name:>16}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
-                f"{m.rss_mib:7,.0f} MiB",
-                file=sys.stderr,
-            )
-        print(f"{'':>12} {size['check']}", file=sys.stderr)
-    section = render(sizes, note, load_avg)
-    if args.no_write:
-        print(section)
-    else:
-        write_section(section, "jtl_ingest")
-        print(f"wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+        print_size(label, size["measures"], size["check"])
+    publish(render(sizes, note, load_avg), "jtl_ingest", no_write=args.no_write)
 
 
 if __name__ == "__main__":

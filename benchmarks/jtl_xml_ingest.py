@@ -37,7 +37,7 @@ from typing import Any
 
 from jtl_ingest import DATA, GEN, ROOT, Measure, check_load, measure
 from machine import describe
-from results import RESULTS, markers, write_section
+from results import markers, print_size, publish
 
 START, END = markers("jtl_xml_ingest")
 #: every k-th sample carries two sub-samples
@@ -213,19 +213,8 @@ def main() -> None:
     for samples in args.samples or [1_000_000, 3_000_000]:
         size = run_size(samples)
         sizes.append(size)
-        for m in size["measures"]:
-            print(
-                f"{samples:>10,} {m.name:>22}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
-                f"{m.rss_mib:7,.0f} MiB",
-                file=sys.stderr,
-            )
-        print(f"{'':>10} {size['check']}", file=sys.stderr)
-    section = render(sizes, load_avg)
-    if args.no_write:
-        print(section)
-    else:
-        write_section(section, "jtl_xml_ingest")
-        print(f"wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+        print_size(f"{samples:,}", size["measures"], size["check"])
+    publish(render(sizes, load_avg), "jtl_xml_ingest", no_write=args.no_write)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ Shared by the benchmark scripts (run as ``python benchmarks/NAME.py``, so this f
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -27,3 +30,32 @@ def write_section(text: str, name: str) -> None:
     else:
         current = current.rstrip("\n") + "\n\n" + text.strip("\n") + "\n"
     RESULTS.write_text(current, encoding="utf-8")
+
+
+class Timed(Protocol):
+    """One measured step (``jtl_ingest.Measure``)."""
+
+    name: str
+    wall_s: float
+    cpu_s: float
+    rss_mib: float
+
+
+def print_size(label: str, measures: Iterable[Timed], check: str) -> None:
+    """One file size's steps and its truth check, on stderr while the benchmark runs."""
+    for m in measures:
+        print(
+            f"{label:>12} {m.name:>22}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
+            f"{m.rss_mib:7,.0f} MiB",
+            file=sys.stderr,
+        )
+    print(f"{'':>12} {check}", file=sys.stderr)
+
+
+def publish(section: str, name: str, *, no_write: bool) -> None:
+    """Print ``section`` (``--no-write``) or write it as benchmark ``name``'s section."""
+    if no_write:
+        print(section)
+    else:
+        write_section(section, name)
+        print(f"wrote {RESULTS}", file=sys.stderr)
