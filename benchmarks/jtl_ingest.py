@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from machine import describe
-from results import markers, print_size, publish
+from results import markers, print_size, publish, ratio_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -320,14 +320,8 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
         lines += [
             f"### {size['label']}: {size['rows']:,} rows, {mb:,.0f} MB",
             "",
-            "| step | wall s | CPU s | peak RSS MiB | wall ÷ floor | CPU ÷ floor |",
-            "|---|---:|---:|---:|---:|---:|",
+            *ratio_table(size["measures"]),
         ]
-        for m in size["measures"]:
-            lines.append(
-                f"| {m.name} | {m.wall_s:.2f} | {m.cpu_s:.2f} | {m.rss_mib:,.0f} | "
-                f"{m.wall_s / floor.wall_s:.2f} | {m.cpu_s / floor.cpu_s:.2f} |"
-            )
         notes = [size["check"]]
         if size["store_mib"] is not None:
             notes.append(f"store file {size['store_mib']:.0f} MiB")

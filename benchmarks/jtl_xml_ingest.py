@@ -37,7 +37,7 @@ from typing import Any
 
 from jtl_ingest import DATA, GEN, ROOT, Measure, check_load, measure
 from machine import describe
-from results import markers, print_size, publish
+from results import markers, print_size, publish, ratio_table
 
 START, END = markers("jtl_xml_ingest")
 #: every k-th sample carries two sub-samples
@@ -165,19 +165,12 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
         "",
     ]
     for size in sizes:
-        floor = size["measures"][0]
         lines += [
             f"### {size['samples']:,} samples ({size['elements']:,} sample elements), "
             f"{size['bytes'] / 1e6:,.0f} MB",
             "",
-            "| step | wall s | CPU s | peak RSS MiB | wall ÷ floor | CPU ÷ floor |",
-            "|---|---:|---:|---:|---:|---:|",
+            *ratio_table(size["measures"]),
         ]
-        for m in size["measures"]:
-            lines.append(
-                f"| {m.name} | {m.wall_s:.2f} | {m.cpu_s:.2f} | {m.rss_mib:,.0f} | "
-                f"{m.wall_s / floor.wall_s:.2f} | {m.cpu_s / floor.cpu_s:.2f} |"
-            )
         ingest = _step(size, "warmup ingest")
         lines += [
             "",

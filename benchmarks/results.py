@@ -7,7 +7,7 @@ Shared by the benchmark scripts (run as ``python benchmarks/NAME.py``, so this f
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -59,3 +59,18 @@ def publish(section: str, name: str, *, no_write: bool) -> None:
     else:
         write_section(section, name)
         print(f"wrote {RESULTS}", file=sys.stderr)
+
+
+def ratio_table(measures: Sequence[Timed]) -> list[str]:
+    """Markdown table of the steps, with wall and CPU ratios to the first (the floor)."""
+    floor = measures[0]
+    lines = [
+        "| step | wall s | CPU s | peak RSS MiB | wall ÷ floor | CPU ÷ floor |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for m in measures:
+        lines.append(
+            f"| {m.name} | {m.wall_s:.2f} | {m.cpu_s:.2f} | {m.rss_mib:,.0f} | "
+            f"{m.wall_s / floor.wall_s:.2f} | {m.cpu_s / floor.cpu_s:.2f} |"
+        )
+    return lines
