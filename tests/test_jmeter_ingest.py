@@ -591,3 +591,65 @@ def test_xml_error_after_streamed_batches_leaves_the_store_unchanged(
     assert f"bad.xml:{bad_line}" in message and "is not an integer" in message, message
     assert store.con.execute("SELECT count(*), sum(start_ms) FROM samples").fetchone() == before
     assert store.con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+
+
+def _sample_fields(store: Store) -> list[tuple[object, ...]]:
+    return store.con.execute(
+        "SELECT filename, encoding, map_entries(variables) FROM samples ORDER BY start_ms, line"
+    ).fetchall()
+
+
+def test_filename_encoding_and_sample_variables_are_kept(real_dir: Path) -> None:
+    """JMeter's Filename and Encoding fields and the saved sample_variables are stored:
+    CSV (quoted header names, `null` = unset) and XML (`de=`, extra attributes with
+    XStream's doubled underscores, `""` = unset) give the same names and values."""
+    from toolkit import open_store
+
+    jm = real_dir / "jmeter"
+    seen = {}
+    for name in ("Bug54685.csv", "Bug54685.xml"):
+        with open_store() as store:
+            ingest_file(store, jm / f"bin__testfiles__{name}")
+            seen[name] = _sample_fields(store)
+    expected = [{"key": "REFERENCE", "value": "reference"}]
+    expected.append({"key": "JSESSIONID", "value": "jsessionId"})
+    assert seen["Bug54685.csv"] == seen["Bug54685.xml"] == [(None, None, expected)]
+    for suffix, rows in (("csv", 126), ("xml", 121)):
+        with open_store() as store:
+            result = ingest_file(store, jm / f"generated__jmeter-5.6.3__allcols.{suffix}")
+            assert result.rows == rows and result.warnings == ()
+            keys = store.con.execute(
+                "SELECT DISTINCT map_keys(variables), map_values(variables) FROM samples"
+            ).fetchall()
+            # the run set neither variable: JMeter wrote `null` (CSV) and "" (XML)
+            assert keys == [(["__jm__TG__idx", "threads"], [None, None])], suffix
+            encodings = store.con.execute(
+                "SELECT DISTINCT encoding FROM samples ORDER BY 1 NULLS LAST"
+            ).fetchall()
+            assert encodings == ([("UTF-8",)] if suffix == "csv" else [("UTF-8",), (None,)])
+
+
+def test_sample_variable_names_with_quotes_and_xstream_escapes(
+    tmp_path: Path, store: Store
+) -> None:
+    csv_path = tmp_path / "vars.csv"
+    csv_path.write_text(
+        'timeStamp,elapsed,label,success,Filename,Encoding,"my""var","$x",""\n'
+        "1795316590389,62,a,true,resp/1.html,ISO-8859-1,v1,null,\n"
+    )
+    xml_path = tmp_path / "vars.xml"
+    xml_path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n'
+        '<sample t="62" ts="1795316590389" s="true" lb="a" de="ISO-8859-1" '
+        'my__var="v1" _-x="" a___b="2">\n'
+        '  <responseFile class="java.lang.String">resp/1.html</responseFile>\n'
+        "</sample>\n</testResults>\n"
+    )
+    ingest_file(store, csv_path)
+    ingest_file(store, xml_path)
+    rows = store.con.execute(
+        "SELECT filename, encoding, variables FROM samples ORDER BY source_id"
+    ).fetchall()
+    assert rows[0] == ("resp/1.html", "ISO-8859-1", {"my\"var": "v1", "$x": None, "": None})
+    # ____ -> __ and _- -> $ (XStream); "a___b" is not a valid escape: kept from the left
+    assert rows[1] == ("resp/1.html", "ISO-8859-1", {"my_var": "v1", "$x": None, "a__b": "2"})

@@ -356,11 +356,15 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     if not text.strip():
         raise InputFormatError(path, "file is empty; nothing to ingest")
     delim, names, has_header, record = _layout(path, text, options)
-    unknown = [n for n in names if n not in _KNOWN]
+    # sample variables, by the reader's name for their column: any text can be a variable's
+    # name (even empty, which is no SQL identifier), so the reader numbers them
+    sample_variables = {f"_var{i}": n for i, n in enumerate(names) if n not in _KNOWN}
     ts_type, start_expr = _timestamp_expr(
         names, record, options, writer, line=2 if has_header else 1
     )
-    types = {n: (_TYPES.get(n, "VARCHAR") if n in _KNOWN else "VARCHAR") for n in names}
+    types = {
+        (n if n in _KNOWN else f"_var{i}"): _TYPES.get(n, "VARCHAR") for i, n in enumerate(names)
+    }
     if "timeStamp" in types:
         types["timeStamp"] = ts_type
     if len(set(names)) != len(names):
@@ -388,6 +392,16 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             f"--encoding {options.encoding!r}: JTL CSV supports utf-8, latin-1, utf-16"
         )
     label = f"coalesce({_col(names, 'label')}, '')"
+    # sample_variables: name -> value; JMeter writes an unset variable as `null`
+    variables = (
+        "MAP(["
+        + ", ".join(_sql_str(n) for n in sample_variables.values())
+        + "], ["
+        + ", ".join(f"nullif({column}, 'null')" for column in sample_variables)
+        + "])"
+        if sample_variables
+        else "NULL"
+    )
     message = _col(names, "responseMessage")
     is_tc = f"coalesce(starts_with({message}, {_sql_str(TC_PREFIX)}), false)"
 
@@ -433,7 +447,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                        {_col(names, "sentBytes")}, {_col(names, "grpThreads")},
                        {_col(names, "allThreads")}, {_col(names, "URL")},
                        {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
-                       {_col(names, "Hostname")}, {is_tc}, false, NULL
+                       {_col(names, "Hostname")}, {is_tc}, false, NULL,
+                       {_col(names, "Filename")}, {_col(names, "Encoding")}, {variables}
                 FROM {reader(cut is not None)}""",
             path,
             options.progress,
@@ -469,8 +484,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             "e.g. JMeter killed); dropped it, every record before it kept"
         )
     mark_subresults(writer)
-    if unknown:
-        writer.warn(f"sample-variable columns not stored: {', '.join(unknown)}")
     if not has_header:
         writer.warn(f"no header line; columns taken as: {','.join(names)}")
 

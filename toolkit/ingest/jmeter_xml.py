@@ -37,6 +37,9 @@ _BAD_REFS = re.compile(
     rb"&#(?:x0*(?:[0-8bBcCeEfF]|1[0-9a-fA-F])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));"
 )
 _CHUNK = 1 << 20
+#: XStream's escapes in attribute names: "_" is written "__" and "$" "_-" (§2.2: variable
+#: __jm__TG__idx is written ____jm____TG____idx)
+_XSTREAM_ESCAPES = re.compile(r"__|_-")
 #: rows per Arrow batch handed to DuckDB (Python holds at most this many parsed rows)
 _FLUSH_ROWS = 25_000
 
@@ -85,6 +88,9 @@ _COLUMNS = (
     ("is_transaction", pa.bool_()),
     ("is_subresult", pa.bool_()),
     ("line", pa.int64()),
+    ("filename", pa.string()),
+    ("encoding", pa.string()),
+    ("variables", pa.map_(pa.string(), pa.string())),
 )
 
 _TYPES = dict(_COLUMNS)
@@ -103,6 +109,10 @@ _CUT_AT_END = frozenset(
 _EMPTY_ROW: dict[str, Any] = dict.fromkeys(_NAMES)
 #: a row dict's values in column order, in one C call (the parser's hot path)
 _ROW_VALUES = operator.itemgetter(*_NAMES)
+
+
+def _xstream_unescape(match: re.Match[str]) -> str:
+    return "_" if match.group() == "__" else "$"
 
 
 def _sniff(path: Path, head: bytes) -> bool:
@@ -146,13 +156,14 @@ class _Parser:
             return
         if tag == "assertionResult":
             self.assertion = {}
-        elif tag in ("failure", "error", "failureMessage", "java.net.URL"):
+        elif tag in ("failure", "error", "failureMessage", "java.net.URL", "responseFile"):
             self.text_target = tag
             self.text = []
 
     def _row(self, attrs: dict[str, str]) -> dict[str, Any]:
         decode = self.version is None  # version 1.0: URL-encoded values (§2.4)
         row = dict(_EMPTY_ROW)
+        variables: dict[str, str | None] | None = None
         for key, value in attrs.items():
             if decode:
                 value = urllib.parse.unquote_plus(value)
@@ -176,6 +187,14 @@ class _Parser:
                     ) from None
             elif key == "s":
                 row["success"] = value == "true"
+            elif key == "de":
+                row["encoding"] = value or None  # JMeter writes de="" when unknown
+            else:  # a sample variable (jmeter.save.saveservice sample_variables)
+                if variables is None:
+                    variables = {}
+                variables[_XSTREAM_ESCAPES.sub(_xstream_unescape, key)] = value or None
+        if variables is not None:
+            row["variables"] = list(variables.items())
         if "it" in attrs or "ct" in attrs or "sby" in attrs:
             self.has_start_hint = True
         row["line"] = self.line()
@@ -199,6 +218,8 @@ class _Parser:
             self.text_target = None
             if tag == "java.net.URL":
                 self.stack[-1]["url"] = value
+            elif tag == "responseFile":
+                self.stack[-1]["filename"] = value or None
             else:
                 self.assertion[tag] = value
         elif tag == "assertionResult" and self.stack:
