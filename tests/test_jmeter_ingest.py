@@ -650,6 +650,6 @@ def test_sample_variable_names_with_quotes_and_xstream_escapes(
     rows = store.con.execute(
         "SELECT filename, encoding, variables FROM samples ORDER BY source_id"
     ).fetchall()
-    assert rows[0] == ("resp/1.html", "ISO-8859-1", {"my\"var": "v1", "$x": None, "": None})
+    assert rows[0] == ("resp/1.html", "ISO-8859-1", {'my"var': "v1", "$x": None, "": None})
     # ____ -> __ and _- -> $ (XStream); "a___b" is not a valid escape: kept from the left
     assert rows[1] == ("resp/1.html", "ISO-8859-1", {"my_var": "v1", "$x": None, "a__b": "2"})

@@ -271,6 +271,56 @@ def test_sigkill_during_ingest_leaves_old_or_complete_store(
     assert len(after) == 2 and ("iterations", BIG_ROWS) in after.values()
 
 
+def _interrupt_mid_read(db: Path, big: Path) -> tuple[int, str]:
+    """Run `warmup ingest --db db big`, and press Ctrl-C (SIGINT) once the read is under
+    way: when the store file has grown by 2 MB (DuckDB writes a large insert's row groups
+    before COMMIT). Returns its exit code and stderr."""
+    start_bytes = _store_bytes(db)
+    proc = subprocess.Popen(
+        warmup_cmd("ingest", "--db", db, big),
+        env=subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        while _store_bytes(db) - start_bytes < 2_000_000 and proc.poll() is None:
+            time.sleep(0.005)
+        assert proc.poll() is None, "the ingest ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        stderr = proc.communicate(timeout=120)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["csv", "xml"])
+def test_ctrl_c_during_ingest_stops_it_and_leaves_the_store_as_before(
+    tmp_path: Path, base_store: Path, kind: str
+) -> None:
+    """DuckDB does not look at Ctrl-C while a statement runs: a large JTL used to be read
+    to the end and committed, exit 0, whatever the user pressed. Now SIGINT interrupts the
+    statement (CSV: DuckDB's reader; XML: the parser feeding DuckDB), the file's
+    transaction rolls back, and the command says so in one line with exit 130."""
+    from toolkit.synthetic import write_jtl, write_jtl_xml
+
+    big = tmp_path / f"big.{kind}"
+    if kind == "csv":
+        write_jtl(big, 3_000_000, seed=5)  # about 350 MB: seconds of DuckDB reading
+    else:
+        write_jtl_xml(big, 300_000, seed=5, subsample_every=10)  # about 90 MB of XML
+    db = tmp_path / "store.duckdb"
+    shutil.copy(base_store, db)
+    before = store_state(db)
+    code, stderr = _interrupt_mid_read(db, big)
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("Error")]
+    assert code == 130 and lines == ["Error: interrupted (Ctrl-C); nothing half-read was stored"]
+    assert "Traceback" not in stderr and "leaked" not in stderr, stderr[-2000:]
+    assert store_state(db) == before
+
+
 @pytest.mark.slow
 def test_sigkill_with_all_rows_written_before_commit_leaves_store_as_before(
     tmp_path: Path, base_store: Path, big_iterations_csv: Path

@@ -16,7 +16,7 @@ import typer
 
 from toolkit.errors import ToolkitError
 from toolkit.ingest import IngestOptions, PathReport, ingest_paths
-from toolkit.store import Store, open_store
+from toolkit.store import Store, interrupt_on_sigint, open_store
 
 app = typer.Typer(
     name="warmup",
@@ -61,15 +61,23 @@ def info(message: str) -> None:
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn :class:`ToolkitError` into one line on stderr and exit 1; bugs stay tracebacks."""
+    interrupted = False
     try:
         yield
     except ToolkitError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        # failing outside this handler drops the traceback, which holds the store's frames
+        # (DuckDB's bindings then report the connection as leaked at exit)
+        interrupted = True
     except BrokenPipeError:
         # `warmup gaps --json | head` closes stdout early: not an error
         with contextlib.suppress(OSError):
             sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115
         raise typer.Exit(0) from None
+    if interrupted:
+        # an ingest rolls back the file it was reading; files finished before it stay
+        fail("interrupted (Ctrl-C); nothing half-read was stored", code=130)
 
 
 def print_json(payload: Any) -> None:
@@ -177,7 +185,8 @@ def run_ingest(
     progress = _Progress()
     options = dataclasses.replace(options or IngestOptions(), progress=progress.file_progress)
     try:
-        report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
+        with interrupt_on_sigint(store.con):
+            report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
     finally:
         progress.close()
     report_ingest(report, quiet_stored=quiet_stored)

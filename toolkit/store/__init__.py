@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from toolkit.errors import DuplicateSourceError, StoreError, StoreVersionError, UsageError
 from toolkit.resources import resource_dir
+from toolkit.store.sigint import interrupt_on_sigint
 
 __all__ = [
     "DATA_TABLES",
@@ -32,6 +33,7 @@ __all__ = [
     "SourceWriter",
     "Store",
     "file_sha256",
+    "interrupt_on_sigint",
     "migrations",
     "open_store",
 ]
