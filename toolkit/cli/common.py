@@ -143,13 +143,15 @@ class _Progress:
             self._file_path = path
         bar.update(self._file, completed=fraction)
 
-    def close(self, total: int | None = None) -> None:
+    def close(self, *, finished: bool) -> None:
+        """Stop drawing; ``finished``: every file was read (an interrupted or failed run
+        keeps the count of files done)."""
         if self._bar is not None:
             # on_file is called before each file: the last file's completion is only known here
-            if self._files is not None:
-                done = self._total if total is None else total
+            if self._files is not None and finished:
+                done = self._total
                 self._bar.update(
-                    self._files, completed=done, description=f"ingest {done}/{self._total}", name=""
+                    self._files, completed=done, description=f"ingest {done}/{done}", name=""
                 )
             self._bar.stop()
 
@@ -187,8 +189,10 @@ def run_ingest(
     try:
         with interrupt_on_sigint(store.con):
             report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
-    finally:
-        progress.close()
+    except BaseException:
+        progress.close(finished=False)
+        raise
+    progress.close(finished=True)
     report_ingest(report, quiet_stored=quiet_stored)
     if report.errors:
         raise typer.Exit(1)
