@@ -653,3 +653,25 @@ def test_sample_variable_names_with_quotes_and_xstream_escapes(
     assert rows[0] == ("resp/1.html", "ISO-8859-1", {'my"var': "v1", "$x": None, "": None})
     # ____ -> __ and _- -> $ (XStream); "a___b" is not a valid escape: kept from the left
     assert rows[1] == ("resp/1.html", "ISO-8859-1", {"my_var": "v1", "$x": None, "a__b": "2"})
+
+
+def test_unrecorded_text_fields_are_null_in_csv_and_xml_alike(real_dir: Path) -> None:
+    """JMeter writes an unrecorded text field as an empty CSV field but as `rm=""` in XML,
+    and a sample without URL as `null` in CSV but no element in XML. Both read as NULL, so
+    the two formats of one run give the same rows (JMeter 5.6.3's own output)."""
+    from toolkit import open_store
+
+    text = ["response_code", "response_message", "failure_message", "thread_name"]
+    text += ["data_type", "url", "hostname", "filename", "encoding"]
+    for name in ("default.csv", "default.xml", "allcols.csv", "allcols.xml"):
+        with open_store() as store:
+            ingest_file(store, real_dir / "jmeter" / f"generated__jmeter-5.6.3__{name}")
+            empty = store.con.execute(
+                "SELECT "
+                + ", ".join(f"count(*) FILTER ({c} = '')" for c in text)
+                + ", count(*) FILTER (url = 'null'), count(*) FILTER (response_message IS NULL)"
+                " FROM samples"
+            ).fetchone()
+            assert empty is not None
+            assert empty[:-1] == (0,) * (len(text) + 1), (name, empty)
+            assert empty[-1] > 0, name  # JMeter left some messages empty in each run

@@ -392,6 +392,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             f"--encoding {options.encoding!r}: JTL CSV supports utf-8, latin-1, utf-16"
         )
     label = f"coalesce({_col(names, 'label')}, '')"
+    # JMeter writes a sample without URL (JDBC, Java, TCs) as `null`
+    url = f"nullif({_col(names, 'URL')}, 'null')"
     # sample_variables: name -> value; JMeter writes an unset variable as `null`
     variables = (
         "MAP(["
@@ -445,7 +447,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                        {_col(names, "failureMessage")}, {_col(names, "threadName")},
                        {_col(names, "dataType")}, {_col(names, "bytes")},
                        {_col(names, "sentBytes")}, {_col(names, "grpThreads")},
-                       {_col(names, "allThreads")}, {_col(names, "URL")},
+                       {_col(names, "allThreads")}, {url},
                        {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
                        {_col(names, "Hostname")}, {is_tc}, false, NULL,
                        {_col(names, "Filename")}, {_col(names, "Encoding")}, {variables}

@@ -177,7 +177,8 @@ class _Parser:
                         line=self.line(),
                     ) from None
             elif key in _STR_ATTRS:
-                row[_STR_ATTRS[key]] = value
+                # "" = not recorded; NULL, as the CSV writer's empty field reads
+                row[_STR_ATTRS[key]] = value or None
             elif key == "ts":
                 try:
                     row["start_ms"] = int(value)
