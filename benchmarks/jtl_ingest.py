@@ -110,39 +110,46 @@ def measure(name: str, argv: list[str], *, timeout: float = 3600.0, cwd: Path = 
     return Measure(name, wall, cpu, usage.ru_maxrss / 1024, proc.returncode, stdout, stderr)
 
 
-def jtl_path(rows: int) -> Path:
-    return DATA / f"jtl_{rows}.jtl"
-
-
-def write_jtl(path: Path, rows: int) -> None:
-    """``toolkit.synthetic.write_jtl`` with :data:`GEN`, in a child process: this process
-    stays small, because Linux counts the RSS of the parent at fork/exec into a child's
-    peak RSS (``ru_maxrss``), which would inflate every figure measured after it."""
+def write_jtl(path: Path, rows: int, writer: str = "write_jtl", **extra: Any) -> None:
+    """``toolkit.synthetic.<writer>`` (``write_jtl``, or ``write_jtl_xml`` for the XML
+    benchmark) with :data:`GEN` and ``extra``, in a child process: this process stays
+    small, because Linux counts the RSS of the parent at fork/exec into a child's peak RSS
+    (``ru_maxrss``), which would inflate every figure measured after it."""
     code = (
-        "import json, sys\nfrom toolkit.synthetic import write_jtl\n"
-        "write_jtl(sys.argv[1], int(sys.argv[2]), **json.loads(sys.argv[3]))"
+        "import json, sys\nimport toolkit.synthetic as synthetic\n"
+        "getattr(synthetic, sys.argv[3])(sys.argv[1], int(sys.argv[2]), **json.loads(sys.argv[4]))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, "-c", code, str(path), str(rows), json.dumps(GEN)]
+    argv = [sys.executable, "-c", code, str(path), str(rows), writer, json.dumps({**GEN, **extra})]
     subprocess.run(argv, check=True, env=env)
 
 
-def generate(rows: int, path: Path | None = None) -> Path:
-    """Write the benchmark JTL of ``rows`` rows (reused while its parameters, kept in a JSON
-    file beside it, are unchanged); ``path`` writes a fresh one there instead."""
-    marker = jtl_path(rows).with_suffix(".json") if path is None else None
-    path = path or jtl_path(rows)
-    params = {"rows": rows, **GEN}
+def generate(
+    rows: int,
+    path: Path | None = None,
+    *,
+    suffix: str = ".jtl",
+    writer: str = "write_jtl",
+    **extra: Any,
+) -> Path:
+    """Write the benchmark file of ``rows`` samples, ``benchmarks/_data/jtl_<rows><suffix>``
+    (reused while its parameters, kept in a JSON file beside it, are unchanged); ``path``
+    writes a fresh one there instead. ``writer`` and ``extra`` as for :func:`write_jtl`."""
+    marker = None
+    if path is None:
+        path = DATA / f"jtl_{rows}{suffix}"
+        marker = path.with_suffix(suffix + ".json")
+    params = {"rows": rows, "writer": writer, **GEN, **extra}
     if marker and path.exists() and marker.exists() and json.loads(marker.read_text()) == params:
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    write_jtl(path, rows)
+    write_jtl(path, rows, writer, **extra)
     if marker is not None:
         marker.write_text(json.dumps(params))
     took = time.perf_counter() - start
     print(
-        f"generated {path}: {rows:,} rows, {path.stat().st_size / 1e9:.2f} GB in {took:.1f} s",
+        f"generated {path}: {rows:,} samples, {path.stat().st_size / 1e9:.2f} GB in {took:.1f} s",
         file=sys.stderr,
     )
     return path
@@ -288,7 +295,8 @@ def check_load(payload: dict[str, Any], rows: int) -> str:
     )
 
 
-def _step(size: dict[str, Any], name: str) -> Measure:
+def step(size: dict[str, Any], name: str) -> Measure:
+    """The measurement of step ``name`` in one file size's results."""
     found: Measure = next(m for m in size["measures"] if m.name == name)
     return found
 
@@ -330,8 +338,8 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
         lines += ["", "; ".join(notes) + ".", ""]
     ten = next((s for s in sizes if s["rows"] == 10_000_000), None)
     if ten is not None:
-        ingest, floor = _step(ten, "warmup ingest"), ten["measures"][0]
-        memory = _step(ten, "DuckDB CTAS in memory")
+        ingest, floor = step(ten, "warmup ingest"), ten["measures"][0]
+        memory = step(ten, "DuckDB CTAS in memory")
         ok = {
             "wall": ingest.wall_s <= TARGET_WALL_S,
             "rss": ingest.rss_mib <= TARGET_RSS_MIB,
@@ -347,7 +355,7 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
             "",
             "Why not 2× the floor: `count(*)` converts no column (DuckDB only finds the record "
             "boundaries). Converting all 17 columns without storing them (`DuckDB parse all`) "
-            f"already costs {_step(ten, 'DuckDB parse all').cpu_s / floor.cpu_s:.1f}× its CPU; "
+            f"already costs {step(ten, 'DuckDB parse all').cpu_s / floor.cpu_s:.1f}× its CPU; "
             "materialising them in an in-memory table, with no file and no compression "
             f"(`DuckDB CTAS in memory`), {memory.wall_s / floor.wall_s:.1f}× its wall time and "
             f"{memory.cpu_s / floor.cpu_s:.1f}× its CPU"
@@ -358,8 +366,8 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
             )
             + " and storing them compressed in a "
             "DuckDB file (`DuckDB CTAS`, plain DuckDB) "
-            f"{_step(ten, 'DuckDB CTAS').cpu_s / floor.cpu_s:.1f}×; `warmup ingest` costs "
-            f"{ingest.cpu_s / _step(ten, 'DuckDB CTAS').cpu_s:.2f}× the CPU of that CTAS (it adds "
+            f"{step(ten, 'DuckDB CTAS').cpu_s / floor.cpu_s:.1f}×; `warmup ingest` costs "
+            f"{ingest.cpu_s / step(ten, 'DuckDB CTAS').cpu_s:.2f}× the CPU of that CTAS (it adds "
             "the file's SHA-256 — about 1 s for 1.2 GB —, the transaction-controller and "
             "sub-result flags and the interpreter start-up).",
             "",
@@ -371,9 +379,9 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
             if size is base:
                 continue
             parts = []
-            for step in ("warmup ingest", "warmup load"):
-                a, b = _step(base, step).rss_mib, _step(size, step).rss_mib
-                parts.append(f"{step} {b:,.0f} vs {a:,.0f} MiB (× {b / a:.2f})")
+            for name in ("warmup ingest", "warmup load"):
+                a, b = step(base, name).rss_mib, step(size, name).rss_mib
+                parts.append(f"{name} {b:,.0f} vs {a:,.0f} MiB (× {b / a:.2f})")
             lines.append(f"- {size['label']}: " + "; ".join(parts))
         lines.append("")
     lines += [f"JMeter dashboard (`jmeter -g`): {jmeter_note}.", "", END]

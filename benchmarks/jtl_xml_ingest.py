@@ -28,14 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from jtl_ingest import DATA, GEN, ROOT, Measure, check_load, measure
+from jtl_ingest import DATA, Measure, check_load, generate, measure, step
 from machine import describe
 from results import markers, print_size, publish, ratio_table
 
@@ -83,37 +81,9 @@ def samples_in_file(samples: int) -> int:
     return samples + 2 * -(-samples // SUBSAMPLE_EVERY)
 
 
-def generate(samples: int) -> Path:
-    """The benchmark XML of ``samples`` top-level samples (reused while its parameters,
-    kept in a JSON file beside it, are unchanged), written in a child process so that
-    this one stays small (Linux counts a parent's RSS at fork into the child's peak)."""
-    path = DATA / f"jtl_{samples}.xml"
-    marker = path.with_suffix(".xml.json")
-    params = {"samples": samples, "subsample_every": SUBSAMPLE_EVERY, **GEN}
-    if path.exists() and marker.exists() and json.loads(marker.read_text()) == params:
-        return path
-    DATA.mkdir(parents=True, exist_ok=True)
-    code = (
-        "import json, sys\nfrom toolkit.synthetic import write_jtl_xml\n"
-        "write_jtl_xml(sys.argv[1], int(sys.argv[2]), subsample_every=int(sys.argv[3]), "
-        "**json.loads(sys.argv[4]))"
-    )
-    start = time.perf_counter()
-    argv = [sys.executable, "-c", code, str(path), str(samples), str(SUBSAMPLE_EVERY)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([*argv, json.dumps(GEN)], check=True, env=env)
-    marker.write_text(json.dumps(params))
-    print(
-        f"generated {path}: {samples:,} samples, {path.stat().st_size / 1e9:.2f} GB in "
-        f"{time.perf_counter() - start:.1f} s",
-        file=sys.stderr,
-    )
-    return path
-
-
 def run_size(samples: int) -> dict[str, Any]:
     """All measurements for one file, in one fresh temporary folder."""
-    path = generate(samples)
+    path = generate(samples, suffix=".xml", writer="write_jtl_xml", subsample_every=SUBSAMPLE_EVERY)
     py = sys.executable
     expected = samples_in_file(samples)
     results: list[Measure] = [
@@ -145,11 +115,6 @@ def run_size(samples: int) -> dict[str, Any]:
     }
 
 
-def _step(size: dict[str, Any], name: str) -> Measure:
-    found: Measure = next(m for m in size["measures"] if m.name == name)
-    return found
-
-
 def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
     """This benchmark's section of RESULTS.md."""
     lines = [
@@ -171,7 +136,7 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
             "",
             *ratio_table(size["measures"]),
         ]
-        ingest = _step(size, "warmup ingest")
+        ingest = step(size, "warmup ingest")
         lines += [
             "",
             f"{size['check']}; `warmup ingest` {size['elements'] / ingest.wall_s:,.0f} "
@@ -181,7 +146,7 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
         ]
     if len(sizes) >= 2:
         base, top = min(sizes, key=lambda s: s["bytes"]), max(sizes, key=lambda s: s["bytes"])
-        a, b = _step(base, "warmup ingest").rss_mib, _step(top, "warmup ingest").rss_mib
+        a, b = step(base, "warmup ingest").rss_mib, step(top, "warmup ingest").rss_mib
         growth = b / a
         lines += [
             f"Memory independent of file size: `warmup ingest` peak RSS {b:,.0f} MiB for "

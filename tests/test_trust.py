@@ -203,17 +203,20 @@ def _store_bytes(db: Path) -> int:
     return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
-def _kill_ingest(db: Path, big: Path, when: str) -> str:
-    """Run `warmup ingest --db db big` and SIGKILL it at ``when``: seconds after start;
-    ``grow:N`` = as soon as the store files grew by N bytes (DuckDB writes the row groups of
-    a large insert into the database file before COMMIT); ``wal`` = as soon as the WAL
-    exists (COMMIT writes it; the checkpoint after it removes it). Returns how it ended."""
+def _signal_ingest(
+    db: Path, big: Path, when: str, signum: signal.Signals = signal.SIGKILL
+) -> tuple[bool, int, str]:
+    """Run `warmup ingest --db db big` and send it ``signum`` at ``when``: seconds after
+    start; ``grow:N`` = as soon as the store files grew by N bytes (DuckDB writes the row
+    groups of a large insert into the database file before COMMIT); ``wal`` = as soon as
+    the WAL exists (COMMIT writes it; the checkpoint after it removes it). Returns whether
+    the signal was sent (the ingest was still running), its exit code and its stderr."""
     start_bytes = _store_bytes(db)
     proc = subprocess.Popen(
         warmup_cmd("ingest", "--db", db, big),
         env=subprocess_env(),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     t0 = time.monotonic()
     try:
@@ -227,15 +230,21 @@ def _kill_ingest(db: Path, big: Path, when: str) -> str:
             elif time.monotonic() - t0 >= float(when):
                 break
             time.sleep(0.001)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            return "killed"
-        return f"exited {proc.returncode}"
+        sent = proc.poll() is None
+        if sent:
+            proc.send_signal(signum)
+        stderr = proc.communicate(timeout=120)[1]
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    return sent, proc.returncode, stderr.decode("utf-8", "replace")
+
+
+def _kill_ingest(db: Path, big: Path, when: str) -> str:
+    """:func:`_signal_ingest` with SIGKILL; how it ended."""
+    killed, code, _ = _signal_ingest(db, big, when)
+    return "killed" if killed else f"exited {code}"
 
 
 @pytest.mark.slow
@@ -271,30 +280,6 @@ def test_sigkill_during_ingest_leaves_old_or_complete_store(
     assert len(after) == 2 and ("iterations", BIG_ROWS) in after.values()
 
 
-def _interrupt_mid_read(db: Path, big: Path) -> tuple[int, str]:
-    """Run `warmup ingest --db db big`, and press Ctrl-C (SIGINT) once the read is under
-    way: when the store file has grown by 2 MB (DuckDB writes a large insert's row groups
-    before COMMIT). Returns its exit code and stderr."""
-    start_bytes = _store_bytes(db)
-    proc = subprocess.Popen(
-        warmup_cmd("ingest", "--db", db, big),
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        while _store_bytes(db) - start_bytes < 2_000_000 and proc.poll() is None:
-            time.sleep(0.005)
-        assert proc.poll() is None, "the ingest ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        stderr = proc.communicate(timeout=120)[1]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, stderr.decode("utf-8", "replace")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["csv", "xml"])
 def test_ctrl_c_during_ingest_stops_it_and_leaves_the_store_as_before(
@@ -314,7 +299,9 @@ def test_ctrl_c_during_ingest_stops_it_and_leaves_the_store_as_before(
     db = tmp_path / "store.duckdb"
     shutil.copy(base_store, db)
     before = store_state(db)
-    code, stderr = _interrupt_mid_read(db, big)
+    # Ctrl-C once the read is under way: the store file has grown by 2 MB
+    sent, code, stderr = _signal_ingest(db, big, "grow:2000000", signal.SIGINT)
+    assert sent, "the ingest ended before it could be interrupted"
     lines = [ln for ln in stderr.splitlines() if ln.startswith("Error")]
     assert code == 130 and lines == ["Error: interrupted (Ctrl-C); nothing half-read was stored"]
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr[-2000:]

@@ -495,6 +495,12 @@ class DashboardRow:
         }
 
 
+def apdex_score(satisfied: int, tolerated: int, samples: int | None) -> float | None:
+    """APDEX = (satisfied + tolerated / 2) / samples (research/jmeter.md §4.2); None for
+    no samples."""
+    return (satisfied + tolerated / 2.0) / samples if samples else None
+
+
 def dashboard_statistics(
     totals: pl.DataFrame,
     histograms: pl.DataFrame,
@@ -547,11 +553,7 @@ def dashboard_statistics(
                 sent_kbytes_per_sec=(
                     per_s(rec["sent_bytes"] / 1024.0) if rec["sent_bytes"] is not None else None
                 ),
-                apdex=(
-                    (rec["satisfied"] + rec["tolerated"] / 2.0) / rec["apdex_n"]
-                    if rec.get("apdex_n")
-                    else None
-                ),
+                apdex=apdex_score(rec["satisfied"], rec["tolerated"], rec.get("apdex_n")),
             )
         )
     return rows

@@ -356,15 +356,14 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     if not text.strip():
         raise InputFormatError(path, "file is empty; nothing to ingest")
     delim, names, has_header, record = _layout(path, text, options)
-    # sample variables, by the reader's name for their column: any text can be a variable's
-    # name (even empty, which is no SQL identifier), so the reader numbers them
-    sample_variables = {f"_var{i}": n for i, n in enumerate(names) if n not in _KNOWN}
+    # the reader's column names: any text can name a sample variable (even empty, which is
+    # no SQL identifier), so the reader numbers those columns
+    reader_columns = [n if n in _KNOWN else f"_var{i}" for i, n in enumerate(names)]
+    sample_variables = {c: n for c, n in zip(reader_columns, names, strict=True) if n not in _KNOWN}
     ts_type, start_expr = _timestamp_expr(
         names, record, options, writer, line=2 if has_header else 1
     )
-    types = {
-        (n if n in _KNOWN else f"_var{i}"): _TYPES.get(n, "VARCHAR") for i, n in enumerate(names)
-    }
+    types = {c: _TYPES.get(n, "VARCHAR") for c, n in zip(reader_columns, names, strict=True)}
     if "timeStamp" in types:
         types["timeStamp"] = ts_type
     if len(set(names)) != len(names):

@@ -63,6 +63,7 @@ _STR_ATTRS = {
     "tn": "thread_name",
     "dt": "data_type",
     "hn": "hostname",
+    "de": "encoding",
 }
 _COLUMNS = (
     ("start_ms", pa.int64()),
@@ -138,7 +139,6 @@ class _Parser:
         self.assertion: dict[str, str] = {}
         self.version: str | None = None
         self.seen_root = False
-        self.count = 0
         self.complete_top = 0
         self.has_start_hint = False
         self.last_top_ts: int | None = None
@@ -188,8 +188,6 @@ class _Parser:
                     ) from None
             elif key == "s":
                 row["success"] = value == "true"
-            elif key == "de":
-                row["encoding"] = value or None  # JMeter writes de="" when unknown
             else:  # a sample variable (jmeter.save.saveservice sample_variables)
                 if variables is None:
                     variables = {}
@@ -244,7 +242,6 @@ class _Parser:
                     self.inversions += 1
                 self.last_top_ts = ts
         self.rows.append(_ROW_VALUES(row))
-        self.count += 1
 
     def take_batch(self) -> pa.RecordBatch:
         """The pending rows as one Arrow batch (typed as the store's columns); clears them."""

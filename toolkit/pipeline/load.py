@@ -22,6 +22,7 @@ from toolkit.analyze.timeseries import (
     MeanCI,
     analyze_summary_windows,
     analyze_windows,
+    apdex_score,
     dashboard_statistics,
     latency_summary,
     littles_law,
@@ -35,6 +36,10 @@ ALL = "ALL"
 JMETER_STATISTIC_WINDOW = 20_000
 #: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
 APDEX_T_MS, APDEX_F_MS = 500, 1500
+#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F]
+_APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
+    count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS} AND elapsed_ms <= {APDEX_F_MS})
+    AS tolerated"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
 
@@ -171,10 +176,7 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
               sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
-    apdex = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
-                count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS}
-                                 AND elapsed_ms <= {APDEX_F_MS}) AS tolerated,
-                count(*) AS apdex_n"""
+    apdex = f"{_APDEX_COUNTS}, count(*) AS apdex_n"
     per_label = store.frame(
         f"SELECT label, {agg}, {apdex} FROM samples WHERE suite_id = ? GROUP BY label ORDER BY label",
         [suite_id],
@@ -201,21 +203,6 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
         ]
     )
     return dashboard_statistics(totals, histograms)
-
-
-def _apdex_all(store: Store, suite_id: int) -> float | None:
-    """APDEX (JMeter's thresholds, research/jmeter.md §4.2) over the ``ALL`` scope."""
-    row = store.con.execute(
-        f"""SELECT count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}),
-                   count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS}
-                                    AND elapsed_ms <= {APDEX_F_MS}),
-                   count(*)
-            FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
-        [suite_id],
-    ).fetchone()
-    if row is None or not row[2]:
-        return None
-    return float((row[0] + row[1] / 2.0) / row[2])
 
 
 def _label_json(
@@ -278,20 +265,23 @@ def analyze_load_suite(
     counts = store.frame(
         f"""SELECT label, count(*) AS samples, count(*) FILTER (success = false) AS errors,
                    bool_and(is_transaction) AS is_transaction,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
+                   {_APDEX_COUNTS}
             FROM samples WHERE suite_id = ? GROUP BY label
             UNION ALL
             SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {_APDEX_COUNTS}
             FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
     dashboard = _dashboard(store, suite_id, hist)
-    apdex_by_label = {row.transaction: row.apdex for row in dashboard}
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
-    apdex_by_label[ALL] = _apdex_all(store, suite_id)
+    apdex_by_label = {
+        rec["label"]: apdex_score(rec["satisfied"], rec["tolerated"], rec["samples"])
+        for rec in counts.iter_rows(named=True)
+    }
     results: dict[str, LabelLoad] = {}
     if t0 is not None:
         windows = _windows(store, suite_id, t0, window_ms, by_label=True)
