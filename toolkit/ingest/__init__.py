@@ -21,7 +21,7 @@ from toolkit.errors import (
     ToolkitError,
     UsageError,
 )
-from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, SkipFile
+from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
 
 __all__ = [
@@ -131,10 +131,20 @@ def _ingest(
             if group is not None and staged
             else store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace)
         )
-        with source as w:
-            w.fail_before_commit = fail_before_commit
-            ingester.load(w, path, options)
-            writer: SourceWriter = w
+        try:
+            with source as w:
+                w.fail_before_commit = fail_before_commit
+                ingester.load(w, path, options)
+                writer: SourceWriter = w
+        except ReadAgain as again:
+            # rolled back; once more with what the first read found (not staged: a staged
+            # loader never asks)
+            with store.new_source(
+                path, format=ingester.name, sha256=sha, replace=options.replace
+            ) as w:
+                w.fail_before_commit = fail_before_commit
+                ingester.load(w, path, again.options)
+                writer = w
     except DuplicateSourceError as duplicate:
         return IngestResult(
             path,

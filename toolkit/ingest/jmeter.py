@@ -11,16 +11,29 @@ a last record cut mid-line (§1.8), which is dropped with a warning naming the l
 
 from __future__ import annotations
 
+import codecs
 import csv
+import gzip
 import io
 import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.guarded import damaged_gzip, quoted
-from toolkit.ingest.registry import Ingester, IngestOptions, register, run_with_progress
+from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, quoted
+from toolkit.ingest.registry import (
+    Ingester,
+    IngestOptions,
+    ReadAgain,
+    register,
+    run_with_progress,
+)
 from toolkit.store import SourceWriter
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
@@ -100,6 +113,9 @@ JMETER_DATE_FORMATS = (
 TC_PREFIX = "Number of samples in transaction"
 
 _DELIMITERS = (",", "\t", ";", "|")
+# a response message can be megabytes long; csv's default limit of 128 KiB per field would
+# make the first record unreadable (DuckDB reads up to max_line_size = 16 MiB)
+csv.field_size_limit(max(csv.field_size_limit(), 1 << 26))
 _KNOWN = frozenset(JMETER_COLUMNS)
 _EPOCH_MS = re.compile(r"^\s*-?\d{9,}\s*$")
 _DATE_START = re.compile(r"^\s*\d{1,4}[-/]\d{1,2}[-/]\d{1,4} \d{1,2}:\d\d")
@@ -148,9 +164,24 @@ def _first_line(text: str) -> str:
     return text.split("\n", 1)[0].rstrip("\r")
 
 
+#: a header's first name (built-in or quoted variable) and the character after it
+_FIRST_NAME = re.compile(r'(?:[A-Za-z]+|"(?:[^"]|"")*")(.)', re.DOTALL)
+
+
+def _delimiters(first: str) -> tuple[str, ...]:
+    """Delimiters to try on a first line: the usual ones, and whatever single character
+    follows its first column name (JMeter takes any character for
+    ``jmeter.save.saveservice.default_delimiter``)."""
+    found = _FIRST_NAME.match(first)
+    own = found.group(1) if found else ""
+    if own and not own.isalnum() and own not in ('"', " ", "\r") and own not in _DELIMITERS:
+        return (*_DELIMITERS, own)
+    return _DELIMITERS
+
+
 def _detect_header(text: str, delimiter: str | None) -> tuple[str, list[str]] | None:
     first = _first_line(text)
-    for delim in (delimiter,) if delimiter else _DELIMITERS:
+    for delim in (delimiter,) if delimiter else _delimiters(first):
         names = _header_names(first, delim)
         if names is not None:
             return delim, names
@@ -166,7 +197,7 @@ def _first_record(text: str, delimiter: str) -> list[str] | None:
 
 
 def _sniff(path: Path, head: bytes) -> bool:
-    text = head.decode("utf-8", "replace")
+    text = head.decode("utf-8", "replace").removeprefix("\ufeff")
     if _detect_header(text, None) is not None:
         return True
     # header-less: starts with an epoch-ms or JMeter date timeStamp and a delimiter
@@ -211,6 +242,9 @@ def _layout(
         body = text.split("\n", 1)[1] if "\n" in text else ""
         return delim, names, True, _first_record(body, delim)
     names = list(options.columns or DEFAULT_COLUMNS)
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise UsageError(f"--columns: {dup!r} appears twice")
     for name in names:
         if name not in _KNOWN and not (name.startswith('"') and name.endswith('"')):
             raise UsageError(
@@ -246,7 +280,8 @@ def _timestamp_expr(
     (at ``line``) whose date matches none of the formats is one clear error."""
     if "timeStamp" not in names:
         return "BIGINT", "NULL"
-    value = record[names.index("timeStamp")] if record else ""
+    index = names.index("timeStamp")
+    value = record[index] if record and index < len(record) else ""
     if options.time_format is None and (not value or re.fullmatch(r"\s*-?\d+\s*", value)):
         return "BIGINT", '"timeStamp"'
     formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
@@ -262,6 +297,14 @@ def _timestamp_expr(
             line=line,
         )
     zone = options.timezone
+    if options.time_format is not None and re.search(r"%[zZ]", options.time_format):
+        # every timestamp carries its own offset, which is the truth; a zone would shift it
+        if zone is not None:
+            writer.warn(
+                f"--timezone {zone} ignored: --time-format has %z/%Z, so every timeStamp "
+                "carries its own offset"
+            )
+        return "VARCHAR", f"epoch_ms({parsed})"
     if zone is not None:
         try:
             writer.store.con.execute("SELECT timezone(?, TIMESTAMP '2000-01-01')", [zone])
@@ -291,18 +334,66 @@ _REASONS = re.compile(
 )
 
 
-def _csv_record_error(path: Path, exc: duckdb.Error, encoding: str | None) -> InputFormatError:
-    """One line for DuckDB's strict-mode error about a CSV record (line, column, why)."""
+def _bad_record(exc: duckdb.Error) -> tuple[int | None, str]:
+    """DuckDB's record number and the record's text from its strict-mode CSV error."""
     text = str(exc)
     where = _CSV_ERROR_LINE.search(text)
-    line = int(where.group(1)) if where else None
+    number = int(where.group(1)) if where else None
+    start = text.find("\nOriginal Line: ")
+    if start < 0:
+        return number, ""
+    after = text[start + len("\nOriginal Line: ") :]
+    # the record (possibly several lines, when a quoted field is cut) runs up to the reason
+    reasons = [m.start() for m in (*_REASONS.finditer(after), *_CONVERT.finditer(after))]
+    record = (after[: max(reasons)] if reasons else after.split("\n", 1)[0]).rstrip("\r\n")
+    return number, record
+
+
+def _opener(source: Path, gz: bool) -> BinaryIO:
+    return cast(BinaryIO, gzip.open(source, "rb") if gz else source.open("rb"))
+
+
+def _record_line(source: Path, gz: bool, record: str, *, at_end: bool) -> int | None:
+    """The physical line where ``record`` starts in ``source`` (its first occurrence at a
+    line start, or its last with ``at_end``), or None when it is not found. DuckDB numbers
+    records, not lines: they differ after the first field that spans lines."""
+    needle = b"\n" + record.encode("utf-8")
+    if len(needle) == 1:
+        return None
+    keep = len(needle) + (64 if at_end else -1)
+    window, virtual, newlines = b"\n", 1, 0  # a virtual newline before the first byte
+    try:
+        with _opener(source, gz) as handle:
+            while chunk := handle.read(1 << 23):
+                window += chunk
+                found = -1 if at_end else window.find(needle)
+                if found >= 0:
+                    return newlines + window.count(b"\n", virtual, found + 1) + 1
+                if len(window) > keep:
+                    newlines += window.count(b"\n", virtual, len(window) - keep)
+                    window, virtual = window[len(window) - keep :], 0
+    except GZIP_ERRORS:
+        return None
+    found = window.rfind(needle) if at_end else -1
+    return newlines + window.count(b"\n", virtual, found + 1) + 1 if found >= 0 else None
+
+
+def _csv_record_error(
+    path: Path, source: Path, gz: bool, exc: duckdb.Error, encoding: str | None
+) -> InputFormatError:
+    """One line for DuckDB's strict-mode error about a CSV record (line, column, why)."""
+    text = str(exc)
+    number, record = _bad_record(exc)
+    line = _record_line(source, gz, record, at_end=False) if record else None
+    where = "" if line is not None or number is None else f"record {number}: "
     # the reason follows the record's text; search after it (the record may contain anything)
     tail = text[text.find("\nOriginal Line: ") + 1 :]
     tail = tail[: tail.find("Possible fixes")] if "Possible fixes" in tail else tail
     if "Invalid unicode" in tail:
         return InputFormatError(
             path,
-            f"text is not valid {encoding or 'UTF-8'}; pass --encoding (e.g. --encoding latin-1)",
+            f"{where}text is not valid {encoding or 'UTF-8'}; pass --encoding "
+            "(e.g. --encoding cp1252)",
             line=line,
         )
     converted = list(_CONVERT.finditer(tail))
@@ -310,31 +401,41 @@ def _csv_record_error(path: Path, exc: duckdb.Error, encoding: str | None) -> In
         column, value = converted[-1].group(1), converted[-1].group(2)
         return InputFormatError(
             path,
-            f"column {column!r}: {quoted(value)} is not a valid {column} value; not a valid "
-            "JMeter CSV record (check --delimiter/--columns)",
+            f"{where}column {column!r}: {quoted(value)} is not a valid {column} value; not a "
+            "valid JMeter CSV record (check --delimiter/--columns)",
             line=line,
         )
     reasons = list(_REASONS.finditer(tail))
     detail = reasons[-1].group(0) if reasons else "unreadable record"
     return InputFormatError(
-        path, f"{detail}; not a valid JMeter CSV record (check --delimiter/--columns)", line=line
+        path,
+        f"{where}{detail}; not a valid JMeter CSV record (check --delimiter/--columns)",
+        line=line,
     )
 
 
-def _is_cut_last_record(path: Path, exc: duckdb.Error) -> bool:
-    """Whether DuckDB's error is about the last record of ``path`` (a file that does not end
-    in a newline): the record's text, as DuckDB quotes it, ends the file."""
-    text = str(exc)
-    start = text.find("\nOriginal Line: ")
-    if start < 0:
+def _tail(source: Path, gz: bool, size: int = 4096) -> bytes:
+    """The last ``size`` bytes of ``source`` (decompressed, for a gzip stream)."""
+    if not gz:
+        with source.open("rb") as handle:
+            handle.seek(max(0, source.stat().st_size - size))
+            return handle.read()
+    end = b""
+    with gzip.open(source, "rb") as handle:
+        while chunk := handle.read(1 << 23):
+            end = (end + chunk)[-size:]
+    return end
+
+
+def _is_cut_last_record(source: Path, gz: bool, exc: duckdb.Error) -> bool:
+    """Whether DuckDB's error is about the last record of ``source``: the record's text,
+    as DuckDB quotes it, ends the file (after at most a line end: a file cut just after a
+    newline inside a quoted field)."""
+    _, record = _bad_record(exc)
+    try:
+        end = _tail(source, gz).decode("utf-8", "replace").rstrip("\r\n")
+    except GZIP_ERRORS:
         return False
-    after = text[start + len("\nOriginal Line: ") :]
-    # the record (possibly several lines, when a quoted field is cut) runs up to the reason
-    reasons = [m.start() for m in (*_REASONS.finditer(after), *_CONVERT.finditer(after))]
-    record = (after[: max(reasons)] if reasons else after.split("\n", 1)[0]).rstrip("\r\n")
-    with path.open("rb") as handle:
-        handle.seek(max(0, path.stat().st_size - 4096))
-        end = handle.read().decode("utf-8", "replace").rstrip("\r\n")
     return bool(record) and end.endswith(record[-2000:])
 
 
@@ -346,16 +447,98 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
-    from toolkit.ingest.detect import read_head
+#: how far the head of a CSV JTL is read to hold its first record whole
+_HEAD_LIMIT = 64 << 20
 
-    raw_head = read_head(path)
+
+def _head_layout(
+    path: Path, source: Path, options: IngestOptions
+) -> tuple[str, list[str], bool, list[str] | None]:
+    """The layout of ``source`` (see :func:`_layout`) from its head: the first 64 KiB, or
+    more until it holds the first data record whole (a quoted response message can be
+    megabytes long)."""
+    from toolkit.ingest.detect import HEAD_BYTES, read_head
+
+    size = HEAD_BYTES
+    while True:
+        raw = read_head(source, size)
+        whole = len(raw) < size or size >= _HEAD_LIMIT
+        text = _decode_head(path, raw, None).removeprefix("\ufeff")
+        if not text.strip():
+            raise InputFormatError(path, "file is empty; nothing to ingest")
+        try:
+            delim, names, has_header, record = _layout(path, text, options)
+        except InputFormatError:
+            if whole:
+                raise
+        else:
+            body = (text.split("\n", 1)[1] if "\n" in text else "") if has_header else text
+            if whole or _has_two_records(body, delim):
+                return delim, names, has_header, record
+        size *= 8
+
+
+def _has_two_records(text: str, delimiter: str) -> bool:
+    """Whether ``text`` holds a whole record and the start of another."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar='"', doublequote=True)
+    try:
+        return next(reader, None) is not None and next(reader, None) is not None
+    except csv.Error:
+        return False
+
+
+_ENCODING_ALIASES = {"utf8": "utf-8", "utf-8": "utf-8", "utf_8": "utf-8"}
+
+
+@contextmanager
+def _utf8_copy(path: Path, gz: bool, encoding: str) -> Iterator[Path]:
+    """A temporary UTF-8 copy of ``path`` (any Python codec: latin-1, cp1252, utf-16,
+    shift_jis ...), for DuckDB's reader, which reads UTF-8. Lines stay where they were."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    with tempfile.TemporaryDirectory(prefix="warmup-jtl-") as tmp:
+        copy = Path(tmp) / "utf8.csv"
+        line = 1
+        try:
+            with _opener(path, gz) as source, copy.open("wb") as target:
+                while chunk := source.read(1 << 22):
+                    try:
+                        text = decoder.decode(chunk)
+                    except UnicodeDecodeError as exc:
+                        bad = exc.object[exc.start : exc.start + 1].hex()
+                        raise InputFormatError(
+                            path,
+                            f"byte 0x{bad} is not valid {encoding}; pass the file's --encoding",
+                            line=line + bytes(exc.object[: exc.start]).count(b"\n"),
+                        ) from None
+                    line += text.count("\n")
+                    target.write(text.encode("utf-8"))
+                target.write(decoder.decode(b"", final=True).encode("utf-8"))
+        except UnicodeDecodeError:
+            raise InputFormatError(
+                path, f"file ends inside a {encoding} character; pass the file's --encoding"
+            ) from None
+        except GZIP_ERRORS as exc:
+            raise damaged_gzip(path, exc) from None
+        yield copy
+
+
+def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     with path.open("rb") as handle:
         gz = handle.read(2) == b"\x1f\x8b"
-    text = _decode_head(path, raw_head, options.encoding)
-    if not text.strip():
-        raise InputFormatError(path, "file is empty; nothing to ingest")
-    delim, names, has_header, record = _layout(path, text, options)
+    encoding = (options.encoding or "utf-8").lower()
+    if _ENCODING_ALIASES.get(encoding) == "utf-8":
+        _load_utf8(writer, path, path, gz, options)
+        return
+    with _utf8_copy(path, gz, encoding) as copy:
+        _load_utf8(writer, path, copy, False, options)
+
+
+def _load_utf8(
+    writer: SourceWriter, path: Path, source: Path, gz: bool, options: IngestOptions
+) -> None:
+    """Read ``source`` (``path`` itself, or its UTF-8 copy) into ``samples``; messages name
+    ``path``."""
+    delim, names, has_header, record = _head_layout(path, source, options)
     # the reader's column names: any text can name a sample variable (even empty, which is
     # no SQL identifier), so the reader numbers those columns
     reader_columns = [n if n in _KNOWN else f"_var{i}" for i, n in enumerate(names)]
@@ -381,15 +564,6 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         },
     )
     columns_sql = "{" + ", ".join(f"{_sql_str(n)}: {_sql_str(t)}" for n, t in types.items()) + "}"
-    encoding = (options.encoding or "utf-8").lower().replace("_", "-")
-    if encoding in ("utf8",):
-        encoding = "utf-8"
-    if encoding in ("latin1", "iso-8859-1", "iso8859-1"):
-        encoding = "latin-1"
-    if encoding not in ("utf-8", "latin-1", "utf-16"):
-        raise UsageError(
-            f"--encoding {options.encoding!r}: JTL CSV supports utf-8, latin-1, utf-16"
-        )
     label = f"coalesce({_col(names, 'label')}, '')"
     # JMeter writes a sample without URL (JDBC, Java, TCs) as `null`
     url = f"nullif({_col(names, 'URL')}, 'null')"
@@ -405,36 +579,20 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     )
     message = _col(names, "responseMessage")
     is_tc = f"coalesce(starts_with({message}, {_sql_str(TC_PREFIX)}), false)"
-
-    def reader(skip_bad: bool) -> str:
-        return (
-            f"read_csv({_sql_str(str(path))}, delim={_sql_str(delim)}, quote='\"', "
-            f"escape='\"', header={'true' if has_header else 'false'}, columns={columns_sql}, "
-            f"auto_detect=false, null_padding=false, ignore_errors={str(skip_bad).lower()}, "
-            f"compression={_sql_str('gzip' if gz else 'none')}, encoding={_sql_str(encoding)}, "
-            "max_line_size=16777216)"
-        )
-
-    # Strict reading: DuckDB stops at the first bad record and says where. (A tolerant read
-    # with a rejects table stored the whole record once per bad field: a line of a million
-    # delimiters took hours; found by fuzzing.) A file that does not end in a newline may be
-    # a JMeter killed mid-write: a strict dry run on a separate cursor (outside this
-    # transaction, which an error would abort) tells whether the only bad record is the
-    # cut last one; then the read skips it.
-    cut: int | None = None
-    if not gz and not _ends_with_newline(path):
-        dry_run = con.cursor()
-        try:
-            # count(COLUMNS(*)) converts every column; DuckDB reports the bad record that
-            # comes first in the file (also when read in parallel: checked on 2M rows)
-            dry_run.execute(f"SELECT count(COLUMNS(*)) FROM {reader(False)}").fetchall()
-        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
-            error = _csv_record_error(path, exc, options.encoding)
-            if not _is_cut_last_record(path, exc):
-                raise error from None
-            cut = error.line
-        finally:
-            dry_run.close()
+    # a last record cut by a killed JMeter, found by a first read (ReadAgain): its line
+    cut = int(options.extra["jtl_cut_line"]) if "jtl_cut_line" in options.extra else None
+    reader = (
+        f"read_csv({_sql_str(str(source))}, delim={_sql_str(delim)}, quote='\"', "
+        f"escape='\"', header={'true' if has_header else 'false'}, columns={columns_sql}, "
+        f"auto_detect=false, null_padding=false, ignore_errors={str(cut is not None).lower()}, "
+        f"compression={_sql_str('gzip' if gz else 'none')}, encoding='utf-8', "
+        "max_line_size=16777216)"
+    )
+    # Strict reading: DuckDB stops at the first bad record and says where (also when read
+    # in parallel). (A tolerant read with a rejects table stored the whole record once per
+    # bad field: a line of a million delimiters took hours; found by fuzzing.) When the bad
+    # record is the file's last one, JMeter was killed mid-write: the transaction is rolled
+    # back and the file read again skipping it — the only bad record, as it came first.
     try:
         run_with_progress(
             con,
@@ -450,19 +608,24 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                        {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
                        {_col(names, "Hostname")}, {is_tc}, false, NULL,
                        {_col(names, "Filename")}, {_col(names, "Encoding")}, {variables}
-                FROM {reader(cut is not None)}""",
+                FROM {reader}""",
             path,
             options.progress,
         )
     except duckdb.IOException as exc:
         # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
-        first = " ".join(str(exc).replace(f": {path}", "").split())[:160]
+        first = " ".join(str(exc).replace(f": {source}", "").split())[:160]
         if gz:
             raise damaged_gzip(path, first) from None
         raise InputFormatError(path, f"cannot read the file ({first})") from None
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
-            raise _csv_record_error(path, exc, options.encoding) from None
+            if cut is None and _is_cut_last_record(source, gz, exc):
+                _, bad = _bad_record(exc)
+                line = _record_line(source, gz, bad, at_end=True) or _bad_record(exc)[0]
+                extra = {**options.extra, "jtl_cut_line": str(line)}
+                raise ReadAgain(replace(options, extra=extra)) from None
+            raise _csv_record_error(path, source, gz, exc, options.encoding) from None
         if isinstance(exc, duckdb.ConversionException):
             first = " ".join(str(exc).split())[:240]
             raise InputFormatError(
@@ -470,16 +633,32 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                 f"timeStamp: {first}; pass --time-format (strptime, e.g. %Y/%m/%d %H:%M:%S.%g)",
             ) from None
         first = " ".join(str(exc).split())[:240]
-        if "unicode" in first.lower():
+        if "unicode" in first.lower() or "not utf-8" in first.lower():
             raise InputFormatError(
-                path, "text is not valid UTF-8; pass --encoding (e.g. --encoding latin-1)"
+                path, "text is not valid UTF-8; pass --encoding (e.g. --encoding cp1252)"
             ) from None
         if "format specifier" in first:  # a later row's date in another format
             raise InputFormatError(
                 path, f"timeStamp: {first}; pass --time-format (strptime codes)"
             ) from None
         raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
-    if cut is not None:
+    size = source.stat().st_size
+    if cut is None and not gz and size and not _ends_with_newline(source):
+        # JMeter ends every record with a line end: without one, the last record was cut
+        # where it still parses (e.g. inside its last number), so its values are wrong
+        last = con.execute(
+            "SELECT max(rowid) FROM samples WHERE source_id = ?", [writer.source_id]
+        ).fetchone()
+        if last is not None and last[0] is not None:
+            con.execute("DELETE FROM samples WHERE rowid = ?", [last[0]])
+            cut = _record_line(source, gz, _last_record(source, delim), at_end=True)
+            writer.warn(
+                f"{path}:{cut or 'last'}: last record has no line end (file cut at byte "
+                f"{path.stat().st_size}, e.g. JMeter killed); dropped it, every record before "
+                "it kept"
+            )
+            cut = None
+    elif cut is not None:
         writer.warn(
             f"{path}:{cut}: last record is incomplete (file cut at byte {path.stat().st_size}, "
             "e.g. JMeter killed); dropped it, every record before it kept"
@@ -489,9 +668,18 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         writer.warn(f"no header line; columns taken as: {','.join(names)}")
 
 
+def _last_record(source: Path, delimiter: str) -> str:
+    """The text of the last line of an uncompressed file (its cut last record's start, for
+    the warning's line number; a cut record spanning lines is found by its last line)."""
+    return _tail(source, False, 1 << 16).decode("utf-8", "replace").rsplit("\n", 1)[-1]
+
+
 def mark_subresults(writer: SourceWriter) -> None:
-    """Flag rows named ``<label>-<N>`` where ``<label>`` is another label of the same file:
-    JMeter 5.0+ sub-result naming (research/jmeter.md §1.6; CSV carries no other marker)."""
+    """Flag JMeter 5.0+ sub-result rows: named ``<label>-<N>`` where ``<label>`` is another
+    label of the same file, and — where the file has times — lying within a ``<label>`` row
+    of the same thread that starts at or before it (research/jmeter.md §1.6: CSV has no
+    other marker; children follow their parent, same thread, child time ⊂ parent time).
+    Two samplers named ``Step`` and ``Step-2`` are then both samples."""
     con = writer.store.con
     labels = {
         str(r[0])
@@ -499,16 +687,48 @@ def mark_subresults(writer: SourceWriter) -> None:
             "SELECT DISTINCT label FROM samples WHERE source_id = ?", [writer.source_id]
         ).fetchall()
     }
-    children = [
-        lab
-        for lab in labels
-        if (m := re.fullmatch(r"(.+)-\d+", lab, flags=re.DOTALL)) and m.group(1) in labels
-    ]
-    if children:
+    parents: dict[str, str] = {}
+    for lab in labels:
+        found = re.fullmatch(r"(.+)-\d+", lab, flags=re.DOTALL)
+        if found and found.group(1) in labels:
+            parents[lab] = found.group(1)
+    if not parents:
+        return
+    timed = con.execute(
+        "SELECT bool_and(start_ms IS NOT NULL AND elapsed_ms IS NOT NULL) FROM samples "
+        "WHERE source_id = ? AND list_contains(?, label)",
+        [writer.source_id, [*parents, *parents.values()]],
+    ).fetchone()
+    if not (timed and timed[0]):
+        # no times (JMeter's batch-test files): the name is all there is
         con.execute(
-            "UPDATE samples SET is_subresult = true WHERE source_id = ? AND list_contains(?, label)",
-            [writer.source_id, children],
+            "UPDATE samples SET is_subresult = true WHERE source_id = ? "
+            "AND list_contains(?, label)",
+            [writer.source_id, list(parents)],
         )
+        return
+    # each child row against the last parent row of its thread starting no later (ASOF)
+    con.execute(
+        """UPDATE samples SET is_subresult = true
+           WHERE rowid IN (
+               SELECT c.rowid
+               FROM (SELECT rowid, label, map_extract(MAP(?::VARCHAR[], ?::VARCHAR[]), label)[1] AS parent,
+                            coalesce(thread_name, '') AS thread, start_ms, elapsed_ms
+                     FROM samples WHERE source_id = ? AND list_contains(?, label)) c
+               ASOF JOIN
+                    (SELECT label, coalesce(thread_name, '') AS thread, start_ms, elapsed_ms
+                     FROM samples WHERE source_id = ? AND list_contains(?, label)) p
+               ON p.label = c.parent AND p.thread = c.thread AND p.start_ms <= c.start_ms
+               WHERE c.start_ms + c.elapsed_ms <= p.start_ms + p.elapsed_ms)""",
+        [
+            list(parents),
+            list(parents.values()),
+            writer.source_id,
+            list(parents),
+            writer.source_id,
+            sorted(set(parents.values())),
+        ],
+    )
 
 
 register(

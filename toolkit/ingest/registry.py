@@ -18,6 +18,17 @@ class SkipFile(ToolkitError):
     ``{"error": ...}``): nothing is stored and the CLI says why in one line."""
 
 
+class ReadAgain(Exception):
+    """Raised by a loader that found, too late to fix in place, that the file must be read
+    with other options (e.g. a CSV JTL whose last record turns out to be cut): the file's
+    transaction is rolled back and the loader runs once more with ``options``. Not a
+    :class:`ToolkitError`: it never reaches the user."""
+
+    def __init__(self, options: IngestOptions) -> None:
+        super().__init__("read the file again")
+        self.options = options
+
+
 @dataclass(frozen=True)
 class IngestOptions:
     """Options that apply while ingesting (CLI flags of ``warmup ingest``)."""
