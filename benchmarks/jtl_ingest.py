@@ -474,6 +474,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, action="append", help="rows of a JTL (repeatable)")
     parser.add_argument("--gb", type=float, action="append", help="a JTL of this many GiB")
     parser.add_argument("--jmeter", help="a JMeter 3.0+ launcher for the `jmeter -g` column")
+    parser.add_argument(
+        "--jmeter-max-rows",
+        type=int,
+        default=10_000_000,
+        help="run `jmeter -g` on files of at most this many rows (it takes ~30 s per 1M)",
+    )
     parser.add_argument("--report", action="store_true", help="also time `warmup report FILE`")
     parser.add_argument("--generate-only", type=Path, metavar="PATH", help="only write a JTL")
     parser.add_argument("--no-write", action="store_true", help="leave RESULTS.md alone")
@@ -485,10 +491,13 @@ def main() -> None:
     plan = [(n, f"{n / 1e6:g}M rows") for n in (args.rows or ([] if args.gb else [10_000_000]))]
     plan += [(rows_for_bytes(gb * 2**30), f"{gb:g} GiB JTL") for gb in args.gb or []]
     jmeter, note = jmeter_usable(args.jmeter)
+    if jmeter is not None and any(rows > args.jmeter_max_rows for rows, _ in plan):
+        note += f"; run on the files of up to {args.jmeter_max_rows:,} rows (--jmeter-max-rows)"
     print(f"jmeter -g: {note}", file=sys.stderr)
     sizes = []
     for rows, label in plan:
-        size = run_size(rows, jmeter=jmeter, report=args.report, label=label)
+        dashboard = jmeter if rows <= args.jmeter_max_rows else None
+        size = run_size(rows, jmeter=dashboard, report=args.report, label=label)
         sizes.append(size)
         print_size(label, size["measures"], size["check"])
     publish(render(sizes, note, load_avg), "jtl_ingest", no_write=args.no_write)
