@@ -32,10 +32,13 @@ from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions,
 from toolkit.store import SourceWriter
 
 _SAMPLE_TAGS = frozenset({"sample", "httpSample"})
-# character references to C0 controls other than TAB, LF, CR: illegal in XML 1.0
-_BAD_REFS = re.compile(
-    rb"&#(?:x0*(?:[0-8bBcCeEfF]|1[0-9a-fA-F])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));"
-)
+#: a character reference (decimal or hex); those naming a character XML 1.0 forbids are
+#: removed before parsing, as JMeter writes them under an XML 1.0 declaration (bug 59973)
+_CHAR_REF = re.compile(rb"&#(?:x([0-9a-fA-F]+)|([0-9]+));")
+#: the unfinished start of a character reference at the end of a chunk
+_PARTIAL_REF = re.compile(rb"&(?:#(?:x[0-9a-fA-F]*|[0-9]*))?")
+#: longest partial reference carried to the next chunk (real ones are under 12 bytes)
+_MAX_CARRY = 1024
 _CHUNK = 1 << 20
 #: XStream's escapes in attribute names: "_" is written "__" and "$" "_-" (§2.2: variable
 #: __jm__TG__idx is written ____jm____TG____idx)
@@ -110,6 +113,30 @@ _CUT_AT_END = frozenset(
 _EMPTY_ROW: dict[str, Any] = dict.fromkeys(_NAMES)
 #: a row dict's values in column order, in one C call (the parser's hot path)
 _ROW_VALUES = operator.itemgetter(*_NAMES)
+
+
+def _xml10_char(code: int) -> bool:
+    """Whether XML 1.0's ``Char`` production admits ``code`` (§2.2 of the XML spec)."""
+    if code < 0x20:
+        return code in (0x9, 0xA, 0xD)
+    return code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+
+def _drop_bad_ref(match: re.Match[bytes]) -> bytes:
+    hex_digits, dec_digits = match.groups()
+    digits = (hex_digits or dec_digits).lstrip(b"0")
+    if len(digits) > 8:  # beyond U+10FFFF whatever the digits (and int() stays cheap)
+        return b""
+    code = int(digits or b"0", 16 if hex_digits is not None else 10)
+    return match.group() if _xml10_char(code) else b""
+
+
+def _strip_bad_refs(data: bytes) -> bytes:
+    """``data`` without the character references XML 1.0 forbids (C0 controls other than
+    TAB/LF/CR, surrogates, U+FFFE, U+FFFF, beyond U+10FFFF); valid references are kept."""
+    if b"&#" not in data:
+        return data
+    return _CHAR_REF.sub(_drop_bad_ref, data)
 
 
 def _xstream_unescape(match: re.Match[str]) -> str:
@@ -303,10 +330,10 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                 carry = b""
                 if not final:
                     # keep a possibly split character reference for the next round
-                    amp = data.rfind(b"&", max(0, len(data) - 12))
-                    if amp != -1 and b";" not in data[amp:]:
+                    amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
+                    if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
                         data, carry = data[:amp], data[amp:]
-                data = _BAD_REFS.sub(b"", data)
+                data = _strip_bad_refs(data)
                 try:
                     parser.Parse(data, final)
                 except LookupError as exc:  # <?xml ... encoding="UTF9"?>
