@@ -61,3 +61,38 @@ def test_references_split_across_read_chunks(
         assert ingest_file(store, path).rows == 40, chunk
     labels = store.con.execute("SELECT DISTINCT replace(label, 'p', '') FROM samples").fetchall()
     assert labels == [("\u20ac\n",)]
+
+
+# --- version 1.0 URL encoding (TestResultWrapperConverter + ConversionHelp.decode) --------
+
+_ENCODED = (
+    '<sample t="10" ts="1000" s="true" lb="a+b%20c" rc="2%300" rm="O%4B" tn="T+1-1" '
+    'dt="te%78t" by="10" hn="h%41" myVar="v+%31"/>\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("root", "decoded"),
+    [
+        ("<testResults>", True),
+        ('<testResults version="">', True),
+        ('<testResults version="1.0">', True),
+        ('<testResults version="1.1">', False),
+        ('<testResults version="1.2">', False),
+        ('<testResults version="1.0 ">', False),
+    ],
+)
+def test_version_1_0_missing_or_empty_url_decodes_text_attributes(
+    tmp_path: Path, store: Store, root: str, decoded: bool
+) -> None:
+    ingest_file(store, _jtl(tmp_path, "v.xml", _ENCODED, root=root))
+    row = _rows(
+        store,
+        "label, response_code, response_message, thread_name, data_type, "
+        "bytes, hostname, variables['myVar']",
+    )
+    if decoded:
+        # numbers and hn are written plain by JMeter, never decoded
+        assert row == [("a b c", "200", "OK", "T 1-1", "text", 10, "h%41", "v 1")]
+    else:
+        assert row == [("a+b%20c", "2%300", "O%4B", "T+1-1", "te%78t", 10, "h%41", "v+%31")]

@@ -68,6 +68,9 @@ _STR_ATTRS = {
     "hn": "hostname",
     "de": "encoding",
 }
+#: attributes JMeter URL-encodes in a version-1.0 file (SampleResultConverter: lb rc rm tn
+#: dt de, the old rs, and sample variables; numbers and hn are written plain)
+_DECODED_ATTRS = frozenset(_STR_ATTRS) - {"hn"}
 _COLUMNS = (
     ("start_ms", pa.int64()),
     ("elapsed_ms", pa.int64()),
@@ -164,7 +167,7 @@ class _Parser:
         self.text_target: str | None = None
         self.text: list[str] = []
         self.assertion: dict[str, str] = {}
-        self.version: str | None = None
+        self.decode = False  # URL-decode text attributes (testResults version 1.0)
         self.seen_root = False
         self.complete_top = 0
         self.has_start_hint = False
@@ -172,9 +175,11 @@ class _Parser:
         self.inversions = 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        if tag == "testResults":
+        if tag == "testResults" and not self.seen_root:
             self.seen_root = True
-            self.version = attrs.get("version")
+            # TestResultWrapperConverter: a missing or empty version is "1.0", and only
+            # "1.0" is URL-decoded (ConversionHelp.decode; research/jmeter.md §2.4)
+            self.decode = (attrs.get("version") or "1.0") == "1.0"
             return
         if tag in _SAMPLE_TAGS:
             self.stack.append(self._row(attrs))
@@ -188,11 +193,11 @@ class _Parser:
             self.text = []
 
     def _row(self, attrs: dict[str, str]) -> dict[str, Any]:
-        decode = self.version is None  # version 1.0: URL-encoded values (§2.4)
+        decode = self.decode
         row = dict(_EMPTY_ROW)
         variables: dict[str, str | None] | None = None
         for key, value in attrs.items():
-            if decode:
+            if decode and key in _DECODED_ATTRS:
                 value = urllib.parse.unquote_plus(value)
             if key in _INT_ATTRS:
                 try:
@@ -216,6 +221,8 @@ class _Parser:
             elif key == "s":
                 row["success"] = value == "true"
             else:  # a sample variable (jmeter.save.saveservice sample_variables)
+                if decode:
+                    value = urllib.parse.unquote_plus(value)
                 if variables is None:
                     variables = {}
                 variables[_XSTREAM_ESCAPES.sub(_xstream_unescape, key)] = value or None
