@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from toolkit import Store
 from toolkit.ingest import ingest_file, jmeter_xml
@@ -96,3 +97,145 @@ def test_version_1_0_missing_or_empty_url_decodes_text_attributes(
         assert row == [("a b c", "200", "OK", "T 1-1", "text", 10, "h%41", "v 1")]
     else:
         assert row == [("a+b%20c", "2%300", "O%4B", "T+1-1", "te%78t", 10, "h%41", "v+%31")]
+
+
+# --- Transaction Controller children are samples, not sub-results (research §1.6) ---------
+
+_TC = "Number of samples in transaction"
+
+
+def _flags(store: Store, source: str) -> set[tuple[object, ...]]:
+    return set(
+        store.con.execute(
+            "SELECT DISTINCT s.label, s.is_transaction, s.is_subresult FROM samples s "
+            "JOIN sources USING (source_id) WHERE sources.path LIKE ?",
+            [f"%{source}"],
+        ).fetchall()
+    )
+
+
+@pytest.mark.parametrize("run", ["default", "allcols", "killed-SIGTERM"])
+def test_xml_flags_each_label_as_the_csv_of_a_5_6_3_run_does(
+    real_dir: Path, store: Store, run: str
+) -> None:
+    """The XML and CSV files are different runs of one plan: compare the flags per label."""
+    base = real_dir / "jmeter" / f"generated__jmeter-5.6.3__{run}"
+    for suffix in (".xml", ".csv"):
+        ingest_file(store, base.with_name(base.name + suffix))
+    xml, csv = _flags(store, f"{run}.xml"), _flags(store, f"{run}.csv")
+    # (label, is_subresult), and which labels are transactions; a run cut by its end may
+    # hold a "TC parent" with no message (not a transaction) in one file and not the other
+    assert {(lb, sub) for lb, _, sub in xml} == {(lb, sub) for lb, _, sub in csv}
+    assert {lb for lb, tc, _ in xml if tc} == {lb for lb, tc, _ in csv if tc}
+    assert ("child A", False, False) in xml and ("child B", False, False) in xml
+    assert ("TC parent", True, False) in xml
+
+
+def _independent_all(path: Path) -> tuple[int, int]:
+    """(samples that are neither a transaction nor nested in an ordinary sample, child A/B
+    samples), counted with ElementTree."""
+    import xml.etree.ElementTree as ET
+
+    def walk(element: ET.Element, in_ordinary: bool) -> tuple[int, int]:
+        total = children = 0
+        for child in element:
+            if child.tag not in ("sample", "httpSample"):
+                continue
+            is_tc = (child.get("rm") or "").startswith(_TC)
+            if not in_ordinary and not is_tc:
+                total += 1
+                children += child.get("lb") in ("child A", "child B")
+            sub_total, sub_children = walk(child, in_ordinary or not is_tc)
+            total, children = total + sub_total, children + sub_children
+        return total, children
+
+    return walk(ET.parse(path).getroot(), False)
+
+
+def test_load_all_of_default_xml_counts_transaction_children(
+    real_dir: Path, runner: CliRunner
+) -> None:
+    import json
+
+    from toolkit.cli import app
+
+    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__default.xml"
+    expected, children = _independent_all(path)
+    assert children == 104  # 52 TC parent samples with child A and child B each
+    result = runner.invoke(app, ["load", "--json", str(path)])
+    assert result.exit_code == 0, result.stderr
+    labels = json.loads(result.stdout)["suites"][0]["labels"]
+    total = next(row["samples"] for row in labels if row["label"] == "ALL")
+    assert total == expected == 210
+
+
+def test_embedded_resources_stay_subresults_inside_a_transaction(
+    tmp_path: Path, store: Store
+) -> None:
+    body = (
+        f'<sample t="90" ts="1000" s="true" lb="TC" rc="200" rm="{_TC} : 2, number of '
+        'failing samples : 0" dt="">\n'
+        '  <httpSample t="40" ts="1000" s="true" lb="page" rc="200" dt="text">\n'
+        '    <httpSample t="10" ts="1001" s="true" lb="page-0" rc="200" dt="bin">\n'
+        '      <httpSample t="5" ts="1001" s="true" lb="page-0-0" rc="200" dt="bin"/>\n'
+        "    </httpSample>\n"
+        "  </httpSample>\n"
+        f'  <sample t="40" ts="1050" s="true" lb="inner TC" rm="{_TC} : 1, x" dt="">\n'
+        '    <sample t="40" ts="1050" s="true" lb="step" rc="200" dt="text"/>\n'
+        "  </sample>\n"
+        "</sample>\n"
+        '<sample t="50" ts="2000" s="true" lb="TC" rc="" rm="" dt="">\n'
+        '  <sample t="50" ts="2000" s="true" lb="step" rc="200" dt="text"/>\n'
+        "</sample>\n"
+    )
+    ingest_file(store, _jtl(tmp_path, "nest.xml", body))
+    assert _rows(store, "label, is_transaction, is_subresult") == [
+        ("TC", True, False),
+        ("page", False, False),
+        ("page-0", False, True),
+        ("page-0-0", False, True),
+        ("inner TC", True, False),
+        ("step", False, False),
+        # cut at the end of a timed run: rc, rm and dt empty, counted as a sample, and so
+        # are its children (as in the CSV of the same run)
+        ("TC", False, False),
+        ("step", False, False),
+    ]
+
+
+# --- a killed file: an unfinished sample is dropped with its children ---------------------
+
+_ORPHAN = (
+    HEAD + '<testResults version="1.2">\n'
+    '<sample t="5" ts="1000" s="true" lb="top1"/>\n'
+    f'<sample t="90" ts="1100" s="true" lb="TC parent" rc="200" rm="{_TC} : 2, x">\n'
+    '  <sample t="40" ts="1100" s="true" lb="child A"/>\n'
+    '  <sample t="45" ts="1140" s="true" lb="chi'
+)
+
+
+def test_children_of_an_unfinished_parent_are_not_stored(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "killed.xml"
+    path.write_text(_ORPHAN)
+    result = ingest_file(store, path)
+    assert _rows(store, "label") == [("top1",)]
+    assert result.rows == 1
+    (warning,) = result.warnings
+    assert "kept 1 complete top-level samples" in warning, warning
+    assert "dropped 1 unfinished (from line 4) and 1 complete samples nested in them" in warning
+
+
+def test_unfinished_parent_with_more_children_than_a_batch_is_counted_honestly(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past _FLUSH_ROWS nested samples are handed on (memory stays bounded): the warning
+    then says how many of them were kept."""
+    monkeypatch.setattr(jmeter_xml, "_FLUSH_ROWS", 3)
+    path = tmp_path / "killed_big.xml"
+    kids = "".join(f'  <sample t="1" ts="{1100 + i}" s="true" lb="c{i}"/>\n' for i in range(4))
+    path.write_text(_ORPHAN.replace('  <sample t="40"', kids + '  <sample t="40"'))
+    result = ingest_file(store, path)
+    stored = store.con.execute("SELECT count(*) FROM samples").fetchone()
+    assert stored == (4,)  # top1 and the first batch of 3 nested samples
+    (warning,) = result.warnings
+    assert "and 2 complete samples nested in them; 3 samples nested in them were kept" in warning

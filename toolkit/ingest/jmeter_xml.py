@@ -164,6 +164,11 @@ class _Parser:
         self.suite_id = suite_id
         self.rows: list[tuple[Any, ...]] = []  # pending rows, in _NAMES order
         self.stack: list[dict[str, Any]] = []  # open samples
+        # completed samples nested in the open top-level one: stored only when it completes
+        # (a killed file drops an unfinished sample with its children); past _FLUSH_ROWS
+        # they are handed on anyway, to bound memory, and counted in ``spilled``
+        self.pending: list[tuple[Any, ...]] = []
+        self.spilled = 0
         self.text_target: str | None = None
         self.text: list[str] = []
         self.assertion: dict[str, str] = {}
@@ -182,7 +187,23 @@ class _Parser:
             self.decode = (attrs.get("version") or "1.0") == "1.0"
             return
         if tag in _SAMPLE_TAGS:
-            self.stack.append(self._row(attrs))
+            row = self._row(attrs)
+            message = row["response_message"]
+            row["is_transaction"] = tc = bool(message and message.startswith(TC_PREFIX))
+            # a Transaction Controller's parent sample holds the samples themselves (CSV
+            # writes them as ordinary rows under their own names, research/jmeter.md §1.6);
+            # so does one cut by the end of a timed run (rc, rm and dt all empty, verified
+            # on JMeter 5.6.3). Any other sample's children are its sub-results (embedded
+            # resources, redirects: "<label>-<N>").
+            row["_holds_samples"] = tc or (
+                attrs.get("dt") == "" and message is None and row["response_code"] is None
+            )
+            if self.stack:
+                parent = self.stack[-1]
+                row["is_subresult"] = parent["is_subresult"] or not parent["_holds_samples"]
+            else:
+                row["is_subresult"] = False
+            self.stack.append(row)
             return
         if not self.stack:
             return
@@ -242,9 +263,7 @@ class _Parser:
 
     def end(self, tag: str) -> None:
         if tag in _SAMPLE_TAGS and self.stack:
-            row = self.stack.pop()
-            row["is_subresult"] = bool(self.stack)
-            self._emit(row)
+            self._emit(self.stack.pop())
             return
         if self.text_target == tag and self.stack:
             value = "".join(self.text)
@@ -264,17 +283,25 @@ class _Parser:
                 top["failure_message"] = self.assertion.get("failureMessage", "")
 
     def _emit(self, row: dict[str, Any]) -> None:
-        message = row["response_message"]
-        row["is_transaction"] = bool(message and message.startswith(TC_PREFIX))
         if row["label"] is None:
             row["label"] = ""
-        if not row["is_subresult"]:
-            self.complete_top += 1
-            ts = row["start_ms"]
-            if ts is not None:
-                if self.last_top_ts is not None and ts < self.last_top_ts:
-                    self.inversions += 1
-                self.last_top_ts = ts
+        if self.stack:  # nested: stored when its top-level sample completes
+            self.pending.append(_ROW_VALUES(row))
+            if len(self.pending) >= _FLUSH_ROWS:
+                self.rows.extend(self.pending)
+                self.spilled += len(self.pending)
+                self.pending = []
+            return
+        self.complete_top += 1
+        ts = row["start_ms"]
+        if ts is not None:
+            if self.last_top_ts is not None and ts < self.last_top_ts:
+                self.inversions += 1
+            self.last_top_ts = ts
+        if self.pending:
+            self.rows.extend(self.pending)
+            self.pending = []
+        self.spilled = 0
         self.rows.append(_ROW_VALUES(row))
 
     def take_batch(self) -> pa.RecordBatch:
@@ -415,11 +442,17 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         with contextlib.suppress(duckdb.TransactionException):
             con.unregister("_jtl_xml_rows")
     if truncated:
-        lost = len(state.stack)
+        unfinished, nested = len(state.stack), len(state.pending)
+        dropped = ""
+        if unfinished:
+            dropped = f", dropped {unfinished} unfinished (from line {state.stack[0]['line']})"
+            if nested:
+                dropped += f" and {nested} complete samples nested in them"
+            if state.spilled:
+                dropped += f"; {state.spilled} samples nested in them were kept (too many to hold)"
         writer.warn(
             f"{path}:{parser.CurrentLineNumber}: file ends without </testResults> (JMeter "
-            f"killed?); kept {state.complete_top} complete samples"
-            + (f", dropped {lost} unfinished" if lost else "")
+            f"killed?); kept {state.complete_top} complete top-level samples" + dropped
         )
     # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):
     # without JMeter-3 attributes, a (nearly) sorted file is read as end times
