@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toolkit import Store
+from toolkit.errors import InputFormatError
 from toolkit.ingest import ingest_file, jmeter_xml
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -239,3 +240,78 @@ def test_unfinished_parent_with_more_children_than_a_batch_is_counted_honestly(
     assert stored == (4,)  # top1 and the first batch of 3 nested samples
     (warning,) = result.warnings
     assert "and 2 complete samples nested in them; 3 samples nested in them were kept" in warning
+
+
+# --- statSample, assertion messages, booleans, the root element ---------------------------
+
+
+def test_stat_sample_is_read_with_its_counts(tmp_path: Path, store: Store) -> None:
+    body = (
+        '<statSample t="100" ts="1000" s="true" lb="agg" rc="200" sc="50" ec="2"/>\n'
+        '<sample t="10" ts="1001" s="true" lb="x"/>\n'
+    )
+    assert ingest_file(store, _jtl(tmp_path, "stat.xml", body)).rows == 2
+    assert _rows(store, "label, elapsed_ms, sample_count, error_count") == [
+        ("agg", 100, 50, 2),
+        ("x", 10, None, None),
+    ]
+
+
+def _assertion(name: str, failure: str, message: str | None) -> str:
+    text = f"<failureMessage>{message}</failureMessage>" if message is not None else ""
+    return (
+        f"<assertionResult><name>{name}</name><failure>{failure}</failure>"
+        f"<error>false</error>{text}</assertionResult>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("assertions", "expected"),
+    [
+        # the first failing assertion has no message: the later one's is taken
+        ([("A", "true", None), ("B", "true", "real message")], "real message"),
+        ([("A", "true", "first"), ("B", "true", "second")], "first"),
+        # CSVSaveService takes the first non-null message, failing or not
+        ([("A", "false", "note"), ("B", "true", "bad")], "note"),
+        # present but empty is not null: it wins, and is NULL as an empty CSV field
+        ([("A", "true", ""), ("B", "true", "later")], None),
+        ([("A", "true", None)], None),
+    ],
+)
+def test_failure_message_is_the_first_non_null_assertion_message(
+    tmp_path: Path,
+    store: Store,
+    assertions: list[tuple[str, str, str | None]],
+    expected: str | None,
+) -> None:
+    inner = "".join(_assertion(*a) for a in assertions)
+    body = f'<sample t="10" ts="1000" s="false" lb="x">{inner}</sample>\n'
+    ingest_file(store, _jtl(tmp_path, "assert.xml", body))
+    assert _rows(store, "failure_message") == [(expected,)]
+
+
+def test_success_is_case_insensitive_like_java(tmp_path: Path, store: Store) -> None:
+    body = "".join(
+        f'<sample t="1" ts="{1000 + i}" s="{s}" lb="{s}"/>\n'
+        for i, s in enumerate(("TRUE", "True", "true", "FALSE", "false", "yes"))
+    )
+    ingest_file(store, _jtl(tmp_path, "bool.xml", body))
+    assert dict(_rows(store, "label, success")) == {
+        "TRUE": True,
+        "True": True,
+        "true": True,
+        "FALSE": False,
+        "false": False,
+        "yes": False,
+    }
+
+
+def test_a_sample_root_with_test_results_inside_is_refused(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "noroot.xml"
+    path.write_text(HEAD + '<sample t="1" ts="1000" s="true" lb="x"><testResults/></sample>\n')
+    with pytest.raises(InputFormatError) as caught:
+        ingest_file(store, path)
+    assert str(caught.value) == (
+        f"{path}:2: root element is <sample>, not <testResults>: not a JMeter XML JTL"
+    )
+    assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)

@@ -31,7 +31,8 @@ from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
-_SAMPLE_TAGS = frozenset({"sample", "httpSample"})
+#: statSample: a StatisticalSampleResult (its sc/ec carry the counts), read like the others
+_SAMPLE_TAGS = frozenset({"sample", "httpSample", "statSample"})
 #: a character reference (decimal or hex); those naming a character XML 1.0 forbids are
 #: removed before parsing, as JMeter writes them under an XML 1.0 declaration (bug 59973)
 _CHAR_REF = re.compile(rb"&#(?:x([0-9a-fA-F]+)|([0-9]+));")
@@ -180,6 +181,12 @@ class _Parser:
         self.inversions = 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if not self.seen_root and tag != "testResults":
+            raise InputFormatError(
+                self.path,
+                f"root element is <{tag[:40]}>, not <testResults>: not a JMeter XML JTL",
+                line=self.line(),
+            )
         if tag == "testResults" and not self.seen_root:
             self.seen_root = True
             # TestResultWrapperConverter: a missing or empty version is "1.0", and only
@@ -240,7 +247,7 @@ class _Parser:
                         self.path, f"attribute ts={quoted(value)} is not epoch ms", line=self.line()
                     ) from None
             elif key == "s":
-                row["success"] = value == "true"
+                row["success"] = value.lower() == "true"  # Java's Boolean.parseBoolean
             else:  # a sample variable (jmeter.save.saveservice sample_variables)
                 if decode:
                     value = urllib.parse.unquote_plus(value)
@@ -275,12 +282,13 @@ class _Parser:
             else:
                 self.assertion[tag] = value
         elif tag == "assertionResult" and self.stack:
-            failed = (
-                self.assertion.get("failure") == "true" or self.assertion.get("error") == "true"
-            )
+            # JMeter's CSV failureMessage: the first assertion message that is not null
+            # (present), failing or not (CSVSaveService); "" is NULL as an empty CSV field
             top = self.stack[-1]
-            if failed and top.get("failure_message") is None:
-                top["failure_message"] = self.assertion.get("failureMessage", "")
+            message = self.assertion.get("failureMessage")
+            if message is not None and not top.get("_message_seen"):
+                top["_message_seen"] = True
+                top["failure_message"] = message or None
 
     def _emit(self, row: dict[str, Any]) -> None:
         if row["label"] is None:
