@@ -125,9 +125,15 @@ def test_killed_sigkill_csv_keeps_every_complete_record_and_names_the_line(
 def test_killed_sigkill_xml_keeps_complete_samples(real_dir: Path, store: Store) -> None:
     path = real_dir / "jmeter" / "generated__jmeter-5.6.3__killed-SIGKILL.xml"
     result = ingest_file(store, path)
-    top = store.con.execute("SELECT count(*) FROM samples WHERE NOT is_subresult").fetchone()
-    assert top is not None and top[0] == 167
-    assert any("without </testResults>" in w for w in result.warnings)
+    # 167 complete top-level samples (INDEX.md), with the child A/B samples of their
+    # transaction-controller parents (samples too, not sub-results)
+    assert any("without </testResults>" in w and "kept 167 complete" in w for w in result.warnings)
+    tc = store.con.execute("SELECT count(*) FROM samples WHERE label = 'TC parent'").fetchone()
+    children = store.con.execute(
+        "SELECT count(*) FROM samples WHERE label IN ('child A', 'child B')"
+    ).fetchone()
+    assert tc is not None and children is not None and children[0] == 2 * tc[0]
+    assert result.rows == 167 + children[0]
 
 
 def test_headerless_tab_dateformat_file(real_dir: Path, store: Store) -> None:

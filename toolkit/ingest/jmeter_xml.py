@@ -31,11 +31,15 @@ from toolkit.ingest.jmeter import TC_PREFIX, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
-_SAMPLE_TAGS = frozenset({"sample", "httpSample"})
-# character references to C0 controls other than TAB, LF, CR: illegal in XML 1.0
-_BAD_REFS = re.compile(
-    rb"&#(?:x0*(?:[0-8bBcCeEfF]|1[0-9a-fA-F])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));"
-)
+#: statSample: a StatisticalSampleResult (its sc/ec carry the counts), read like the others
+_SAMPLE_TAGS = frozenset({"sample", "httpSample", "statSample"})
+#: a character reference (decimal or hex); those naming a character XML 1.0 forbids are
+#: removed before parsing, as JMeter writes them under an XML 1.0 declaration (bug 59973)
+_CHAR_REF = re.compile(rb"&#(?:x([0-9a-fA-F]+)|([0-9]+));")
+#: the unfinished start of a character reference at the end of a chunk
+_PARTIAL_REF = re.compile(rb"&(?:#(?:x[0-9a-fA-F]*|[0-9]*))?")
+#: longest partial reference carried to the next chunk (real ones are under 12 bytes)
+_MAX_CARRY = 1024
 _CHUNK = 1 << 20
 #: XStream's escapes in attribute names: "_" is written "__" and "$" "_-" (§2.2: variable
 #: __jm__TG__idx is written ____jm____TG____idx)
@@ -65,6 +69,9 @@ _STR_ATTRS = {
     "hn": "hostname",
     "de": "encoding",
 }
+#: attributes JMeter URL-encodes in a version-1.0 file (SampleResultConverter: lb rc rm tn
+#: dt de, the old rs, and sample variables; numbers and hn are written plain)
+_DECODED_ATTRS = frozenset(_STR_ATTRS) - {"hn"}
 _COLUMNS = (
     ("start_ms", pa.int64()),
     ("elapsed_ms", pa.int64()),
@@ -112,6 +119,30 @@ _EMPTY_ROW: dict[str, Any] = dict.fromkeys(_NAMES)
 _ROW_VALUES = operator.itemgetter(*_NAMES)
 
 
+def _xml10_char(code: int) -> bool:
+    """Whether XML 1.0's ``Char`` production admits ``code`` (§2.2 of the XML spec)."""
+    if code < 0x20:
+        return code in (0x9, 0xA, 0xD)
+    return code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+
+def _drop_bad_ref(match: re.Match[bytes]) -> bytes:
+    hex_digits, dec_digits = match.groups()
+    digits = (hex_digits or dec_digits).lstrip(b"0")
+    if len(digits) > 8:  # beyond U+10FFFF whatever the digits (and int() stays cheap)
+        return b""
+    code = int(digits or b"0", 16 if hex_digits is not None else 10)
+    return match.group() if _xml10_char(code) else b""
+
+
+def _strip_bad_refs(data: bytes) -> bytes:
+    """``data`` without the character references XML 1.0 forbids (C0 controls other than
+    TAB/LF/CR, surrogates, U+FFFE, U+FFFF, beyond U+10FFFF); valid references are kept."""
+    if b"&#" not in data:
+        return data
+    return _CHAR_REF.sub(_drop_bad_ref, data)
+
+
 def _xstream_unescape(match: re.Match[str]) -> str:
     return "_" if match.group() == "__" else "$"
 
@@ -134,10 +165,15 @@ class _Parser:
         self.suite_id = suite_id
         self.rows: list[tuple[Any, ...]] = []  # pending rows, in _NAMES order
         self.stack: list[dict[str, Any]] = []  # open samples
+        # completed samples nested in the open top-level one: stored only when it completes
+        # (a killed file drops an unfinished sample with its children); past _FLUSH_ROWS
+        # they are handed on anyway, to bound memory, and counted in ``spilled``
+        self.pending: list[tuple[Any, ...]] = []
+        self.spilled = 0
         self.text_target: str | None = None
         self.text: list[str] = []
         self.assertion: dict[str, str] = {}
-        self.version: str | None = None
+        self.decode = False  # URL-decode text attributes (testResults version 1.0)
         self.seen_root = False
         self.complete_top = 0
         self.has_start_hint = False
@@ -145,12 +181,36 @@ class _Parser:
         self.inversions = 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        if tag == "testResults":
+        if not self.seen_root and tag != "testResults":
+            raise InputFormatError(
+                self.path,
+                f"root element is <{tag[:40]}>, not <testResults>: not a JMeter XML JTL",
+                line=self.line(),
+            )
+        if tag == "testResults" and not self.seen_root:
             self.seen_root = True
-            self.version = attrs.get("version")
+            # TestResultWrapperConverter: a missing or empty version is "1.0", and only
+            # "1.0" is URL-decoded (ConversionHelp.decode; research/jmeter.md §2.4)
+            self.decode = (attrs.get("version") or "1.0") == "1.0"
             return
         if tag in _SAMPLE_TAGS:
-            self.stack.append(self._row(attrs))
+            row = self._row(attrs)
+            message = row["response_message"]
+            row["is_transaction"] = tc = bool(message and message.startswith(TC_PREFIX))
+            # a Transaction Controller's parent sample holds the samples themselves (CSV
+            # writes them as ordinary rows under their own names, research/jmeter.md §1.6);
+            # so does one cut by the end of a timed run (rc, rm and dt all empty, verified
+            # on JMeter 5.6.3). Any other sample's children are its sub-results (embedded
+            # resources, redirects: "<label>-<N>").
+            row["_holds_samples"] = tc or (
+                attrs.get("dt") == "" and message is None and row["response_code"] is None
+            )
+            if self.stack:
+                parent = self.stack[-1]
+                row["is_subresult"] = parent["is_subresult"] or not parent["_holds_samples"]
+            else:
+                row["is_subresult"] = False
+            self.stack.append(row)
             return
         if not self.stack:
             return
@@ -161,11 +221,11 @@ class _Parser:
             self.text = []
 
     def _row(self, attrs: dict[str, str]) -> dict[str, Any]:
-        decode = self.version is None  # version 1.0: URL-encoded values (§2.4)
+        decode = self.decode
         row = dict(_EMPTY_ROW)
         variables: dict[str, str | None] | None = None
         for key, value in attrs.items():
-            if decode:
+            if decode and key in _DECODED_ATTRS:
                 value = urllib.parse.unquote_plus(value)
             if key in _INT_ATTRS:
                 try:
@@ -187,8 +247,10 @@ class _Parser:
                         self.path, f"attribute ts={quoted(value)} is not epoch ms", line=self.line()
                     ) from None
             elif key == "s":
-                row["success"] = value == "true"
+                row["success"] = value.lower() == "true"  # Java's Boolean.parseBoolean
             else:  # a sample variable (jmeter.save.saveservice sample_variables)
+                if decode:
+                    value = urllib.parse.unquote_plus(value)
                 if variables is None:
                     variables = {}
                 variables[_XSTREAM_ESCAPES.sub(_xstream_unescape, key)] = value or None
@@ -208,9 +270,7 @@ class _Parser:
 
     def end(self, tag: str) -> None:
         if tag in _SAMPLE_TAGS and self.stack:
-            row = self.stack.pop()
-            row["is_subresult"] = bool(self.stack)
-            self._emit(row)
+            self._emit(self.stack.pop())
             return
         if self.text_target == tag and self.stack:
             value = "".join(self.text)
@@ -222,25 +282,34 @@ class _Parser:
             else:
                 self.assertion[tag] = value
         elif tag == "assertionResult" and self.stack:
-            failed = (
-                self.assertion.get("failure") == "true" or self.assertion.get("error") == "true"
-            )
+            # JMeter's CSV failureMessage: the first assertion message that is not null
+            # (present), failing or not (CSVSaveService); "" is NULL as an empty CSV field
             top = self.stack[-1]
-            if failed and top.get("failure_message") is None:
-                top["failure_message"] = self.assertion.get("failureMessage", "")
+            message = self.assertion.get("failureMessage")
+            if message is not None and not top.get("_message_seen"):
+                top["_message_seen"] = True
+                top["failure_message"] = message or None
 
     def _emit(self, row: dict[str, Any]) -> None:
-        message = row["response_message"]
-        row["is_transaction"] = bool(message and message.startswith(TC_PREFIX))
         if row["label"] is None:
             row["label"] = ""
-        if not row["is_subresult"]:
-            self.complete_top += 1
-            ts = row["start_ms"]
-            if ts is not None:
-                if self.last_top_ts is not None and ts < self.last_top_ts:
-                    self.inversions += 1
-                self.last_top_ts = ts
+        if self.stack:  # nested: stored when its top-level sample completes
+            self.pending.append(_ROW_VALUES(row))
+            if len(self.pending) >= _FLUSH_ROWS:
+                self.rows.extend(self.pending)
+                self.spilled += len(self.pending)
+                self.pending = []
+            return
+        self.complete_top += 1
+        ts = row["start_ms"]
+        if ts is not None:
+            if self.last_top_ts is not None and ts < self.last_top_ts:
+                self.inversions += 1
+            self.last_top_ts = ts
+        if self.pending:
+            self.rows.extend(self.pending)
+            self.pending = []
+        self.spilled = 0
         self.rows.append(_ROW_VALUES(row))
 
     def take_batch(self) -> pa.RecordBatch:
@@ -303,10 +372,10 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                 carry = b""
                 if not final:
                     # keep a possibly split character reference for the next round
-                    amp = data.rfind(b"&", max(0, len(data) - 12))
-                    if amp != -1 and b";" not in data[amp:]:
+                    amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
+                    if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
                         data, carry = data[:amp], data[amp:]
-                data = _BAD_REFS.sub(b"", data)
+                data = _strip_bad_refs(data)
                 try:
                     parser.Parse(data, final)
                 except LookupError as exc:  # <?xml ... encoding="UTF9"?>
@@ -381,11 +450,17 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         with contextlib.suppress(duckdb.TransactionException):
             con.unregister("_jtl_xml_rows")
     if truncated:
-        lost = len(state.stack)
+        unfinished, nested = len(state.stack), len(state.pending)
+        dropped = ""
+        if unfinished:
+            dropped = f", dropped {unfinished} unfinished (from line {state.stack[0]['line']})"
+            if nested:
+                dropped += f" and {nested} complete samples nested in them"
+            if state.spilled:
+                dropped += f"; {state.spilled} samples nested in them were kept (too many to hold)"
         writer.warn(
             f"{path}:{parser.CurrentLineNumber}: file ends without </testResults> (JMeter "
-            f"killed?); kept {state.complete_top} complete samples"
-            + (f", dropped {lost} unfinished" if lost else "")
+            f"killed?); kept {state.complete_top} complete top-level samples" + dropped
         )
     # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):
     # without JMeter-3 attributes, a (nearly) sorted file is read as end times
