@@ -202,3 +202,28 @@ def test_apdex_per_label_equals_an_independent_count(real_dir: Path, store: Stor
         assert dashboard[label]["apdex"] == pytest.approx(sum(scores) / len(scores), abs=1e-12)
     satisfied = [s for scores in want.values() for s in scores]
     assert {0.0, 0.5, 1.0} <= set(satisfied)
+
+
+def test_empty_transaction_controller_samples_are_dropped(tmp_path: Path, store: Store) -> None:
+    # research/jmeter.md §4.4: JMeter's dashboard drops empty controllers ("Number of
+    # samples in transaction : 0") everywhere, APDEX Total included; a non-empty TC stays
+    # (its own row and APDEX Total, not the Statistics Total)
+    empty = '"Number of samples in transaction : 0, number of failing samples : 0"'
+    full = '"Number of samples in transaction : 1, number of failing samples : 0"'
+    lines = ["timeStamp,elapsed,label,responseCode,responseMessage,success"]
+    for i in range(10):
+        t = 1_700_000_000_000 + i * 100
+        lines.append(f"{t},700,req,200,OK,true")  # tolerated: 0.5
+        lines.append(f"{t},0,TC empty,200,{empty},true")  # satisfied, were it kept
+        if i % 2 == 0:
+            lines.append(f"{t},300,TC full,200,{full},true")  # satisfied: 1.0
+    path = tmp_path / "tc.csv"
+    path.write_text("\n".join(lines) + "\n")
+    ingest_file(store, path)
+    suite = load_report(store)["suites"][0]
+    dashboard = {r["transaction"]: r for r in suite["dashboard"]}
+    assert set(dashboard) == {"Total", "req", "TC full"}
+    assert dashboard["Total"]["sampleCount"] == 10  # Statistics Total: no TC samples
+    # APDEX Total over req and TC full: (5 satisfied + 10 tolerated / 2) / 15
+    assert dashboard["Total"]["apdex"] == pytest.approx(10 / 15)
+    assert {x["label"] for x in suite["labels"]} == {"ALL", "req", "TC full"}

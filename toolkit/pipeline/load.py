@@ -28,6 +28,7 @@ from toolkit.analyze.timeseries import (
     littles_law,
 )
 from toolkit.errors import UsageError
+from toolkit.ingest.jmeter import EMPTY_TC_PREFIX
 from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
@@ -42,6 +43,13 @@ _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS 
     AS tolerated"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
+#: The samples the load analysis reads: all but empty transaction-controller samples
+#: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
+#: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+_SAMPLES = (
+    "(SELECT * FROM samples WHERE NOT coalesce(starts_with(response_message, "
+    f"'{EMPTY_TC_PREFIX}'), false))"
+)
 
 
 def parse_window(text: str) -> float:
@@ -79,7 +87,7 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
         f"""SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
                    avg(elapsed_ms) AS mean_ms,
                    avg(coalesce(all_threads, grp_threads)) AS threads
-            FROM samples
+            FROM {_SAMPLES}
             WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
@@ -94,7 +102,7 @@ def window_series(
     ``p50 p90 p95 p99 p99_9`` (linear interpolation, DuckDB ``quantile_cont``), ``threads``.
     For plots and reports."""
     t0_row = store.con.execute(
-        "SELECT min(start_ms) FROM samples WHERE suite_id = ?", [suite_id]
+        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
     if t0_row is None or t0_row[0] is None:
         return pl.DataFrame()
@@ -113,7 +121,7 @@ def window_series(
                          avg(elapsed_ms) AS mean_ms,
                          quantile_cont(elapsed_ms, [{qs}]) AS q,
                          avg(coalesce(all_threads, grp_threads)) AS threads
-                  FROM samples WHERE suite_id = ? AND start_ms IS NOT NULL AND {cond}
+                  FROM {_SAMPLES} WHERE suite_id = ? AND start_ms IS NOT NULL AND {cond}
                   GROUP BY ALL)
             ORDER BY w""",
         params,
@@ -132,16 +140,16 @@ def _histograms(
     the steady part (completion in [cutoff, end) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
-            """SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
-               FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL
+            f"""SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
+               FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
                GROUP BY ALL""",
             [suite_id],
         )
     store.con.register("_load_cutoffs", cutoffs.to_arrow())
     try:
         per_label = store.frame(
-            """SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
-               FROM samples s JOIN _load_cutoffs c ON s.label = c.label
+            f"""SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
+               FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
                  AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
                GROUP BY ALL""",
@@ -154,7 +162,7 @@ def _histograms(
     everything = store.frame(
         f"""SELECT '{ALL}' AS label, false AS is_transaction, false AS is_subresult,
                    elapsed_ms, count(*) AS n
-            FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
+            FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
               AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
             GROUP BY ALL""",
         [suite_id, all_cut[0], all_cut[1]],
@@ -178,14 +186,15 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
     apdex = f"{_APDEX_COUNTS}, count(*) AS apdex_n"
     per_label = store.frame(
-        f"SELECT label, {agg}, {apdex} FROM samples WHERE suite_id = ? GROUP BY label ORDER BY label",
+        f"""SELECT label, {agg}, {apdex} FROM {_SAMPLES} WHERE suite_id = ?
+            GROUP BY label ORDER BY label""",
         [suite_id],
     )
     # Total: statistics exclude transaction-controller samples, APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM samples WHERE suite_id = ? AND NOT is_transaction),
-              (SELECT {apdex} FROM samples WHERE suite_id = ?)""",
+              (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT is_transaction),
+              (SELECT {apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
     totals = pl.concat([total, per_label], how="vertical_relaxed")
@@ -251,13 +260,13 @@ def analyze_load_suite(
 ) -> dict[str, Any]:
     """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``)."""
     has_samples = store.con.execute(
-        "SELECT count(*) FROM samples WHERE suite_id = ?", [suite_id]
+        f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
     if has_samples is None or has_samples[0] == 0:
         return _summary_suite(store, suite_id, name)
     window_ms = max(1, round(window_s * 1000))
     bounds = store.con.execute(
-        "SELECT min(start_ms), max(start_ms + elapsed_ms) FROM samples WHERE suite_id = ?",
+        f"SELECT min(start_ms), max(start_ms + elapsed_ms) FROM {_SAMPLES} WHERE suite_id = ?",
         [suite_id],
     ).fetchone()
     assert bounds is not None
@@ -267,11 +276,11 @@ def analyze_load_suite(
                    bool_and(is_transaction) AS is_transaction,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
                    {_APDEX_COUNTS}
-            FROM samples WHERE suite_id = ? GROUP BY label
+            FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label
             UNION ALL
             SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {_APDEX_COUNTS}
-            FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
+            FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
