@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -227,3 +228,51 @@ def test_empty_transaction_controller_samples_are_dropped(tmp_path: Path, store:
     # APDEX Total over req and TC full: (5 satisfied + 10 tolerated / 2) / 15
     assert dashboard["Total"]["apdex"] == pytest.approx(10 / 15)
     assert {x["label"] for x in suite["labels"]} == {"ALL", "req", "TC full"}
+
+
+def _legacy(values: np.ndarray, p: float) -> float:
+    # commons-math LEGACY: 1-based position p/100·(n+1), clamped to [min, max]; numpy's
+    # Weibull method is the same estimator
+    return float(np.percentile(values, p, method="weibull"))
+
+
+def _assert_all_steady_is_all_scope(
+    all_: dict[str, Any], t0: int, end_ms: np.ndarray, elapsed: np.ndarray
+) -> None:
+    """ALL's steady latency = its own samples (not TC, not sub-result) completed after ALL's
+    warm-up end and before its last (partial) window: each sample counted once."""
+    assert all_["warmup_status"] == "warmup"
+    window = (end_ms - t0) // 1000
+    keep = (end_ms >= t0 + round(all_["warmup_end_s"] * 1000)) & (window < window.max())
+    steady, want = all_["latency_ms"]["steady"], elapsed[keep].astype(float)
+    assert steady["p50"] == pytest.approx(_legacy(want, 50), abs=1e-9)
+    assert steady["p99"] == pytest.approx(_legacy(want, 99), abs=1e-9)
+    assert steady["mean"] == pytest.approx(want.mean(), rel=1e-12)
+
+
+@pytest.mark.real
+def test_all_steady_latency_counts_each_sample_once_real(real_dir: Path, store: Store) -> None:
+    # real XML with two labels: ALL's steady part was pooled with every label's steady
+    # rows (19,325 samples, p99 3585) instead of ALL's own 9,603 (p99 3623.4)
+    ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
+    suite = load_report(store)["suites"][0]
+    rows = store.con.execute(
+        "SELECT start_ms + elapsed_ms, elapsed_ms FROM samples "
+        "WHERE NOT is_transaction AND NOT is_subresult"
+    ).fetchnumpy()
+    end_ms, elapsed = (np.asarray(v) for v in rows.values())
+    all_ = suite["labels"][0]
+    _assert_all_steady_is_all_scope(all_, suite["start_ms"], end_ms, elapsed)
+    assert all_["latency_ms"]["steady"]["p99"] == pytest.approx(3623.4)
+
+
+def test_all_steady_latency_counts_each_sample_once_generated(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "ramp.jtl"
+    write_jtl(path, 30_000, seed=2, duration_s=300, warmup_s=60)
+    ingest_file(store, path)
+    suite = load_report(store)["suites"][0]
+    with path.open(newline="") as handle:
+        records = list(csv.DictReader(handle))
+    start = np.array([int(r["timeStamp"]) for r in records])
+    elapsed = np.array([int(r["elapsed"]) for r in records])
+    _assert_all_steady_is_all_scope(suite["labels"][0], suite["start_ms"], start + elapsed, elapsed)

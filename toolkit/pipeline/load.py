@@ -130,14 +130,10 @@ def window_series(
 
 
 def _histograms(
-    store: Store,
-    suite_id: int,
-    *,
-    cutoffs: pl.DataFrame | None = None,
-    all_cut: tuple[int, int] | None = None,
+    store: Store, suite_id: int, *, cutoffs: pl.DataFrame | None = None
 ) -> pl.DataFrame:
     """``label, is_transaction, is_subresult, elapsed_ms, n`` over all samples, or over
-    the steady part (completion in [cutoff, end) per label) when ``cutoffs`` is given."""
+    the steady part (completion in [lo, hi) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
             f"""SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
@@ -147,7 +143,7 @@ def _histograms(
         )
     store.con.register("_load_cutoffs", cutoffs.to_arrow())
     try:
-        per_label = store.frame(
+        return store.frame(
             f"""SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
                FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
@@ -157,20 +153,29 @@ def _histograms(
         )
     finally:
         store.con.unregister("_load_cutoffs")
-    if all_cut is None:
-        return per_label
-    everything = store.frame(
-        f"""SELECT '{ALL}' AS label, false AS is_transaction, false AS is_subresult,
-                   elapsed_ms, count(*) AS n
+
+
+def _all_steady_histogram(
+    store: Store, suite_id: int, lo: int, hi: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Value histogram (``elapsed_ms`` ascending, counts) of ALL's samples (no TC, no
+    sub-result) completed in [lo, hi) epoch ms: ALL's steady part, cut at ALL's own
+    warm-up end. Kept apart from the per-label steady rows, which have other cuts and
+    would count ALL's samples twice if pooled with them."""
+    frame = store.frame(
+        f"""SELECT elapsed_ms, count(*) AS n
             FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
               AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
-            GROUP BY ALL""",
-        [suite_id, all_cut[0], all_cut[1]],
+            GROUP BY ALL ORDER BY elapsed_ms""",
+        [suite_id, lo, hi],
     )
-    return pl.concat([per_label.filter(pl.col("label") != ALL), everything], how="vertical_relaxed")
+    return frame["elapsed_ms"].to_numpy(), frame["n"].to_numpy()
 
 
 def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Value histogram of one label in a :func:`_histograms` frame; ALL = the rows that
+    are neither TC nor sub-result (right for the whole-run frame only, where every row
+    is uncut)."""
     if label == ALL:
         part = frame.filter(~pl.col("is_transaction") & ~pl.col("is_subresult"))
     else:
@@ -313,9 +318,9 @@ def analyze_load_suite(
         )
     # steady histograms: completion time in [t0 + end, t0 + last full window)
     steady_hist = None
+    all_cut: tuple[int, int] | None = None
     if t0 is not None:
         cut_rows = []
-        all_cut = None
         for label, res in results.items():
             w = res.warmup
             if w.end_window is None or w.status not in ("warmup", "none"):
@@ -330,7 +335,7 @@ def analyze_load_suite(
         cutoffs = pl.DataFrame(
             cut_rows, schema={"label": pl.String, "lo": pl.Int64, "hi": pl.Int64}, orient="row"
         )
-        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs, all_cut=all_cut)
+        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs)
     labels_json = []
     findings: list[Finding] = []
     for rec in counts.sort(pl.col("label") != ALL, "label").iter_rows(named=True):
@@ -338,7 +343,9 @@ def analyze_load_suite(
         res = results[label]
         overall = latency_summary(*_hist(hist, label)).as_dict()
         steady = None
-        if steady_hist is not None and res.warmup.status in ("warmup", "none"):
+        if label == ALL and all_cut is not None:
+            steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
+        elif label != ALL and steady_hist is not None and res.warmup.status in ("warmup", "none"):
             steady = latency_summary(*_hist(steady_hist, label)).as_dict()
         labels_json.append(
             _label_json(
