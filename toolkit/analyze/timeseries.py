@@ -95,7 +95,8 @@ class LatencySummary:
         return {**self.percentiles, "mean": self.mean, "min": self.min, "max": self.max}
 
 
-def _pkey(p: float) -> str:
+def percentile_key(p: float) -> str:
+    """The key of percentile ``p`` in results and frames: 99 → ``p99``, 99.9 → ``p99_9``."""
     return f"p{p:g}".replace(".", "_")
 
 
@@ -107,13 +108,13 @@ def latency_summary(values: npt.ArrayLike, counts: npt.ArrayLike) -> LatencySumm
     v, c = v[order], c[order]
     n = int(c.sum())
     if n == 0:
-        return LatencySummary(0, None, None, None, {_pkey(p): None for p in PERCENTILES})
+        return LatencySummary(0, None, None, None, {percentile_key(p): None for p in PERCENTILES})
     return LatencySummary(
         samples=n,
         mean=float((v * c).sum() / n),
         min=float(v[0]),
         max=float(v[-1]),
-        percentiles={_pkey(p): legacy_percentile(v, c, p) for p in PERCENTILES},
+        percentiles={percentile_key(p): legacy_percentile(v, c, p) for p in PERCENTILES},
     )
 
 

@@ -26,6 +26,7 @@ from toolkit.analyze.timeseries import (
     dashboard_statistics,
     latency_summary,
     littles_law,
+    percentile_key,
 )
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX
@@ -99,8 +100,14 @@ def window_series(
 ) -> pl.DataFrame:
     """Per-window series of one label (or ALL): ``t_s`` (window start from the first sample),
     ``n``, ``throughput`` (/s, by completion time), ``errors``, ``mean_ms``, exact
-    ``p50 p90 p95 p99 p99_9`` (linear interpolation, DuckDB ``quantile_cont``), ``threads``.
-    For plots and reports."""
+    ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``. For plots and reports.
+
+    The percentiles use the estimator of every other percentile here, commons-math LEGACY
+    (:func:`~toolkit.analyze.timeseries.legacy_percentile`; research/jmeter.md §4.3, §7):
+    1-based position ``p/100·(n+1)``, the minimum below 1, the maximum at n or above,
+    else linear interpolation between the order statistics around it. Computed in SQL
+    from each window's value histogram, so no window's samples reach Python.
+    """
     t0_row = store.con.execute(
         f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
@@ -109,21 +116,49 @@ def window_series(
     window_ms = max(1, round(window_s * 1000))
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
-    params: list[Any] = [window_ms, window_s, int(t0_row[0]), window_ms, suite_id]
+    params: list[Any] = [int(t0_row[0]), window_ms, suite_id]
     if one_label:
         params.append(label)
-    qs = ", ".join(str(p / 100) for p in PERCENTILES)
+    params += [window_ms, window_s]
+    levels = ", ".join(f"{p:g}" for p in PERCENTILES)
+    pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
+    names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
-        f"""SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
-                   q[1] AS p50, q[2] AS p90, q[3] AS p95, q[4] AS p99, q[5] AS p99_9, threads
-            FROM (SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
-                         count(*) FILTER (success = false) AS errors,
-                         avg(elapsed_ms) AS mean_ms,
-                         quantile_cont(elapsed_ms, [{qs}]) AS q,
-                         avg(coalesce(all_threads, grp_threads)) AS threads
-                  FROM {_SAMPLES} WHERE suite_id = ? AND start_ms IS NOT NULL AND {cond}
-                  GROUP BY ALL)
-            ORDER BY w""",
+        f"""WITH kept AS (
+                SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
+                       coalesce(all_threads, grp_threads) AS threads
+                FROM {_SAMPLES}
+                WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+                  AND {cond}),
+            per_window AS (
+                SELECT w, count(*) AS n, count(*) FILTER (success = false) AS errors,
+                       avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
+                       max(elapsed_ms) AS max_ms, avg(threads) AS threads
+                FROM kept GROUP BY w),
+            -- value histogram per window with cumulative counts: order statistic k is
+            -- the smallest value whose cumulative count reaches k
+            hist AS (
+                SELECT w, elapsed_ms AS v,
+                       sum(count(*)) OVER (PARTITION BY w ORDER BY elapsed_ms) AS cum
+                FROM kept GROUP BY w, elapsed_ms),
+            positions AS (
+                SELECT w, n, min_ms, max_ms, p, p / 100.0 * (n + 1) AS pos
+                FROM per_window, unnest([{levels}]::DOUBLE[]) AS levels(p)),
+            legacy AS (
+                SELECT q.w, q.p,
+                       CASE WHEN q.pos < 1 THEN any_value(q.min_ms)
+                            WHEN q.pos >= q.n THEN any_value(q.max_ms)
+                            ELSE min(h.v) FILTER (h.cum >= floor(q.pos))
+                                 + (q.pos - floor(q.pos))
+                                 * (min(h.v) FILTER (h.cum >= floor(q.pos) + 1)
+                                    - min(h.v) FILTER (h.cum >= floor(q.pos)))
+                       END::DOUBLE AS value
+                FROM positions q JOIN hist h ON h.w = q.w
+                GROUP BY q.w, q.p, q.pos, q.n)
+        SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
+               {names}, threads
+        FROM per_window JOIN (SELECT w, {pivot} FROM legacy GROUP BY w) USING (w)
+        ORDER BY w""",
         params,
     )
     return frame
@@ -253,7 +288,7 @@ def _label_json(
 
 def _empty_latency() -> dict[str, Any]:
     return {
-        **{f"p{p:g}".replace(".", "_"): None for p in PERCENTILES},
+        **{percentile_key(p): None for p in PERCENTILES},
         "mean": None,
         "min": None,
         "max": None,
