@@ -300,3 +300,20 @@ def test_window_series_percentiles_are_legacy(tmp_path: Path, store: Store, labe
         for p in (50, 90, 95, 99, 99.9):
             key = f"p{p:g}".replace(".", "_")
             assert rec[key] == pytest.approx(_legacy(values, p), abs=1e-9), (rec["w"], p)
+
+
+def test_sparse_periodic_label_is_flat(tmp_path: Path, store: Store) -> None:
+    # one 100 ms sample every 5 s for 300 s: perfectly flat. MSER's curve was rounding
+    # residue (~1e-18), its "minimum" landed late, and the halves test fired on one
+    # sample's difference with zero batch variance: "inconclusive" + "no steady state"
+    lines = ["timeStamp,elapsed,label,responseCode,success"]
+    lines += [f"{1_700_000_000_000 + i * 5000},100,slow,200,true" for i in range(60)]
+    path = tmp_path / "sparse.csv"
+    path.write_text("\n".join(lines) + "\n")
+    ingest_file(store, path)
+    suite = load_report(store)["suites"][0]
+    assert {(x["label"], x["warmup_status"]) for x in suite["labels"]} == {
+        ("ALL", "none"),
+        ("slow", "none"),
+    }
+    assert "load-no-steady-state" not in {f["rule"] for f in suite["findings"]}
