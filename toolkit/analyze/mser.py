@@ -10,6 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+#: Relative size (to Σ z²) below which a retained part's sum of squares is taken as 0.
+REL_NOISE = 1e-12
+
 
 @dataclass(frozen=True)
 class MserResult:
@@ -48,15 +51,24 @@ def mser(
     if m < 2:
         return MserResult(0, batch, np.zeros(0), True, n)
     z = x[: m * batch].reshape(m, batch).mean(axis=1)
-    # suffix sums: S1[d] = Σ_{j>=d} z_j, S2[d] = Σ_{j>=d} z_j²
-    s1 = np.cumsum(z[::-1])[::-1]
-    s2 = np.cumsum((z * z)[::-1])[::-1]
+    # centred first: S2 − S1²/k cancels catastrophically when the batch means are
+    # (nearly) equal, and the rounding residue (~1e-18 on a constant series) then decided
+    # the argmin, at random, often at the n/2 cap ("inconclusive" on a flat series)
+    zc = z - float(z.mean())
+    # suffix sums: S1[d] = Σ_{j>=d} zc_j, S2[d] = Σ_{j>=d} zc_j²
+    s1 = np.cumsum(zc[::-1])[::-1]
+    s2 = np.cumsum((zc * zc)[::-1])[::-1]
+    scale = np.cumsum((z * z)[::-1])[::-1]
     max_d = max(1, int(np.floor(max_frac * m)))
     d = np.arange(max_d)
     k = (m - d).astype(np.float64)
     sse = s2[d] - s1[d] * s1[d] / k
-    curve = np.maximum(sse, 0.0) / (k * k)
-    best = int(np.argmin(curve))
+    # a sum of squares below REL_NOISE of Σz² (batch means equal to ~6 significant
+    # digits) is rounding, not variance: it counts as 0, so such truncations tie and the
+    # earliest wins
+    sse = np.where(sse <= REL_NOISE * scale[d], 0.0, sse)
+    curve = sse / (k * k)
+    best = int(np.argmin(curve))  # first of equal minima
     truncation = best * batch
     inconclusive = truncation >= max_frac * n - batch
     return MserResult(truncation, batch, curve, bool(inconclusive), n)

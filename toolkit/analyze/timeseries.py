@@ -95,7 +95,8 @@ class LatencySummary:
         return {**self.percentiles, "mean": self.mean, "min": self.min, "max": self.max}
 
 
-def _pkey(p: float) -> str:
+def percentile_key(p: float) -> str:
+    """The key of percentile ``p`` in results and frames: 99 → ``p99``, 99.9 → ``p99_9``."""
     return f"p{p:g}".replace(".", "_")
 
 
@@ -107,13 +108,13 @@ def latency_summary(values: npt.ArrayLike, counts: npt.ArrayLike) -> LatencySumm
     v, c = v[order], c[order]
     n = int(c.sum())
     if n == 0:
-        return LatencySummary(0, None, None, None, {_pkey(p): None for p in PERCENTILES})
+        return LatencySummary(0, None, None, None, {percentile_key(p): None for p in PERCENTILES})
     return LatencySummary(
         samples=n,
         mean=float((v * c).sum() / n),
         min=float(v[0]),
         max=float(v[-1]),
-        percentiles={_pkey(p): legacy_percentile(v, c, p) for p in PERCENTILES},
+        percentiles={percentile_key(p): legacy_percentile(v, c, p) for p in PERCENTILES},
     )
 
 
@@ -180,8 +181,18 @@ def _extend_back(x: npt.NDArray[np.float64], d: int, batch: int, z: float, eff: 
     return d
 
 
-def _trending(x: npt.NDArray[np.float64], batch: int, z: float, eff: float) -> bool:
-    """Whether the first and second half of ``x`` differ (Geweke-style, batch-means SE)."""
+def _trending(
+    x: npt.NDArray[np.float64], batch: int, z: float, eff: float, *, counts: bool = False
+) -> bool:
+    """Whether the first and second half of ``x`` differ (Geweke-style, batch-means SE).
+
+    Both halves are compared over their whole batches, the batches the SE is computed
+    from (a trailing part batch moved a half's mean with no SE to match it). For a
+    series of ``counts`` per window the SE is at least the Poisson one, √(mean/n) per
+    half of n windows: a periodic label (one sample every 5 windows) has batch means
+    with no variance at all, and a difference of a sample or two between the halves is
+    the discreteness of the counts, not a trend.
+    """
     half = x.size // 2
     a, b = x[:half], x[half:]
     ma, mb = a.size // batch, b.size // batch
@@ -189,9 +200,12 @@ def _trending(x: npt.NDArray[np.float64], batch: int, z: float, eff: float) -> b
         return False
     za = a[: ma * batch].reshape(ma, batch).mean(axis=1)
     zb = b[: mb * batch].reshape(mb, batch).mean(axis=1)
-    se = math.sqrt(float(za.var(ddof=1)) / ma + float(zb.var(ddof=1)) / mb)
-    effect = abs(float(a.mean()) - float(b.mean()))
-    return effect > z * se and effect > eff * abs(float(x.mean()))
+    var = float(za.var(ddof=1)) / ma + float(zb.var(ddof=1)) / mb
+    centre = float(np.concatenate([za, zb]).mean())
+    if counts:
+        var = max(var, abs(centre) / (ma * batch) + abs(centre) / (mb * batch))
+    effect = abs(float(za.mean()) - float(zb.mean()))
+    return effect > z * math.sqrt(var) and effect > eff * abs(centre)
 
 
 def warmup_end(
@@ -258,7 +272,8 @@ def warmup_end(
                 d = _extend_back(filled, d, batch, z, min_effect)
                 truncations[-1] = d
                 ends.append(d)
-        if _trending(filled[d:], batch, z, min_effect):
+        is_counts = values is x and bool(np.all(x == np.round(x)))
+        if _trending(filled[d:], batch, z, min_effect, counts=is_counts):
             pinned = True
     tp_trunc = truncations[0]
     lat_trunc = truncations[1] if len(truncations) > 1 else None

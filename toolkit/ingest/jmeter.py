@@ -111,6 +111,9 @@ JMETER_DATE_FORMATS = (
 
 #: Prefix of a Transaction Controller sample's responseMessage (research/jmeter.md §1.6).
 TC_PREFIX = "Number of samples in transaction"
+#: Prefix of an *empty* Transaction Controller sample (no child sampled), which JMeter's
+#: dashboard drops everywhere (research/jmeter.md §4.4; ``Sample.isEmptyController``).
+EMPTY_TC_PREFIX = "Number of samples in transaction : 0"
 
 _DELIMITERS = (",", "\t", ";", "|")
 # a response message can be megabytes long; csv's default limit of 128 KiB per field would

@@ -26,8 +26,10 @@ from toolkit.analyze.timeseries import (
     dashboard_statistics,
     latency_summary,
     littles_law,
+    percentile_key,
 )
 from toolkit.errors import UsageError
+from toolkit.ingest.jmeter import EMPTY_TC_PREFIX
 from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
@@ -42,6 +44,13 @@ _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS 
     AS tolerated"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
+#: The samples the load analysis reads: all but empty transaction-controller samples
+#: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
+#: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+_SAMPLES = (
+    "(SELECT * FROM samples WHERE NOT coalesce(starts_with(response_message, "
+    f"'{EMPTY_TC_PREFIX}'), false))"
+)
 
 
 def parse_window(text: str) -> float:
@@ -79,7 +88,7 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
         f"""SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
                    avg(elapsed_ms) AS mean_ms,
                    avg(coalesce(all_threads, grp_threads)) AS threads
-            FROM samples
+            FROM {_SAMPLES}
             WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
@@ -91,57 +100,87 @@ def window_series(
 ) -> pl.DataFrame:
     """Per-window series of one label (or ALL): ``t_s`` (window start from the first sample),
     ``n``, ``throughput`` (/s, by completion time), ``errors``, ``mean_ms``, exact
-    ``p50 p90 p95 p99 p99_9`` (linear interpolation, DuckDB ``quantile_cont``), ``threads``.
-    For plots and reports."""
+    ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``. For plots and reports.
+
+    The percentiles use the estimator of every other percentile here, commons-math LEGACY
+    (:func:`~toolkit.analyze.timeseries.legacy_percentile`; research/jmeter.md §4.3, §7):
+    1-based position ``p/100·(n+1)``, the minimum below 1, the maximum at n or above,
+    else linear interpolation between the order statistics around it. Computed in SQL
+    from each window's value histogram, so no window's samples reach Python.
+    """
     t0_row = store.con.execute(
-        "SELECT min(start_ms) FROM samples WHERE suite_id = ?", [suite_id]
+        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
     if t0_row is None or t0_row[0] is None:
         return pl.DataFrame()
     window_ms = max(1, round(window_s * 1000))
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
-    params: list[Any] = [window_ms, window_s, int(t0_row[0]), window_ms, suite_id]
+    params: list[Any] = [int(t0_row[0]), window_ms, suite_id]
     if one_label:
         params.append(label)
-    qs = ", ".join(str(p / 100) for p in PERCENTILES)
+    params += [window_ms, window_s]
+    levels = ", ".join(f"{p:g}" for p in PERCENTILES)
+    pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
+    names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
-        f"""SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
-                   q[1] AS p50, q[2] AS p90, q[3] AS p95, q[4] AS p99, q[5] AS p99_9, threads
-            FROM (SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
-                         count(*) FILTER (success = false) AS errors,
-                         avg(elapsed_ms) AS mean_ms,
-                         quantile_cont(elapsed_ms, [{qs}]) AS q,
-                         avg(coalesce(all_threads, grp_threads)) AS threads
-                  FROM samples WHERE suite_id = ? AND start_ms IS NOT NULL AND {cond}
-                  GROUP BY ALL)
-            ORDER BY w""",
+        f"""WITH kept AS (
+                SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
+                       coalesce(all_threads, grp_threads) AS threads
+                FROM {_SAMPLES}
+                WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+                  AND {cond}),
+            per_window AS (
+                SELECT w, count(*) AS n, count(*) FILTER (success = false) AS errors,
+                       avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
+                       max(elapsed_ms) AS max_ms, avg(threads) AS threads
+                FROM kept GROUP BY w),
+            -- value histogram per window with cumulative counts: order statistic k is
+            -- the smallest value whose cumulative count reaches k
+            hist AS (
+                SELECT w, elapsed_ms AS v,
+                       sum(count(*)) OVER (PARTITION BY w ORDER BY elapsed_ms) AS cum
+                FROM kept GROUP BY w, elapsed_ms),
+            positions AS (
+                SELECT w, n, min_ms, max_ms, p, p / 100.0 * (n + 1) AS pos
+                FROM per_window, unnest([{levels}]::DOUBLE[]) AS levels(p)),
+            legacy AS (
+                SELECT q.w, q.p,
+                       CASE WHEN q.pos < 1 THEN any_value(q.min_ms)
+                            WHEN q.pos >= q.n THEN any_value(q.max_ms)
+                            ELSE min(h.v) FILTER (h.cum >= floor(q.pos))
+                                 + (q.pos - floor(q.pos))
+                                 * (min(h.v) FILTER (h.cum >= floor(q.pos) + 1)
+                                    - min(h.v) FILTER (h.cum >= floor(q.pos)))
+                       END::DOUBLE AS value
+                FROM positions q JOIN hist h ON h.w = q.w
+                GROUP BY q.w, q.p, q.pos, q.n)
+        SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
+               {names}, threads
+        FROM per_window JOIN (SELECT w, {pivot} FROM legacy GROUP BY w) USING (w)
+        ORDER BY w""",
         params,
     )
     return frame
 
 
 def _histograms(
-    store: Store,
-    suite_id: int,
-    *,
-    cutoffs: pl.DataFrame | None = None,
-    all_cut: tuple[int, int] | None = None,
+    store: Store, suite_id: int, *, cutoffs: pl.DataFrame | None = None
 ) -> pl.DataFrame:
     """``label, is_transaction, is_subresult, elapsed_ms, n`` over all samples, or over
-    the steady part (completion in [cutoff, end) per label) when ``cutoffs`` is given."""
+    the steady part (completion in [lo, hi) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
-            """SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
-               FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL
+            f"""SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
+               FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
                GROUP BY ALL""",
             [suite_id],
         )
     store.con.register("_load_cutoffs", cutoffs.to_arrow())
     try:
-        per_label = store.frame(
-            """SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
-               FROM samples s JOIN _load_cutoffs c ON s.label = c.label
+        return store.frame(
+            f"""SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
+               FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
                  AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
                GROUP BY ALL""",
@@ -149,20 +188,29 @@ def _histograms(
         )
     finally:
         store.con.unregister("_load_cutoffs")
-    if all_cut is None:
-        return per_label
-    everything = store.frame(
-        f"""SELECT '{ALL}' AS label, false AS is_transaction, false AS is_subresult,
-                   elapsed_ms, count(*) AS n
-            FROM samples WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
+
+
+def _all_steady_histogram(
+    store: Store, suite_id: int, lo: int, hi: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Value histogram (``elapsed_ms`` ascending, counts) of ALL's samples (no TC, no
+    sub-result) completed in [lo, hi) epoch ms: ALL's steady part, cut at ALL's own
+    warm-up end. Kept apart from the per-label steady rows, which have other cuts and
+    would count ALL's samples twice if pooled with them."""
+    frame = store.frame(
+        f"""SELECT elapsed_ms, count(*) AS n
+            FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
               AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
-            GROUP BY ALL""",
-        [suite_id, all_cut[0], all_cut[1]],
+            GROUP BY ALL ORDER BY elapsed_ms""",
+        [suite_id, lo, hi],
     )
-    return pl.concat([per_label.filter(pl.col("label") != ALL), everything], how="vertical_relaxed")
+    return frame["elapsed_ms"].to_numpy(), frame["n"].to_numpy()
 
 
 def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Value histogram of one label in a :func:`_histograms` frame; ALL = the rows that
+    are neither TC nor sub-result (right for the whole-run frame only, where every row
+    is uncut)."""
     if label == ALL:
         part = frame.filter(~pl.col("is_transaction") & ~pl.col("is_subresult"))
     else:
@@ -178,14 +226,15 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
     apdex = f"{_APDEX_COUNTS}, count(*) AS apdex_n"
     per_label = store.frame(
-        f"SELECT label, {agg}, {apdex} FROM samples WHERE suite_id = ? GROUP BY label ORDER BY label",
+        f"""SELECT label, {agg}, {apdex} FROM {_SAMPLES} WHERE suite_id = ?
+            GROUP BY label ORDER BY label""",
         [suite_id],
     )
     # Total: statistics exclude transaction-controller samples, APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM samples WHERE suite_id = ? AND NOT is_transaction),
-              (SELECT {apdex} FROM samples WHERE suite_id = ?)""",
+              (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT is_transaction),
+              (SELECT {apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
     totals = pl.concat([total, per_label], how="vertical_relaxed")
@@ -239,7 +288,7 @@ def _label_json(
 
 def _empty_latency() -> dict[str, Any]:
     return {
-        **{f"p{p:g}".replace(".", "_"): None for p in PERCENTILES},
+        **{percentile_key(p): None for p in PERCENTILES},
         "mean": None,
         "min": None,
         "max": None,
@@ -251,13 +300,13 @@ def analyze_load_suite(
 ) -> dict[str, Any]:
     """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``)."""
     has_samples = store.con.execute(
-        "SELECT count(*) FROM samples WHERE suite_id = ?", [suite_id]
+        f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
     if has_samples is None or has_samples[0] == 0:
         return _summary_suite(store, suite_id, name)
     window_ms = max(1, round(window_s * 1000))
     bounds = store.con.execute(
-        "SELECT min(start_ms), max(start_ms + elapsed_ms) FROM samples WHERE suite_id = ?",
+        f"SELECT min(start_ms), max(start_ms + elapsed_ms) FROM {_SAMPLES} WHERE suite_id = ?",
         [suite_id],
     ).fetchone()
     assert bounds is not None
@@ -267,11 +316,11 @@ def analyze_load_suite(
                    bool_and(is_transaction) AS is_transaction,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
                    {_APDEX_COUNTS}
-            FROM samples WHERE suite_id = ? GROUP BY label
+            FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label
             UNION ALL
             SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {_APDEX_COUNTS}
-            FROM samples WHERE suite_id = ? AND {_ALL_FILTER}""",
+            FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
@@ -304,9 +353,9 @@ def analyze_load_suite(
         )
     # steady histograms: completion time in [t0 + end, t0 + last full window)
     steady_hist = None
+    all_cut: tuple[int, int] | None = None
     if t0 is not None:
         cut_rows = []
-        all_cut = None
         for label, res in results.items():
             w = res.warmup
             if w.end_window is None or w.status not in ("warmup", "none"):
@@ -321,7 +370,7 @@ def analyze_load_suite(
         cutoffs = pl.DataFrame(
             cut_rows, schema={"label": pl.String, "lo": pl.Int64, "hi": pl.Int64}, orient="row"
         )
-        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs, all_cut=all_cut)
+        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs)
     labels_json = []
     findings: list[Finding] = []
     for rec in counts.sort(pl.col("label") != ALL, "label").iter_rows(named=True):
@@ -329,7 +378,9 @@ def analyze_load_suite(
         res = results[label]
         overall = latency_summary(*_hist(hist, label)).as_dict()
         steady = None
-        if steady_hist is not None and res.warmup.status in ("warmup", "none"):
+        if label == ALL and all_cut is not None:
+            steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
+        elif label != ALL and steady_hist is not None and res.warmup.status in ("warmup", "none"):
             steady = latency_summary(*_hist(steady_hist, label)).as_dict()
         labels_json.append(
             _label_json(
