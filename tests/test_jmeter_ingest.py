@@ -685,3 +685,74 @@ def test_unrecorded_text_fields_are_null_in_csv_and_xml_alike(real_dir: Path) ->
             assert empty is not None
             assert empty[:-1] == (0,) * (len(text) + 1), (name, empty)
             assert empty[-1] > 0, name  # JMeter left some messages empty in each run
+
+
+# -- summariser logs: prefixes, names, line numbers, detection ----------------------------
+
+_PLUS = "+   1234 in 00:00:30 =   41.1/s Avg:   120 Min:    10 Max:  3000 Err:     2 (0.16%)"
+
+
+def test_summariser_name_and_time_behind_every_prefix(tmp_path: Path, store: Store) -> None:
+    # a CI runner's ISO stamp (7 fraction digits, Z or an offset), jmeter.log's log4j2 and
+    # JMeter <= 3.1's logkit prefix: the stamp is the window's end, never part of the name;
+    # a name may itself hold ': '
+    path = tmp_path / "prefixed.log"
+    path.write_text(
+        f"2026-11-22T03:00:30.1234567Z summary {_PLUS}\n"
+        f"2026-11-22T04:01:00+01:00 summary {_PLUS}\n"
+        f"2026-11-22T03:01:30.5Z 2026-11-22 03:01:29,250 INFO o.a.j.r.Summariser: summary {_PLUS}\n"
+        f"2014/06/11 10:22:11 INFO  - jmeter.reporters.Summariser: summary {_PLUS}\n"
+        f"2026-11-22 03:02:00,007 INFO o.a.j.r.Summariser: My Summary: x {_PLUS}\n"
+        f"[runner] INFO o.a.j.r.Summariser: summary {_PLUS}\n"
+    )
+    ingest_file(store, path)
+    rows = store.con.execute(
+        "SELECT name, strftime(window_end, '%Y-%m-%d %H:%M:%S.%f') FROM load_windows ORDER BY line"
+    ).fetchall()
+    assert rows == [
+        ("summary", "2026-11-22 03:00:30.123456"),
+        ("summary", "2026-11-22 03:01:00.000000"),
+        ("summary", "2026-11-22 03:01:29.250000"),  # JMeter's own stamp before the CI's
+        ("summary", "2014-06-11 10:22:11.000000"),
+        ("My Summary: x", "2026-11-22 03:02:00.007000"),
+        ("summary", None),
+    ]
+
+
+def test_summariser_line_numbers_count_newlines_only(tmp_path: Path, store: Store) -> None:
+    # \x0c, \x1c, \x85 and \u2028 inside messages are not line ends (str.splitlines'd be)
+    good = f"summary {_PLUS}"
+    odd = "2026-11-22 03:00:01,000 ERROR o.a.j.t.JMeterThread: body \x0c \x1c \x85 \u2028 end"
+    path = tmp_path / "odd.log"
+    path.write_text(f"{odd}\r\n{good}\r\n{odd}\n{good}\n")
+    ingest_file(store, path)
+    lines = [
+        r[0] for r in store.con.execute("SELECT line FROM load_windows ORDER BY line").fetchall()
+    ]
+    assert lines == [2, 4]
+    bad = tmp_path / "bad.log"
+    bad.write_text(f"{odd}\n{odd}\n{good.replace('41.1/s', '4.1.1/s')}\n")
+    with pytest.raises(InputFormatError, match=r"bad\.log:3: summariser line"):
+        ingest_file(store, bad)
+
+
+@pytest.mark.parametrize("preamble_lines", [450, 2000])
+def test_summariser_found_after_a_long_jmeter_log_preamble(
+    tmp_path: Path, preamble_lines: int
+) -> None:
+    # a jmeter.log logs its plan's set-up before the first report: 450 lines (past the old
+    # 400-line look) and 2000 lines of ~120 bytes (past the 64 KiB head)
+    head = "2026-11-22 03:00:00,200 INFO o.a.j.e.StandardJMeterEngine: Running the test!\n"
+    filler = "2026-11-22 03:00:01,000 INFO o.a.j.s.FileServer: Default base='/opt/" + "x" * 50
+    body = head + "".join(f"{filler}{i}'\n" for i in range(preamble_lines))
+    path = tmp_path / "jmeter.log"
+    path.write_text(body + f"2026-11-22 03:00:30,650 INFO o.a.j.r.Summariser: summary {_PLUS}\n")
+    assert detect_format(path) == "jmeter-log"
+    gz = tmp_path / "jmeter.log.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    assert detect_format(gz) == "jmeter-log"
+    # a text without a JMeter line in its first 64 KiB is not searched further
+    plain = tmp_path / "notes.txt"
+    plain.write_text("notes\n" * 12_000 + f"summary {_PLUS}\n")
+    with pytest.raises(InputFormatError, match="format not recognised"):
+        detect_format(plain)

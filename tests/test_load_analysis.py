@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import summariser_logs
 
-from toolkit import Store, ingest_file
+from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import legacy_percentile, littles_law, warmup_end
 from toolkit.pipeline.load import load_report, parse_window, window_series
 from toolkit.synthetic import write_jtl
@@ -317,3 +320,103 @@ def test_sparse_periodic_label_is_flat(tmp_path: Path, store: Store) -> None:
         ("slow", "none"),
     }
     assert "load-no-steady-state" not in {f["rule"] for f in suite["findings"]}
+
+
+# -- summariser logs: one series per summariser and per run, durations from the rate -------
+
+
+def _summariser_all(store: Store, suite: str | None = None) -> dict[str, dict]:
+    payload = load_report(store, [suite] if suite else None)
+    return {lab["label"]: lab for s in payload["suites"] for lab in s["labels"]}
+
+
+@pytest.mark.parametrize("shape", ["console", "jmeter.log"])
+def test_each_summariser_is_its_own_series(tmp_path: Path, store: Store, shape: str) -> None:
+    # JMeter's `summary` and a "Generate Summary Results" element `gsr` (a tenth of the
+    # samples, in the same 30 s windows): their samples overlap, so adding them up doubled
+    # the time (1200 s), hid the warm-up and halved the steady rate
+    summary = summariser_logs.windows(seed=3)
+    gsr = summariser_logs.windows(seed=4, scale=0.1)
+    write = summariser_logs.console if shape == "console" else summariser_logs.jmeter_log
+    path = tmp_path / "two.log"
+    path.write_text("\n".join(write({"summary": summary, "gsr": gsr})) + "\n")
+    ingest_file(store, path)
+    labels = _summariser_all(store)
+    assert sorted(labels) == ["ALL", "gsr"]
+    for lab, ws in ((labels["ALL"], summary), (labels["gsr"], gsr)):
+        true_s = sum(w.seconds for w in ws)
+        assert lab["samples"] == sum(w.count for w in ws)
+        # durations from count ÷ printed rate: the rate's 0.05 rounding, < 0.01 % at ≥ 490/s
+        assert lab["duration_s"] == pytest.approx(true_s, rel=1e-4)
+        assert lab["warmup_status"] == "warmup"
+        # the ramp is 4 windows; MSER may keep or drop one more
+        warm_s = sum(w.seconds for w in ws[:4])
+        assert warm_s - 1 <= lab["warmup_end_s"] <= warm_s + 31
+        kept = round(lab["warmup_end_s"] / 30)
+        assert lab["throughput"]["steady"] == pytest.approx(
+            summariser_logs.steady_rate(ws, kept), rel=1e-4
+        )
+        assert lab["latency_ms"]["overall"]["min"] == min(w.min_ms for w in ws)
+    assert labels["ALL"]["summariser"] == "summary"
+    # the report plots the same windows: the ALL series is summary's alone
+    from toolkit.report.sections import _load_series
+
+    suite = load_report(store)["suites"][0]
+    series = _load_series(store, 1, suite, "ALL", 1.0)
+    assert len(series["throughput"]) == len(summary)
+    rates = [w.count / w.seconds for w in summary]
+    assert series["throughput"] == pytest.approx(rates, rel=1e-4)
+
+
+def test_two_runs_in_one_console_are_two_suites(tmp_path: Path, store: Store) -> None:
+    # the same console twice, the second run an hour later: its windows count from its own
+    # start line, and neither run's warm-up or rate is blurred by the other's
+    ws = summariser_logs.windows(seed=5)
+    later = summariser_logs.START + timedelta(hours=1)
+    lines = [
+        *summariser_logs.console({"summary": ws}),
+        *summariser_logs.console({"summary": ws}, start=later),
+    ]
+    path = tmp_path / "tworuns.log"
+    path.write_text("\n".join(lines) + "\n")
+    ingest_file(store, path)
+    once = tmp_path / "once.log"
+    once.write_text("\n".join(summariser_logs.console({"summary": ws})) + "\n")
+    with open_store() as alone:
+        ingest_file(alone, once)
+        single = _summariser_all(alone)["ALL"]
+    suites = load_report(store)["suites"]
+    assert [s["suite"] for s in suites] == ["tworuns", "tworuns run 2"]
+    first_end = store.con.execute(
+        """SELECT s.name, epoch_ms(min(window_end)) FROM load_windows w
+           JOIN suites s USING (suite_id) GROUP BY s.name ORDER BY s.name"""
+    ).fetchall()
+    for (_, got), start in zip(first_end, (summariser_logs.START, later), strict=True):
+        expected = (start + timedelta(seconds=ws[0].seconds)).timestamp() * 1000
+        assert abs(got - expected) <= 0.01 * 1000 * ws[0].seconds  # the rate's rounding
+    for suite in suites:
+        lab = suite["labels"][0]
+        assert lab["samples"] == sum(w.count for w in ws)
+        for key in ("duration_s", "warmup_end_s"):
+            assert lab[key] == pytest.approx(single[key], rel=1e-12)
+        assert lab["throughput"]["steady"] == pytest.approx(
+            single["throughput"]["steady"], rel=1e-12
+        )
+        assert lab["warmup_status"] == "warmup"
+
+
+@pytest.mark.real
+def test_real_console_throughput_from_printed_rates(real_dir: Path, store: Store) -> None:
+    # JMeter 5.6.3's console: `354 in 00:00:06 = 60.9/s` is 5.81 s, not 6; `9 in 00:00:00 =
+    # 72.0/s` is 0.125 s, not none. The whole-run rate then agrees with JMeter's own last
+    # `summary =` line (rounded to 0.1/s) and min with the smallest `Min:`.
+    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt"
+    text = path.read_text()
+    plus = re.findall(r"^summary \+ +(\d+) in [\d:]+ = +([\d.]+)/s .*Min: +(\d+)", text, re.M)
+    last_total = re.findall(r"^summary = +(\d+) in [\d:]+ = +([\d.]+)/s", text, re.M)[-1]
+    ingest_file(store, path)
+    lab = _summariser_all(store)["ALL"]
+    assert lab["samples"] == int(last_total[0]) == sum(int(c) for c, _, _ in plus)
+    assert lab["duration_s"] == pytest.approx(sum(int(c) / float(r) for c, r, _ in plus))
+    assert abs(lab["throughput"]["overall"] - float(last_total[1])) <= 0.05
+    assert lab["latency_ms"]["overall"]["min"] == min(int(m) for _, _, m in plus)

@@ -30,6 +30,7 @@ from toolkit.analyze.timeseries import (
 )
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX
+from toolkit.pipeline.summariser import DEFAULT_SUMMARISER, summariser_windows, summarisers
 from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
@@ -461,18 +462,53 @@ def analyze_load_suite(
 
 
 def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
-    frame = store.frame(
-        """SELECT count, seconds, avg_ms, max_ms, errors FROM load_windows
-           WHERE suite_id = ? AND kind = '+' ORDER BY source_id, line""",
-        [suite_id],
-    )
+    """A summariser-log suite: ALL from its main summariser, a label per other summariser
+    (pipeline/summariser.py: summarisers overlap, so they are never added up)."""
+    names = summarisers(store, suite_id)
+    labels = [
+        _summariser_label(
+            store, suite_id, s, ALL if i == 0 else s if s != ALL else f"{s} (summariser)"
+        )
+        for i, s in enumerate(names or [DEFAULT_SUMMARISER])
+    ]
+    findings = []
+    if len(names) > 1:
+        findings.append(
+            Finding(
+                rule="load-several-summarisers",
+                severity="info",
+                subject=name,
+                message=(
+                    f"{name}: {len(names)} summarisers in the log ({', '.join(names)}); "
+                    f"ALL is {names[0]!r}, each other one is its own label (their samples "
+                    "overlap, so they are not added up)"
+                ),
+                advice="",
+                numbers={"summarisers": len(names), "all": names[0]},
+            ).as_json()
+        )
+    return {
+        "suite": name,
+        "source": "summariser",
+        "window_s": None,
+        "start_ms": None,
+        "labels": labels,
+        "dashboard": [],
+        "littles_law": None,
+        "findings": findings,
+    }
+
+
+def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) -> dict[str, Any]:
+    frame = summariser_windows(store, suite_id, summariser)
     counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
     seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
     result = analyze_summary_windows(counts, seconds)
     total = int(counts.sum()) if counts.size else 0
     mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
     max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
-    overall = {**_empty_latency(), "mean": mean, "max": max_ms}
+    min_ms = frame["min_ms"].cast(pl.Float64).min() if total else None
+    overall = {**_empty_latency(), "mean": mean, "min": min_ms, "max": max_ms}
     steady = None
     w = result.warmup
     if w.status in ("warmup", "none") and w.end_window is not None and total:
@@ -482,10 +518,12 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
         steady = {
             **_empty_latency(),
             "mean": weighted / n if n else None,
+            "min": keep["min_ms"].cast(pl.Float64).min() if n else None,
             "max": keep["max_ms"].cast(pl.Float64).max() if n else None,
         }
-    label = {
-        "label": ALL,
+    return {
+        "label": label,
+        "summariser": summariser,
         "samples": total,
         "errors": int(frame["errors"].sum()) if frame.height else 0,
         "error_rate": (int(frame["errors"].sum()) / total) if total else None,
@@ -501,16 +539,6 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
         "latency_ms": {"overall": overall, "steady": steady, "steady_mean_ci": None},
         "apdex": None,
         "threads_steady": None,
-    }
-    return {
-        "suite": name,
-        "source": "summariser",
-        "window_s": None,
-        "start_ms": None,
-        "labels": [label],
-        "dashboard": [],
-        "littles_law": None,
-        "findings": [],
     }
 
 
@@ -539,11 +567,7 @@ def _steady_series(
     if entry is None or entry["warmup_status"] not in ("warmup", "none"):
         return None
     if suite["source"] == "summariser":
-        frame = store.frame(
-            """SELECT count, seconds, avg_ms FROM load_windows
-               WHERE suite_id = ? AND kind = '+' AND seconds > 0 ORDER BY source_id, line""",
-            [suite_id],
-        )
+        frame = summariser_windows(store, suite_id, entry["summariser"], timed_only=True)
         end = 0
         if entry["warmup_end_s"]:
             cum = np.cumsum(frame["seconds"].to_numpy())

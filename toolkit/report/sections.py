@@ -1214,11 +1214,10 @@ def _load_series(
     (already aggregated in SQL, pipeline/load.py ``window_series``), or for a summariser
     log its own windows (throughput and mean latency)."""
     if suite["source"] == "summariser":
-        frame = store.frame(
-            """SELECT count, seconds, avg_ms FROM load_windows
-               WHERE suite_id = ? AND kind = '+' AND seconds > 0 ORDER BY source_id, line""",
-            [suite_id],
-        )
+        from toolkit.pipeline.summariser import summariser_windows
+
+        entry = next(x for x in suite["labels"] if x["label"] == label)
+        frame = summariser_windows(store, suite_id, entry["summariser"], timed_only=True)
         ends = frame["seconds"].cum_sum().to_list()
         starts = [0.0, *ends[:-1]]
         rates = (frame["count"] / frame["seconds"]).to_list()

@@ -1,0 +1,91 @@
+"""Generated JMeter summariser logs whose true windows are known (research/jmeter.md §3).
+
+Each window has a true length in seconds (not whole); it is printed as JMeter prints it:
+the duration rounded to whole seconds (``(elapsed + 500) / 1000``) and the rate, to one
+decimal, as count ÷ the true length. Tests compare the toolkit's figures with the true
+windows kept in :class:`Window`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+START = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    count: int
+    seconds: float  #: true length
+    min_ms: int
+
+
+def windows(
+    *, seed: int, n: int = 20, warm: int = 4, steady_rate: float = 4920.0, scale: float = 1.0
+) -> list[Window]:
+    """``n`` windows of about 30 s: the first ``warm`` ramp up to ``steady_rate`` × scale."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        rate = steady_rate * scale * (min(1.0, 0.2 + 0.8 * i / warm) if i < warm else 1.0)
+        seconds = 30.0 + float(rng.uniform(-0.45, 0.45))
+        count = round(rate * seconds * (1 + float(rng.normal(0, 0.004))))
+        out.append(Window("", count, seconds, 3 + int(rng.integers(0, 5))))
+    return out
+
+
+def line(w: Window, name: str) -> str:
+    """``w`` as JMeter's ``summary +`` line under ``name``."""
+    whole = int(w.seconds + 0.5)
+    dur = f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+    rate = w.count / w.seconds
+    return (
+        f"{name} + {w.count:6d} in {dur} = {rate:6.1f}/s Avg: {30:5d} Min: {w.min_ms:5d} "
+        f"Max: {1535:5d} Err: {0:5d} (0.00%) Active: 150 Started: 150 Finished: 0"
+    )
+
+
+def console(series: dict[str, list[Window]], *, start: datetime = START) -> list[str]:
+    """A JMeter console (``jmeter -n`` stdout) of one run, the summarisers' lines interleaved."""
+    epoch = int(start.timestamp() * 1000)
+    out = [
+        "Creating summariser <summary>",
+        "Created the tree successfully using plan.jmx",
+        f"Starting standalone test @ {start:%Y %b %d %H:%M:%S} UTC ({epoch})",
+    ]
+    n = max(len(ws) for ws in series.values())
+    for i in range(n):
+        for name, ws in series.items():
+            if i < len(ws):
+                out.append(line(ws[i], name))
+    out.append(f"Tidying up ...    @ {start:%Y %b %d %H:%M:%S} UTC ({epoch + 600_000})")
+    out.append("... end of run")
+    return out
+
+
+def jmeter_log(series: dict[str, list[Window]], *, start: datetime = START) -> list[str]:
+    """A jmeter.log (log4j2 prefix) of one run, each summariser line at its window's end."""
+    out = [
+        f"{start:%Y-%m-%d %H:%M:%S},100 INFO o.a.j.JMeter: Version 5.6.3",
+        f"{start:%Y-%m-%d %H:%M:%S},200 INFO o.a.j.e.StandardJMeterEngine: Running the test!",
+    ]
+    ends: dict[str, float] = {}
+    timed = []
+    for name, ws in series.items():
+        for w in ws:
+            ends[name] = ends.get(name, 0.0) + w.seconds
+            timed.append((ends[name], name, w))
+    for end, name, w in sorted(timed, key=lambda t: t[0]):
+        at = start + timedelta(seconds=end)
+        stamp = f"{at:%Y-%m-%d %H:%M:%S},{at.microsecond // 1000:03d}"
+        out.append(f"{stamp} INFO o.a.j.r.Summariser: {line(w, name)}")
+    return out
+
+
+def steady_rate(ws: list[Window], warm: int) -> float:
+    """Σcount ÷ Σtrue seconds after the first ``warm`` windows."""
+    return sum(w.count for w in ws[warm:]) / sum(w.seconds for w in ws[warm:])

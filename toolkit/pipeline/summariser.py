@@ -1,0 +1,57 @@
+"""The ``summary +`` windows of a summariser-log suite, read one summariser at a time.
+
+A jmeter.log or console may hold several summarisers: JMeter's own (``summariser.name``,
+``summary`` by default, over every sample but transaction controllers) and any "Generate
+Summary Results" element of the plan under its own name, over the samples in its scope
+(research/jmeter.md §3). Their windows overlap in time and in samples, so they are never
+added up: ``warmup load`` and the report analyse each summariser as its own series. ALL is
+the default ``summary`` summariser (else the only one, else the one with the most
+samples); each other summariser is a label named after it.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.ingest.jmeter_log import window_duration
+from toolkit.store import Store
+
+#: the name JMeter gives its own summariser (``summariser.name`` in jmeter.properties)
+DEFAULT_SUMMARISER = "summary"
+
+
+def summarisers(store: Store, suite_id: int) -> list[str]:
+    """The suite's summariser names, the one ALL stands for first, then in log order."""
+    rows = store.con.execute(
+        """SELECT name, sum(count) AS n, min(line) AS first FROM load_windows
+           WHERE suite_id = ? AND kind = '+' GROUP BY name ORDER BY min(source_id), first""",
+        [suite_id],
+    ).fetchall()
+    names = [str(r[0]) for r in rows]
+    if not names:
+        return []
+    if DEFAULT_SUMMARISER in names:
+        main = DEFAULT_SUMMARISER
+    else:
+        main = str(max(rows, key=lambda r: int(r[1]))[0])  # ties: the first in the log
+    return [main, *(n for n in names if n != main)]
+
+
+def summariser_windows(
+    store: Store, suite_id: int, name: str, *, timed_only: bool = False
+) -> pl.DataFrame:
+    """The ``summary +`` windows of one summariser in log order: count, seconds (the
+    window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
+    rate where that is the more precise), avg_ms, min_ms, max_ms, errors.
+    ``timed_only``: without windows of zero length."""
+    frame = store.frame(
+        """SELECT count, seconds, rate, avg_ms, min_ms, max_ms, errors FROM load_windows
+           WHERE suite_id = ? AND kind = '+' AND name = ? ORDER BY source_id, line""",
+        [suite_id, name],
+    )
+    durations = [
+        window_duration(int(c), float(s), None if r is None else float(r))
+        for c, s, r in zip(frame["count"], frame["seconds"], frame["rate"], strict=True)
+    ]
+    frame = frame.with_columns(pl.Series("seconds", durations, dtype=pl.Float64)).drop("rate")
+    return frame.filter(pl.col("seconds") > 0) if timed_only else frame
