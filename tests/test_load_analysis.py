@@ -256,7 +256,7 @@ def _assert_all_steady_is_all_scope(
 @pytest.mark.real
 def test_all_steady_latency_counts_each_sample_once_real(real_dir: Path, store: Store) -> None:
     # real XML with two labels: ALL's steady part was pooled with every label's steady
-    # rows (19,325 samples, p99 3585) instead of ALL's own 9,603 (p99 3623.4)
+    # rows (19,325 samples, p99 3585 where ALL's own 9,603 gave 3623.4 with that end)
     ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
     suite = load_report(store)["suites"][0]
     rows = store.con.execute(
@@ -266,7 +266,6 @@ def test_all_steady_latency_counts_each_sample_once_real(real_dir: Path, store: 
     end_ms, elapsed = (np.asarray(v) for v in rows.values())
     all_ = suite["labels"][0]
     _assert_all_steady_is_all_scope(all_, suite["start_ms"], end_ms, elapsed)
-    assert all_["latency_ms"]["steady"]["p99"] == pytest.approx(3623.4)
 
 
 def test_all_steady_latency_counts_each_sample_once_generated(tmp_path: Path, store: Store) -> None:
@@ -420,3 +419,32 @@ def test_real_console_throughput_from_printed_rates(real_dir: Path, store: Store
     assert lab["duration_s"] == pytest.approx(sum(int(c) / float(r) for c, r, _ in plus))
     assert abs(lab["throughput"]["overall"] - float(last_total[1])) <= 0.05
     assert lab["latency_ms"]["overall"]["min"] == min(int(m) for _, _, m in plus)
+
+
+def test_flat_runs_report_no_warmup_and_warm_runs_their_end_over_many_seeds(
+    tmp_path: Path,
+) -> None:
+    """The issue's acceptance over seeds, not one: a flat run reports no warm-up (the
+    partial first window read as a rising start in 18 of 30 seeds); a 60 s ramp ends
+    within 10 % of 60 s and the steady CI contains the true rate. Tolerance: at most one
+    flat seed in 20 may show a warm-up (a 95 %-level method on noise)."""
+    flat_warmups = []
+    for seed in range(20):
+        path = tmp_path / f"flat{seed}.jtl"
+        write_jtl(path, 30_000, duration_s=300.0, warmup_s=0.0, seed=seed)
+        with open_store() as s:
+            ingest_file(s, path)
+            all_ = load_report(s)["suites"][0]["labels"][0]
+        if all_["warmup_status"] != "none":
+            flat_warmups.append((seed, all_["warmup_status"], all_["warmup_end_s"]))
+    assert len(flat_warmups) <= 1, flat_warmups
+    for seed in range(8):
+        path = tmp_path / f"warm{seed}.jtl"
+        truth = write_jtl(path, 30_000, duration_s=300.0, warmup_s=60.0, seed=seed)
+        with open_store() as s:
+            ingest_file(s, path)
+            all_ = load_report(s)["suites"][0]["labels"][0]
+        assert all_["warmup_status"] == "warmup", seed
+        assert abs(all_["warmup_end_s"] - 60.0) <= 6.0, (seed, all_["warmup_end_s"])
+        lo, hi = all_["throughput"]["steady_ci"]
+        assert lo <= truth.steady_rate <= hi, seed

@@ -358,8 +358,11 @@ def analyze_windows(
 
     ``windows`` has one row per window index ``w`` (0 = the window holding the first
     sample start) with ``n`` (samples completed in it, by completion time as JMeter counts),
-    ``mean_ms`` and optionally ``threads``. Missing windows count as 0. The last window is
-    partial (the test stops inside it) and is left out of the series.
+    ``mean_ms`` and optionally ``threads``. Missing windows count as 0. The first and last
+    windows of the label are partial and left out of the series: the test stops inside the
+    last one, and the first holds only what completed after the label's first samples
+    started somewhere inside it (on flat runs it read as a rising start: a "warm-up" of one
+    window in 18 of 30 seeds).
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -378,7 +381,8 @@ def analyze_windows(
     mean_ms[w] = windows["mean_ms"].to_numpy()
     if "threads" in windows.columns:
         threads[w] = windows["threads"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    n, mean_ms, threads = n[:-1], mean_ms[:-1], threads[:-1]
+    n, mean_ms, threads = n[1:-1], mean_ms[1:-1], threads[1:-1]
+    first += 1  # the series starts at the label's first full window
     warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
     if warm.end_window is not None:
         # window indices count from the suite's first sample start, not this label's

@@ -590,8 +590,9 @@ def _steady_series(
     idx = frame["w"].to_numpy().astype(np.int64) - first
     n[idx] = frame["n"].to_numpy()
     mean_ms[idx] = frame["mean_ms"].to_numpy()
+    # the label's first window is partial, as in analyze_windows: steady starts after it
     start = round((entry["warmup_end_s"] or 0.0) / window_s) - first
-    start = max(0, start)
+    start = max(1, start)
     return n[start:-1] / window_s, mean_ms[start:-1]
 
 
