@@ -448,3 +448,15 @@ def test_flat_runs_report_no_warmup_and_warm_runs_their_end_over_many_seeds(
         assert abs(all_["warmup_end_s"] - 60.0) <= 6.0, (seed, all_["warmup_end_s"])
         lo, hi = all_["throughput"]["steady_ci"]
         assert lo <= truth.steady_rate <= hi, seed
+
+
+@pytest.mark.real
+def test_a_header_only_jtl_is_an_empty_jtl_suite_not_a_summariser_log(
+    real_dir: Path, store: Store
+) -> None:
+    ingest_file(store, real_dir / "jmeter" / "bin__testfiles__Bug47165.csv")
+    suite = load_report(store)["suites"][0]
+    assert suite["source"] == "samples"  # was "summariser": it has neither
+    assert [(x["label"], x["samples"], x["warmup_status"]) for x in suite["labels"]] == [
+        ("ALL", 0, "too-short")
+    ]

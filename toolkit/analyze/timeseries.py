@@ -279,7 +279,8 @@ def warmup_end(
     lat_trunc = truncations[1] if len(truncations) > 1 else None
     if pinned:
         return WarmupEnd("inconclusive", None, None, tp_trunc, lat_trunc)
-    if not ends:
+    if not ends or max(ends) == 0:
+        # a transient extended back to the first window is no transient
         return WarmupEnd("none", 0, 0.0, tp_trunc, lat_trunc)
     end = max(ends)
     return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc)

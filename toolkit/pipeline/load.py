@@ -303,7 +303,10 @@ def analyze_load_suite(
     has_samples = store.con.execute(
         f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
-    if has_samples is None or has_samples[0] == 0:
+    windows_only = store.con.execute(
+        "SELECT count(*) > 0 FROM load_windows WHERE suite_id = ?", [suite_id]
+    ).fetchone()
+    if (has_samples is None or has_samples[0] == 0) and windows_only == (True,):
         return _summary_suite(store, suite_id, name)
     window_ms = max(1, round(window_s * 1000))
     bounds = store.con.execute(
