@@ -269,8 +269,9 @@ def warmup_end(
                 pinned = True
             else:
                 d = _extend_back(filled, d, batch, z, min_effect)
-                truncations[-1] = int(kept[d]) if d < kept.size else values.size
-                ends.append(truncations[-1])
+                end_window = int(kept[d]) if d < kept.size else values.size
+                truncations[-1] = end_window
+                ends.append(end_window)
         is_counts = values is x and bool(np.all(x == np.round(x)))
         if _trending(filled[d:], batch, z, min_effect, counts=is_counts):
             pinned = True
