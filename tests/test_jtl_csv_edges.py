@@ -200,3 +200,22 @@ def test_sub_results_need_a_parent_that_contains_them(tmp_path: Path, store: Sto
         ("Step", "t 1-1", False),
         ("Step-2", "t 1-1", False),
     ]
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "1700000000300,8,d,200,OK,t 1-1,true,4,extra\n",  # one field too many
+        "1700000000300,abc,d,200,OK,t 1-1,true,4\n",  # not a number
+    ],
+)
+def test_a_bad_but_whole_last_line_is_an_error_not_a_cut(
+    tmp_path: Path, store: Store, last: str
+) -> None:
+    """A last record that ends in a line end was written whole: a bad value there is an
+    error (exit 1), not a killed JMeter's cut record dropped with a warning."""
+    path = tmp_path / "bad-last.jtl"
+    path.write_text(HEADER + "".join(ROWS) + last)
+    with pytest.raises(InputFormatError, match=rf"^{path}:6: "):
+        ingest_file(store, path)
+    assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)

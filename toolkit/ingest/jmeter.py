@@ -436,9 +436,14 @@ def _is_cut_last_record(source: Path, gz: bool, exc: duckdb.Error) -> bool:
     newline inside a quoted field)."""
     _, record = _bad_record(exc)
     try:
-        end = _tail(source, gz).decode("utf-8", "replace").rstrip("\r\n")
+        tail = _tail(source, gz)
     except GZIP_ERRORS:
         return False
+    if tail.endswith(b"\n") and "unterminated quote" not in str(exc):
+        # a whole last line: a bad record, not a cut one (a cut after a line break is
+        # inside a quoted field, which DuckDB reports as an unterminated quote)
+        return False
+    end = tail.decode("utf-8", "replace").rstrip("\r\n")
     return bool(record) and end.endswith(record[-2000:])
 
 
