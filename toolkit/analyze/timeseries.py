@@ -260,9 +260,15 @@ def warmup_end(
         d = result.truncation
         if result.curve.size and not result.inconclusive:
             # flat-basin rule: past the transient MSER(d) is flat and its argmin wanders
-            # with noise; take the earliest d within ``basin`` of the minimum
+            # with noise; take the earliest d within ``basin`` of the minimum — unless that
+            # cuts too little to hold a real transient where the argmin does (a slow start
+            # whose first batch alone is not significant: real sample_log1c.jtl, 10 s)
             within = result.curve <= result.curve.min() * (1 + basin)
-            d = int(np.argmax(within)) * batch
+            earliest = int(np.argmax(within)) * batch
+            if _transient_is_real(filled, earliest, batch, z, min_effect) or not (
+                _transient_is_real(filled, d, batch, z, min_effect)
+            ):
+                d = earliest
         truncations.append(int(kept[d]) if d < kept.size else values.size)
         if _transient_is_real(filled, d, batch, z, min_effect):
             if result.inconclusive:
