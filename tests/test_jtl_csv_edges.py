@@ -219,3 +219,35 @@ def test_a_bad_but_whole_last_line_is_an_error_not_a_cut(
     with pytest.raises(InputFormatError, match=rf"^{path}:6: "):
         ingest_file(store, path)
     assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)
+
+
+def test_a_forced_delimiter_that_does_not_split_the_header_says_so(
+    tmp_path: Path, store: Store
+) -> None:
+    path = tmp_path / "comma.jtl"
+    path.write_text(HEADER + ROWS[0])
+    with pytest.raises(UsageError, match="--delimiter ';' does not split its header, which is ','"):
+        ingest_file(store, path, options=IngestOptions(delimiter=";"))
+
+
+def test_negative_elapsed_is_kept_with_a_warning(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "negative.jtl"
+    path.write_text(HEADER + ROWS[0] + "1700000000300,-5,d,200,OK,t 1-1,true,4\n")
+    result = ingest_file(store, path)
+    assert result.rows == 2
+    assert result.warnings == (
+        "1 samples have a negative elapsed time (the load generator's clock went back?); "
+        "kept as written, they count as fast in every statistic",
+    )
+
+
+def test_a_date_in_another_format_later_in_the_file_names_its_line(
+    tmp_path: Path, store: Store
+) -> None:
+    path = tmp_path / "dates.jtl"
+    path.write_text(
+        "timeStamp,elapsed,label,success\n2026/11/22 03:03:26.501,5,a,true\n"
+        "2026/11/22 03:03:27.000,6,b,true\n22.11.2026 03:03:27,5,c,true\n"
+    )
+    with pytest.raises(InputFormatError, match=rf"^{path}:4: timeStamp '22.11.2026 03:03:27'"):
+        ingest_file(store, path)

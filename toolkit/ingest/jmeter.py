@@ -236,6 +236,13 @@ def _layout(
         raise UsageError(f"--delimiter must be one character, got {options.delimiter!r}")
     forced = options.delimiter.replace("\\t", "\t") if options.delimiter else None
     found = _detect_header(text, forced)
+    if found is None and forced is not None and _detect_header(text, None) is not None:
+        other = _detect_header(text, None)
+        assert other is not None
+        raise UsageError(
+            f"{path}: --delimiter {options.delimiter!r} does not split its header, which is "
+            f"{other[0]!r}-delimited; leave --delimiter out (it is read from the header)"
+        )
     if found is not None:
         delim, names = found
         if options.columns:
@@ -645,9 +652,19 @@ def _load_utf8(
             raise InputFormatError(
                 path, "text is not valid UTF-8; pass --encoding (e.g. --encoding cp1252)"
             ) from None
-        if "format specifier" in first:  # a later row's date in another format
+        unparsed = re.search(r'Could not parse string "(.*?)" according to format', str(exc))
+        if unparsed:  # a later row's date in another format
+            value = unparsed.group(1)
+            formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
+            # timeStamp is JMeter's first column: the record starts with the value
+            line = (
+                _record_line(source, gz, value, at_end=False) if names[0] == "timeStamp" else None
+            )
             raise InputFormatError(
-                path, f"timeStamp: {first}; pass --time-format (strptime codes)"
+                path,
+                f"timeStamp {value[:40]!r} matches none of {', '.join(formats)} (the rows "
+                "before it do); pass --time-format (strptime codes)",
+                line=line,
             ) from None
         raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
     size = source.stat().st_size
@@ -670,6 +687,14 @@ def _load_utf8(
         writer.warn(
             f"{path}:{cut}: last record is incomplete (file cut at byte {path.stat().st_size}, "
             "e.g. JMeter killed); dropped it, every record before it kept"
+        )
+    negative = con.execute(
+        "SELECT count(*) FROM samples WHERE source_id = ? AND elapsed_ms < 0", [writer.source_id]
+    ).fetchone()
+    if negative and negative[0]:
+        writer.warn(
+            f"{negative[0]} samples have a negative elapsed time (the load generator's clock "
+            "went back?); kept as written, they count as fast in every statistic"
         )
     mark_subresults(writer)
     if not has_header:
