@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 import pytest
 import summariser_logs
 
 from toolkit import Store, ingest_file, open_store
-from toolkit.analyze.timeseries import legacy_percentile, littles_law, warmup_end
+from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
 from toolkit.pipeline.load import load_report, parse_window, window_series
 from toolkit.synthetic import write_jtl
 
@@ -243,10 +244,11 @@ def _assert_all_steady_is_all_scope(
     all_: dict[str, Any], t0: int, end_ms: np.ndarray, elapsed: np.ndarray
 ) -> None:
     """ALL's steady latency = its own samples (not TC, not sub-result) completed after ALL's
-    warm-up end and before its last (partial) window: each sample counted once."""
+    warm-up end and before its cool-down or last (partial) window: each counted once."""
     assert all_["warmup_status"] == "warmup"
     window = (end_ms - t0) // 1000
-    keep = (end_ms >= t0 + round(all_["warmup_end_s"] * 1000)) & (window < window.max())
+    stop = window.max() if all_["cooldown_start_s"] is None else all_["cooldown_start_s"]
+    keep = (end_ms >= t0 + round(all_["warmup_end_s"] * 1000)) & (window < stop)
     steady, want = all_["latency_ms"]["steady"], elapsed[keep].astype(float)
     assert steady["p50"] == pytest.approx(_legacy(want, 50), abs=1e-9)
     assert steady["p99"] == pytest.approx(_legacy(want, 99), abs=1e-9)
@@ -489,3 +491,42 @@ def test_real_slow_start_is_a_warmup_when_its_first_batch_alone_is_not(
     all_ = load_report(store)["suites"][0]["labels"][0]
     assert all_["warmup_status"] == "warmup"
     assert 10.0 <= all_["warmup_end_s"] <= 16.0
+
+
+def test_a_cool_down_ends_the_steady_part() -> None:
+    """Threads finishing one by one (loop-count thread groups) end a run with falling
+    throughput: 240 steady windows at 100/s, then 60 falling to 20/s. The ramp-down read
+    as a trend ("inconclusive": no steady figures at all); now the cool-down is found near
+    240 s (within 10 %) and cut, and the steady rate is 100/s (±2 %, its 95 % CI covering
+    it in most seeds). Flat runs keep their end (no cool-down in 20 seeds)."""
+    covered = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        rate = np.concatenate([np.full(241, 100.0), np.linspace(100, 20, 61)[1:]])
+        counts = rng.poisson(rate).astype(float)
+        latency = rng.normal(50, 2, counts.size)
+        frame = pl.DataFrame({"w": np.arange(counts.size), "n": counts, "mean_ms": latency})
+        res = analyze_windows(
+            "x", frame, window_s=1.0, samples=int(counts.sum()), errors=0, duration_s=301.0
+        )
+        assert res.cooldown_s is not None, seed
+        assert abs(res.cooldown_s - 240) <= 24, (seed, res.cooldown_s)
+        ci = res.throughput_steady
+        assert ci is not None and abs(ci.mean - 100.0) <= 2.0, (seed, ci)
+        covered += ci.lo <= 100.0 <= ci.hi
+    assert covered >= 8  # a 95 % interval: 10 seeds may miss once or twice
+    for seed in range(20):
+        counts = np.random.default_rng(100 + seed).poisson(100.0, 301).astype(float)
+        frame = pl.DataFrame({"w": np.arange(301), "n": counts, "mean_ms": np.full(301, 50.0)})
+        res = analyze_windows("x", frame, window_s=1.0, samples=1, errors=0, duration_s=301.0)
+        assert res.cooldown_s is None, seed
+
+
+@pytest.mark.real
+def test_a_real_ramp_down_is_cut_from_the_steady_part(real_dir: Path, store: Store) -> None:
+    """sample_log1.jtl (real, 2005): each of 10 threads runs 1,000 samples, so they finish
+    one by one; INDEX.md's per-minute mean times fall 632 → 548 → 403 → 244 ms in the
+    last minutes of the 670 s run. The cool-down is found there and left out."""
+    ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
+    all_ = load_report(store)["suites"][0]["labels"][0]
+    assert all_["cooldown_start_s"] is not None and 540 <= all_["cooldown_start_s"] < 670

@@ -349,6 +349,10 @@ class LabelLoad:
     throughput_steady: MeanCI | None
     latency_steady_mean: MeanCI | None
     threads_steady: float | None
+    #: first window of a cool-down (threads finishing one by one) that ends the steady
+    #: part, counted like ``warmup.end_window``; None when the run holds steady to its end
+    cooldown_window: int | None = None
+    cooldown_s: float | None = None
 
 
 def analyze_windows(
@@ -391,6 +395,13 @@ def analyze_windows(
     n, mean_ms, threads = n[1:-1], mean_ms[1:-1], threads[1:-1]
     first += 1  # the series starts at the label's first full window
     warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
+    if warm.status == "inconclusive":
+        # a cool-down is a trend at the end of the run: without it, is there a steady part?
+        stop = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
+        if stop is not None:
+            again = warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch)
+            if again.status in ("warmup", "none"):
+                warm = again
     if warm.end_window is not None:
         # window indices count from the suite's first sample start, not this label's
         absolute = first + warm.end_window if warm.status == "warmup" else first
@@ -403,11 +414,36 @@ def analyze_windows(
         )
     steady_tp = steady_lat = None
     steady_threads = None
+    cooldown: int | None = None
     if warm.status in ("warmup", "none") and warm.end_window is not None:
         start = warm.end_window - first
-        steady_tp = mean_ci(n[start:] / window_s)
-        steady_lat = mean_ci(mean_ms[start:])
-        tail = threads[start:]
+        stop = cooldown_start(n[start:], mean_ms[start:], window_s=window_s, batch=batch)
+        if stop is not None:
+            cooldown = first + start + stop
+            # the cool-down widened the spread of the "steady" part that MSER weighs the
+            # warm-up against: look for the warm-up end again without it
+            again = warmup_end(
+                n[: start + stop], mean_ms[: start + stop], window_s=window_s, batch=batch
+            )
+            if (
+                again.status == "warmup"
+                and again.end_window is not None
+                and again.end_window > start
+            ):
+                start = again.end_window
+                absolute = first + start
+                warm = WarmupEnd(
+                    "warmup",
+                    absolute,
+                    absolute * window_s,
+                    again.throughput_truncation,
+                    again.latency_truncation,
+                )
+            stop = cooldown - first - start
+        end = start + stop if stop is not None else n.size
+        steady_tp = mean_ci(n[start:end] / window_s)
+        steady_lat = mean_ci(mean_ms[start:end])
+        tail = threads[start:end]
         steady_threads = float(np.nanmean(tail)) if np.isfinite(tail).any() else None
     return LabelLoad(
         label,
@@ -419,7 +455,36 @@ def analyze_windows(
         steady_tp,
         steady_lat,
         steady_threads,
+        cooldown,
+        cooldown * window_s if cooldown is not None else None,
     )
+
+
+def cooldown_start(
+    counts: npt.ArrayLike,
+    mean_latency: npt.ArrayLike | None,
+    *,
+    window_s: float,
+    batch: int = 5,
+) -> int | None:
+    """Index of the first window of a cool-down at the end of a steady series, or None.
+
+    The warm-up rule run backwards (MSER truncates the start of a series; reversed, the
+    end): a run whose threads finish one by one (loop-count thread groups) ends with
+    falling throughput and latency, which otherwise counts as steady. Only a clear
+    transient counts (:func:`warmup_end`'s margins), and only a falling one; "inconclusive"
+    is no cool-down.
+    """
+    x = np.asarray(counts, dtype=np.float64)[::-1]
+    lat = None if mean_latency is None else np.asarray(mean_latency, dtype=np.float64)[::-1]
+    back = warmup_end(x, lat, window_s=window_s, batch=batch)
+    if back.status != "warmup" or not back.end_window:
+        return None
+    # threads finishing lower the throughput; a run still climbing at its end is not
+    # cooling down (it never reached a steady state)
+    if x[: back.end_window].mean() >= x[back.end_window :].mean():
+        return None
+    return int(x.size - back.end_window)
 
 
 @dataclass(frozen=True)

@@ -271,6 +271,7 @@ def _label_json(
         "duration_s": result.duration_s,
         "warmup_end_s": warm.end_s,
         "warmup_status": warm.status,
+        "cooldown_start_s": result.cooldown_s,
         "is_transaction": is_transaction,
         "throughput": {
             "overall": result.throughput_overall,
@@ -355,7 +356,7 @@ def analyze_load_suite(
             errors=int(rec["errors"]),
             duration_s=rec["duration_s"],
         )
-    # steady histograms: completion time in [t0 + end, t0 + last full window)
+    # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
     steady_hist = None
     all_cut: tuple[int, int] | None = None
     if t0 is not None:
@@ -366,6 +367,8 @@ def analyze_load_suite(
                 continue
             frame = windows_all if label == ALL else windows.filter(pl.col("label") == label)
             last = int(frame["w"].max())  # type: ignore[arg-type]
+            if res.cooldown_window is not None:
+                last = res.cooldown_window
             lo, hi = t0 + w.end_window * window_ms, t0 + last * window_ms
             if label == ALL:
                 all_cut = (lo, hi)
@@ -533,6 +536,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "duration_s": float(seconds.sum()) if seconds.size else None,
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
+        "cooldown_start_s": None,  # summariser windows: not looked for
         "is_transaction": False,
         "throughput": {
             "overall": result.throughput_overall,
@@ -593,10 +597,14 @@ def _steady_series(
     idx = frame["w"].to_numpy().astype(np.int64) - first
     n[idx] = frame["n"].to_numpy()
     mean_ms[idx] = frame["mean_ms"].to_numpy()
-    # the label's first window is partial, as in analyze_windows: steady starts after it
+    # the label's first window is partial, as in analyze_windows: steady starts after it,
+    # and ends at the last (partial) window or where a cool-down starts
     start = round((entry["warmup_end_s"] or 0.0) / window_s) - first
     start = max(1, start)
-    return n[start:-1] / window_s, mean_ms[start:-1]
+    stop = n.size - 1
+    if entry.get("cooldown_start_s") is not None:
+        stop = min(stop, round(entry["cooldown_start_s"] / window_s) - first)
+    return n[start:stop] / window_s, mean_ms[start:stop]
 
 
 def compare_report(

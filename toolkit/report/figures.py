@@ -323,11 +323,13 @@ def load_chart(
     warmup_end_s: float | None,
     steady_throughput: float | None,
     steady_ci: tuple[float, float] | None,
+    cooldown_start_s: float | None = None,
 ) -> go.Figure:
     """Throughput (top) and latency percentiles (bottom, log) over test time, one label.
 
     ``t_s``: window starts in seconds since the test start (already aggregated per window).
-    The warm-up cut is shaded grey; the steady throughput is a dashed line with its CI band.
+    The warm-up cut and a cool-down are shaded grey; the steady throughput is a dashed line
+    with its CI band.
     """
     from plotly.subplots import make_subplots
 
@@ -367,6 +369,17 @@ def load_chart(
             fig.add_vrect(
                 x0=_round(float(t_s[0]), 6),
                 x1=_round(warmup_end_s, 6),
+                fillcolor=CUT,
+                line_width=0,
+                layer="below",
+                row=row,
+                col=1,
+            )
+    if cooldown_start_s is not None and t_s:
+        for row in (1, 2):
+            fig.add_vrect(
+                x0=_round(cooldown_start_s, 6),
+                x1=_round(float(t_s[-1]), 6),
                 fillcolor=CUT,
                 line_width=0,
                 layer="below",

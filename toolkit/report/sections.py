@@ -1458,14 +1458,15 @@ def load_section(ctx: ReportContext) -> Section | None:
                         warmup_end_s=lab["warmup_end_s"] if steady_ok else None,
                         steady_throughput=tp["steady"],
                         steady_ci=(ci[0], ci[1]) if ci is not None else None,
+                        cooldown_start_s=lab.get("cooldown_start_s") if steady_ok else None,
                     ),
                     caption=(
                         f"Per {series['window_s']:g} s window"
                         if series["window_s"]
                         else "Per summariser line"
                     )
-                    + ": throughput (top) and latency (bottom, log); grey = warm-up, dashed "
-                    "green = steady throughput with its 95 % CI band.",
+                    + ": throughput (top) and latency (bottom, log); grey = warm-up (and, at the "
+                    "end, a cool-down), dashed green = steady throughput with its 95 % CI band.",
                 )
             )
             n_charts += 1
