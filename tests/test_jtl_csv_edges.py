@@ -251,3 +251,11 @@ def test_a_date_in_another_format_later_in_the_file_names_its_line(
     )
     with pytest.raises(InputFormatError, match=rf"^{path}:4: timeStamp '22.11.2026 03:03:27'"):
         ingest_file(store, path)
+
+
+def test_a_utf16_file_with_a_byte_order_mark_needs_no_options(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "utf16.jtl"
+    path.write_bytes((HEADER + '1700000000000,5,"日本 €",200,OK,t 1-1,true,1\n').encode("utf-16"))
+    result = ingest_file(store, path)
+    assert (result.format, result.rows) == ("jtl-csv", 1)
+    assert [r[2] for r in _stored(store)] == ["日本 €"]

@@ -59,6 +59,9 @@ def detect(path: Path) -> str:
     head = read_head(path)
     if not head.strip():
         raise InputFormatError(path, "file is empty; nothing to ingest")
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        # a UTF-16 text (byte-order mark): the sniffers read it as UTF-8
+        head = head[: len(head) // 2 * 2].decode("utf-16", "replace").encode("utf-8")
     for ingester in sorted(FORMATS.values(), key=lambda i: (i.priority, i.name)):
         if ingester.sniff(path, head):
             return ingester.name

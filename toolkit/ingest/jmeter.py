@@ -539,8 +539,11 @@ def _utf8_copy(path: Path, gz: bool, encoding: str) -> Iterator[Path]:
 
 def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     with path.open("rb") as handle:
-        gz = handle.read(2) == b"\x1f\x8b"
-    encoding = (options.encoding or "utf-8").lower()
+        magic = handle.read(2)
+    gz = magic == b"\x1f\x8b"
+    # a UTF-16 byte-order mark names the encoding (JMeter with file.encoding=UTF-16)
+    bom = "utf-16" if magic in (b"\xff\xfe", b"\xfe\xff") else None
+    encoding = (options.encoding or bom or "utf-8").lower()
     if _ENCODING_ALIASES.get(encoding) == "utf-8":
         _load_utf8(writer, path, path, gz, options)
         return
