@@ -530,3 +530,18 @@ def test_a_real_ramp_down_is_cut_from_the_steady_part(real_dir: Path, store: Sto
     ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
     all_ = load_report(store)["suites"][0]["labels"][0]
     assert all_["cooldown_start_s"] is not None and 540 <= all_["cooldown_start_s"] < 670
+
+
+def test_a_rare_labels_throughput_interval_never_goes_below_zero(
+    tmp_path: Path, store: Store
+) -> None:
+    path = tmp_path / "rare.jtl"
+    write_jtl(
+        path, 5000, seed=5, duration_s=300, warmup_s=30, labels=("common", "rare"),
+        weights=(0.999, 0.001),
+    )  # fmt: skip
+    ingest_file(store, path)
+    rare = next(x for x in load_report(store)["suites"][0]["labels"] if x["label"] == "rare")
+    assert rare["samples"] < 20
+    ci = rare["throughput"]["steady_ci"]
+    assert ci is not None and ci[0] == 0.0 < ci[1]  # the t interval reached -0.0009/s

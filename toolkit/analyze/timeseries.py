@@ -442,6 +442,9 @@ def analyze_windows(
             stop = cooldown - first - start
         end = start + stop if stop is not None else n.size
         steady_tp = mean_ci(n[start:end] / window_s)
+        if steady_tp is not None and steady_tp.lo < 0:
+            # a rate is never negative: a t interval on a few sparse counts can reach below 0
+            steady_tp = MeanCI(steady_tp.mean, 0.0, steady_tp.hi, steady_tp.batches)
         steady_lat = mean_ci(mean_ms[start:end])
         tail = threads[start:end]
         steady_threads = float(np.nanmean(tail)) if np.isfinite(tail).any() else None

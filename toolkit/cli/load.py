@@ -19,6 +19,7 @@ from toolkit.cli.common import (
     scratch_store,
     with_errors,
 )
+from toolkit.errors import UsageError
 from toolkit.pipeline.load import compare_report, load_report, parse_window
 from toolkit.store import open_store
 
@@ -104,13 +105,21 @@ def load(
     (500/1500 ms), JMeter's dashboard statistics, and a Little's-law check. Works from
     JTLs (CSV/XML) or, without them, from summariser lines of a JMeter log.
     """
-    window_s = parse_window(window)
+    window_s = _window(window)
     with analysis_store(paths, db) as store:
         payload = load_report(store, suite or None, window_s=window_s)
     if as_json:
         print_json(payload)
     else:
         _print_load(payload)
+
+
+def _window(text: str) -> float:
+    """``--window`` in seconds; a value it cannot use is a usage error (exit 2)."""
+    try:
+        return parse_window(text)
+    except UsageError as exc:
+        fail(str(exc), code=2)
 
 
 def _print_compare(payload: dict[str, Any]) -> None:
@@ -156,7 +165,7 @@ def compare(
     intervals over batch means (Kalibera & Jones 2013). A and B are suite names in --db,
     or two files (each read into its own suite).
     """
-    window_s = parse_window(window)
+    window_s = _window(window)
     files = [Path(a), Path(b)]
     if all(p.is_file() for p in files):
         with open_store(db) if db is not None else scratch_store(files) as store:
@@ -166,6 +175,8 @@ def compare(
                 fail("the two files must hold load results (JTL or JMeter log) and differ")
             payload = compare_report(store, names[0], names[1], window_s=window_s)
     elif db is not None:
+        if a == b:
+            fail(f"A and B are both suite {a!r}: compare two different suites", code=2)
         with open_store(db, read_only=True) as store:
             payload = compare_report(store, a, b, window_s=window_s)
     else:
