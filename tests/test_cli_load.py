@@ -181,3 +181,24 @@ def test_large_inputs_without_db_use_a_temporary_store_file(
         scratch = store.path
         assert scratch is not None and scratch.exists() and scratch.parent != tmp_path
     assert not scratch.exists() and not scratch.parent.exists()  # removed afterwards
+
+
+def test_compare_says_why_ratios_are_missing(tmp_path: Path, runner: CliRunner) -> None:
+    """Labels in one suite only, and a suite with no steady state, were compared silently
+    (only an ALL row, or every ratio null with exit 0)."""
+    shop, other, climb = tmp_path / "shop.jtl", tmp_path / "other.jtl", tmp_path / "climb.jtl"
+    write_jtl(shop, 20_000, seed=1, duration_s=200, warmup_s=20)
+    write_jtl(other, 20_000, seed=2, duration_s=200, warmup_s=20, labels=("x1", "x2"))
+    # throughput rising over the whole run: never steady
+    write_jtl(climb, 20_000, seed=3, duration_s=200, warmup_s=200)
+    res = runner.invoke(app, ["compare", str(shop), str(other), "--json"])
+    assert res.exit_code == 0, res.output
+    notes = json.loads(res.stdout)["notes"]
+    assert len(notes) == 1 and notes[0].startswith("labels differ (only in shop: ")
+    assert "only in other: x1, x2); compared: ALL" in notes[0]
+    assert f"note: {notes[0]}" in res.stderr
+    res = runner.invoke(app, ["compare", str(shop), str(climb), "--json"])
+    payload = json.loads(res.stdout)
+    jsonschema.validate(payload, _schema("compare.schema.json"))
+    assert payload["labels"][0]["throughput"]["ratio"] is None
+    assert any(n.startswith("climb: no steady state") for n in payload["notes"])

@@ -14,6 +14,7 @@ from toolkit.cli.common import (
     analysis_store,
     app,
     fail,
+    info,
     print_json,
     run_ingest,
     scratch_store,
@@ -181,6 +182,8 @@ def compare(
             payload = compare_report(store, a, b, window_s=window_s)
     else:
         fail("give two result files, or two suite names with --db STORE", code=2)
+    for note in payload["notes"]:
+        info(f"note: {note}")
     if as_json:
         print_json(payload)
     else:

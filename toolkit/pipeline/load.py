@@ -658,4 +658,20 @@ def compare_report(
                 "ratio": (pb_ / pa_) if pa_ and pb_ is not None else None,
             }
         rows.append(row)
-    return {"a": a, "b": b, "level": level, "labels": rows}
+    notes = []
+    for name, suite in zip((a, b), suites, strict=True):
+        all_ = suite["labels"][0]
+        if all_["warmup_status"] not in ("warmup", "none"):
+            notes.append(
+                f"{name}: no steady state (warm-up {all_['warmup_status']}), so no steady "
+                "ratios; run it longer, or compare overall figures with warmup load"
+            )
+    labels_b = {x["label"] for x in suites[1]["labels"]}
+    only = [
+        f"only in {name}: {', '.join(sorted(labels - other - {ALL}))}"
+        for name, labels, other in ((a, labels_a, labels_b), (b, labels_b, labels_a))
+        if labels - other - {ALL}
+    ]
+    if only:
+        notes.append("labels differ (" + "; ".join(only) + "); compared: " + ", ".join(common))
+    return {"a": a, "b": b, "level": level, "labels": rows, "notes": notes}
