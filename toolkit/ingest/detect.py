@@ -68,5 +68,6 @@ def detect(path: Path) -> str:
     known = ", ".join(sorted(FORMATS))
     raise InputFormatError(
         path,
-        f"format not recognised (known formats: {known}); pass --format to choose one",
+        f"format not recognised (known formats: {known}); choose one with "
+        "`warmup ingest --format NAME --db STORE`, then analyse with --db STORE",
     )
