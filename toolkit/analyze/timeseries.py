@@ -397,11 +397,32 @@ def analyze_windows(
     warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
     if warm.status == "inconclusive":
         # a cool-down is a trend at the end of the run: without it, is there a steady part?
-        stop = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
-        if stop is not None:
-            again = warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch)
+        rescue = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
+        if rescue is not None:
+            again = warmup_end(n[:rescue], mean_ms[:rescue], window_s=window_s, batch=batch)
             if again.status in ("warmup", "none"):
                 warm = again
+    steady_tp = steady_lat = None
+    steady_threads = None
+    stop: int | None = None  # window indices here count from ``first``
+    if warm.status in ("warmup", "none") and warm.end_window is not None:
+        start = warm.end_window
+        stop = cooldown_start(n[start:], mean_ms[start:], window_s=window_s, batch=batch)
+        if stop is not None:
+            stop += start
+            # the cool-down widened the spread of the "steady" part that MSER weighs the
+            # warm-up against: look for the warm-up end again without it
+            again = warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch)
+            if again.status == "warmup" and (again.end_window or 0) > start:
+                warm, start = again, again.end_window or 0
+        end = stop if stop is not None else n.size
+        steady_tp = mean_ci(n[start:end] / window_s)
+        if steady_tp is not None and steady_tp.lo < 0:
+            # a rate is never negative: a t interval on a few sparse counts can reach below 0
+            steady_tp = MeanCI(steady_tp.mean, 0.0, steady_tp.hi, steady_tp.batches)
+        steady_lat = mean_ci(mean_ms[start:end])
+        tail = threads[start:end]
+        steady_threads = float(np.nanmean(tail)) if np.isfinite(tail).any() else None
     if warm.end_window is not None:
         # window indices count from the suite's first sample start, not this label's
         absolute = first + warm.end_window if warm.status == "warmup" else first
@@ -412,42 +433,7 @@ def analyze_windows(
             warm.throughput_truncation,
             warm.latency_truncation,
         )
-    steady_tp = steady_lat = None
-    steady_threads = None
-    cooldown: int | None = None
-    if warm.status in ("warmup", "none") and warm.end_window is not None:
-        start = warm.end_window - first
-        stop = cooldown_start(n[start:], mean_ms[start:], window_s=window_s, batch=batch)
-        if stop is not None:
-            cooldown = first + start + stop
-            # the cool-down widened the spread of the "steady" part that MSER weighs the
-            # warm-up against: look for the warm-up end again without it
-            again = warmup_end(
-                n[: start + stop], mean_ms[: start + stop], window_s=window_s, batch=batch
-            )
-            if (
-                again.status == "warmup"
-                and again.end_window is not None
-                and again.end_window > start
-            ):
-                start = again.end_window
-                absolute = first + start
-                warm = WarmupEnd(
-                    "warmup",
-                    absolute,
-                    absolute * window_s,
-                    again.throughput_truncation,
-                    again.latency_truncation,
-                )
-            stop = cooldown - first - start
-        end = start + stop if stop is not None else n.size
-        steady_tp = mean_ci(n[start:end] / window_s)
-        if steady_tp is not None and steady_tp.lo < 0:
-            # a rate is never negative: a t interval on a few sparse counts can reach below 0
-            steady_tp = MeanCI(steady_tp.mean, 0.0, steady_tp.hi, steady_tp.batches)
-        steady_lat = mean_ci(mean_ms[start:end])
-        tail = threads[start:end]
-        steady_threads = float(np.nanmean(tail)) if np.isfinite(tail).any() else None
+    cooldown = first + stop if stop is not None else None
     return LabelLoad(
         label,
         samples,

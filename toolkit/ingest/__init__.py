@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -132,19 +133,14 @@ def _ingest(
             else store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace)
         )
         try:
-            with source as w:
-                w.fail_before_commit = fail_before_commit
-                ingester.load(w, path, options)
-                writer: SourceWriter = w
+            writer = _load_source(source, ingester, path, options, fail_before_commit)
         except ReadAgain as again:
             # rolled back; once more with what the first read found (not staged: a staged
             # loader never asks)
-            with store.new_source(
+            source = store.new_source(
                 path, format=ingester.name, sha256=sha, replace=options.replace
-            ) as w:
-                w.fail_before_commit = fail_before_commit
-                ingester.load(w, path, again.options)
-                writer = w
+            )
+            writer = _load_source(source, ingester, path, again.options, fail_before_commit)
     except DuplicateSourceError as duplicate:
         return IngestResult(
             path,
@@ -170,6 +166,20 @@ def _ingest(
         warnings=tuple(writer.warnings),
         staged=staged,
     )
+
+
+def _load_source(
+    source: AbstractContextManager[SourceWriter],
+    ingester: Ingester,
+    path: Path,
+    options: IngestOptions,
+    fail_before_commit: Callable[[], None] | None,
+) -> SourceWriter:
+    """Run ``ingester`` on ``path`` inside ``source``'s transaction; its writer."""
+    with source as writer:
+        writer.fail_before_commit = fail_before_commit
+        ingester.load(writer, path, options)
+    return writer
 
 
 def _name_detected_format(exc: InputFormatError, path: Path, forced: str) -> None:

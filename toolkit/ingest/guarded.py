@@ -18,7 +18,7 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import pyarrow as pa
 
@@ -58,6 +58,14 @@ def file_bytes(path: Path) -> bytes:
         return gzip.decompress(raw)
     except GZIP_ERRORS as exc:
         raise damaged_gzip(path, exc) from None
+
+
+def open_decompressed(path: Path) -> BinaryIO:
+    """``path`` opened for reading bytes, through a gzip reader when it starts with the
+    gzip magic (a damaged stream raises one of :data:`GZIP_ERRORS` while read)."""
+    with path.open("rb") as probe:
+        packed = probe.read(2) == b"\x1f\x8b"
+    return cast(BinaryIO, gzip.open(path, "rb")) if packed else path.open("rb")
 
 
 def quoted(value: object, limit: int = 40) -> str:

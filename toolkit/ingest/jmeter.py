@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import gzip
 import io
 import re
 import tempfile
@@ -21,12 +20,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import BinaryIO, cast
 
 import duckdb
 
 from toolkit.errors import InputFormatError, UsageError
-from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, quoted
+from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, open_decompressed, quoted
 from toolkit.ingest.registry import (
     Ingester,
     IngestOptions,
@@ -359,42 +357,48 @@ def _bad_record(exc: duckdb.Error) -> tuple[int | None, str]:
     return number, record
 
 
-def _opener(source: Path, gz: bool) -> BinaryIO:
-    return cast(BinaryIO, gzip.open(source, "rb") if gz else source.open("rb"))
-
-
-def _record_line(source: Path, gz: bool, record: str, *, at_end: bool) -> int | None:
-    """The physical line where ``record`` starts in ``source`` (its first occurrence at a
-    line start, or its last with ``at_end``), or None when it is not found. DuckDB numbers
-    records, not lines: they differ after the first field that spans lines."""
+def _record_line(source: Path, record: str) -> int | None:
+    """The physical line where ``record`` (DuckDB's text of a bad record) first starts a
+    line in ``source``, or None when it is not found. DuckDB numbers records, not lines:
+    they differ after the first field that spans lines."""
     needle = b"\n" + record.encode("utf-8")
     if len(needle) == 1:
         return None
-    keep = len(needle) + (64 if at_end else -1)
     window, virtual, newlines = b"\n", 1, 0  # a virtual newline before the first byte
     try:
-        with _opener(source, gz) as handle:
+        with open_decompressed(source) as handle:
             while chunk := handle.read(1 << 23):
                 window += chunk
-                found = -1 if at_end else window.find(needle)
+                found = window.find(needle)
                 if found >= 0:
                     return newlines + window.count(b"\n", virtual, found + 1) + 1
+                keep = len(needle) - 1
                 if len(window) > keep:
                     newlines += window.count(b"\n", virtual, len(window) - keep)
                     window, virtual = window[len(window) - keep :], 0
     except GZIP_ERRORS:
         return None
-    found = window.rfind(needle) if at_end else -1
-    return newlines + window.count(b"\n", virtual, found + 1) + 1 if found >= 0 else None
+    return None
+
+
+def _file_end(source: Path, size: int = 1 << 16) -> tuple[bytes, int]:
+    """The last ``size`` bytes of ``source`` (decompressed) and its number of newlines,
+    in one pass."""
+    end, newlines = b"", 0
+    with open_decompressed(source) as handle:
+        while chunk := handle.read(1 << 23):
+            newlines += chunk.count(b"\n")
+            end = (end + chunk)[-size:]
+    return end, newlines
 
 
 def _csv_record_error(
-    path: Path, source: Path, gz: bool, exc: duckdb.Error, encoding: str | None
+    path: Path, source: Path, exc: duckdb.Error, encoding: str | None
 ) -> InputFormatError:
     """One line for DuckDB's strict-mode error about a CSV record (line, column, why)."""
     text = str(exc)
     number, record = _bad_record(exc)
-    line = _record_line(source, gz, record, at_end=False) if record else None
+    line = _record_line(source, record) if record else None
     where = "" if line is not None or number is None else f"record {number}: "
     # the reason follows the record's text; search after it (the record may contain anything)
     tail = text[text.find("\nOriginal Line: ") + 1 :]
@@ -424,34 +428,26 @@ def _csv_record_error(
     )
 
 
-def _tail(source: Path, gz: bool, size: int = 4096) -> bytes:
-    """The last ``size`` bytes of ``source`` (decompressed, for a gzip stream)."""
-    if not gz:
-        with source.open("rb") as handle:
-            handle.seek(max(0, source.stat().st_size - size))
-            return handle.read()
-    end = b""
-    with gzip.open(source, "rb") as handle:
-        while chunk := handle.read(1 << 23):
-            end = (end + chunk)[-size:]
-    return end
-
-
-def _is_cut_last_record(source: Path, gz: bool, exc: duckdb.Error) -> bool:
-    """Whether DuckDB's error is about the last record of ``source``: the record's text,
-    as DuckDB quotes it, ends the file (after at most a line end: a file cut just after a
-    newline inside a quoted field)."""
+def _cut_record_line(source: Path, exc: duckdb.Error) -> int | None:
+    """The physical line of the record DuckDB's error is about when it is the file's cut
+    last record, else None: its text, as DuckDB quotes it, ends the file, which either
+    has no line end or ends inside a quoted field (an unterminated quote: the cut came
+    just after a line break in it). A bad but whole last line is no cut."""
     _, record = _bad_record(exc)
+    if not record:
+        return None
     try:
-        tail = _tail(source, gz)
+        end, newlines = _file_end(source)
     except GZIP_ERRORS:
-        return False
-    if tail.endswith(b"\n") and "unterminated quote" not in str(exc):
-        # a whole last line: a bad record, not a cut one (a cut after a line break is
-        # inside a quoted field, which DuckDB reports as an unterminated quote)
-        return False
-    end = tail.decode("utf-8", "replace").rstrip("\r\n")
-    return bool(record) and end.endswith(record[-2000:])
+        return None
+    if end.endswith(b"\n") and "unterminated quote" not in str(exc):
+        return None
+    text = end.decode("utf-8", "replace").rstrip("\r\n")
+    if not text.endswith(record[-2000:]):
+        return None
+    # newlines from the record's start to the end of the file: its own and those after it
+    trailing = end[len(end.rstrip(b"\r\n")) :]
+    return newlines - record.count("\n") - trailing.count(b"\n") + 1
 
 
 def _ends_with_newline(path: Path) -> bool:
@@ -502,11 +498,8 @@ def _has_two_records(text: str, delimiter: str) -> bool:
         return False
 
 
-_ENCODING_ALIASES = {"utf8": "utf-8", "utf-8": "utf-8", "utf_8": "utf-8"}
-
-
 @contextmanager
-def _utf8_copy(path: Path, gz: bool, encoding: str) -> Iterator[Path]:
+def _utf8_copy(path: Path, encoding: str) -> Iterator[Path]:
     """A temporary UTF-8 copy of ``path`` (any Python codec: latin-1, cp1252, utf-16,
     shift_jis ...), for DuckDB's reader, which reads UTF-8. Lines stay where they were."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
@@ -514,7 +507,7 @@ def _utf8_copy(path: Path, gz: bool, encoding: str) -> Iterator[Path]:
         copy = Path(tmp) / "utf8.csv"
         line = 1
         try:
-            with _opener(path, gz) as source, copy.open("wb") as target:
+            with open_decompressed(path) as source, copy.open("wb") as target:
                 while chunk := source.read(1 << 22):
                     try:
                         text = decoder.decode(chunk)
@@ -543,11 +536,11 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     gz = magic == b"\x1f\x8b"
     # a UTF-16 byte-order mark names the encoding (JMeter with file.encoding=UTF-16)
     bom = "utf-16" if magic in (b"\xff\xfe", b"\xfe\xff") else None
-    encoding = (options.encoding or bom or "utf-8").lower()
-    if _ENCODING_ALIASES.get(encoding) == "utf-8":
+    encoding = options.encoding or bom or "utf-8"
+    if codecs.lookup(encoding).name == "utf-8":
         _load_utf8(writer, path, path, gz, options)
         return
-    with _utf8_copy(path, gz, encoding) as copy:
+    with _utf8_copy(path, encoding) as copy:
         _load_utf8(writer, path, copy, False, options)
 
 
@@ -638,12 +631,11 @@ def _load_utf8(
         raise InputFormatError(path, f"cannot read the file ({first})") from None
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
-            if cut is None and _is_cut_last_record(source, gz, exc):
-                _, bad = _bad_record(exc)
-                line = _record_line(source, gz, bad, at_end=True) or _bad_record(exc)[0]
+            line = _cut_record_line(source, exc) if cut is None else None
+            if line is not None:
                 extra = {**options.extra, "jtl_cut_line": str(line)}
                 raise ReadAgain(replace(options, extra=extra)) from None
-            raise _csv_record_error(path, source, gz, exc, options.encoding) from None
+            raise _csv_record_error(path, source, exc, options.encoding) from None
         if isinstance(exc, duckdb.ConversionException):
             first = " ".join(str(exc).split())[:240]
             raise InputFormatError(
@@ -660,9 +652,7 @@ def _load_utf8(
             value = unparsed.group(1)
             formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
             # timeStamp is JMeter's first column: the record starts with the value
-            line = (
-                _record_line(source, gz, value, at_end=False) if names[0] == "timeStamp" else None
-            )
+            line = _record_line(source, value) if names[0] == "timeStamp" else None
             raise InputFormatError(
                 path,
                 f"timeStamp {value[:40]!r} matches none of {', '.join(formats)} (the rows "
@@ -679,50 +669,42 @@ def _load_utf8(
         ).fetchone()
         if last is not None and last[0] is not None:
             con.execute("DELETE FROM samples WHERE rowid = ?", [last[0]])
-            cut = _record_line(source, gz, _last_record(source, delim), at_end=True)
+            # the file's last line (a cut record that spans lines is named by its last one)
+            last_line = _file_end(source, 1)[1] + 1
             writer.warn(
-                f"{path}:{cut or 'last'}: last record has no line end (file cut at byte "
+                f"{path}:{last_line}: last record has no line end (file cut at byte "
                 f"{path.stat().st_size}, e.g. JMeter killed); dropped it, every record before "
                 "it kept"
             )
-            cut = None
     elif cut is not None:
         writer.warn(
             f"{path}:{cut}: last record is incomplete (file cut at byte {path.stat().st_size}, "
             "e.g. JMeter killed); dropped it, every record before it kept"
         )
-    negative = con.execute(
-        "SELECT count(*) FROM samples WHERE source_id = ? AND elapsed_ms < 0", [writer.source_id]
-    ).fetchone()
-    if negative and negative[0]:
+    # one pass over the file's rows for the labels and the negative elapsed times
+    labels, negative = con.execute(
+        "SELECT list(DISTINCT label), count(*) FILTER (elapsed_ms < 0) FROM samples "
+        "WHERE source_id = ?",
+        [writer.source_id],
+    ).fetchone() or (None, 0)
+    if negative:
         writer.warn(
-            f"{negative[0]} samples have a negative elapsed time (the load generator's clock "
+            f"{negative} samples have a negative elapsed time (the load generator's clock "
             "went back?); kept as written, they count as fast in every statistic"
         )
-    mark_subresults(writer)
+    mark_subresults(writer, {str(label) for label in labels or ()})
     if not has_header:
         writer.warn(f"no header line; columns taken as: {','.join(names)}")
 
 
-def _last_record(source: Path, delimiter: str) -> str:
-    """The text of the last line of an uncompressed file (its cut last record's start, for
-    the warning's line number; a cut record spanning lines is found by its last line)."""
-    return _tail(source, False, 1 << 16).decode("utf-8", "replace").rsplit("\n", 1)[-1]
-
-
-def mark_subresults(writer: SourceWriter) -> None:
+def mark_subresults(writer: SourceWriter, labels: set[str]) -> None:
     """Flag JMeter 5.0+ sub-result rows: named ``<label>-<N>`` where ``<label>`` is another
     label of the same file, and — where the file has times — lying within a ``<label>`` row
     of the same thread that starts at or before it (research/jmeter.md §1.6: CSV has no
     other marker; children follow their parent, same thread, child time ⊂ parent time).
-    Two samplers named ``Step`` and ``Step-2`` are then both samples."""
+    Two samplers named ``Step`` and ``Step-2`` are then both samples. ``labels``: the
+    file's distinct labels."""
     con = writer.store.con
-    labels = {
-        str(r[0])
-        for r in con.execute(
-            "SELECT DISTINCT label FROM samples WHERE source_id = ?", [writer.source_id]
-        ).fetchall()
-    }
     parents: dict[str, str] = {}
     for lab in labels:
         found = re.fullmatch(r"(.+)-\d+", lab, flags=re.DOTALL)

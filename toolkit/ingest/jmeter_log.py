@@ -9,7 +9,6 @@ seconds (``in 6.1s``); the JVM locale may print decimal commas (``4920,5/s``, ``
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 from collections.abc import Iterable
@@ -20,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, file_bytes
+from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, file_bytes, open_decompressed
 from toolkit.ingest.jmeter import suite_name
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
@@ -227,9 +226,7 @@ def _sniff(path: Path, head: bytes) -> bool:
     if not _JMETER_HINT.search(head):
         return False
     try:
-        with path.open("rb") as probe:
-            packed = probe.read(2) == b"\x1f\x8b"
-        with gzip.open(path, "rb") if packed else path.open("rb") as handle:
+        with open_decompressed(path) as handle:
             read = 0
             # pieces of at most 1 MiB: a line without an end does not fill the memory
             for raw in iter(lambda: handle.readline(1 << 20), b""):
