@@ -183,6 +183,67 @@ def test_large_inputs_without_db_use_a_temporary_store_file(
     assert not scratch.exists() and not scratch.parent.exists()  # removed afterwards
 
 
+def test_folder_of_results_counts_its_files_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder's size is its files' (it counted as 0, so a folder of large JTLs was read
+    into memory: ~2.5 GB of RAM for a 10M-row JTL)."""
+    from toolkit.cli import common
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    path = folder / "run.jtl"
+    write_jtl(path, 2_000, seed=1, duration_s=20, warmup_s=0)
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", path.stat().st_size)
+    with common.scratch_store([folder]) as store:
+        assert store.path is not None
+
+
+def test_folder_walk_skips_files_in_no_known_format(tmp_path: Path, runner: CliRunner) -> None:
+    """A results folder also holds notes, configs and empty files: a folder walk skips
+    them with one line each and analyses the rest (it stopped with exit 1 and no table);
+    a file named on its own is still an error, and so is a folder with no result file."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    write_jtl(folder / "run.jtl", 2_000, seed=1, duration_s=20, warmup_s=0)
+    (folder / "expected.json").write_text('{"note": "not a result"}\n')
+    (folder / "notes.txt").write_text("ran on the staging box\n")
+    (folder / "killed.log").write_bytes(b"")
+    res = runner.invoke(app, ["load", str(folder), "--json"])
+    assert res.exit_code == 0, res.stderr
+    assert len(json.loads(res.stdout)["suites"]) == 1
+    skipped = [ln for ln in res.stderr.splitlines() if ": skipped: " in ln]
+    assert len(skipped) == 3 and not any(ln.startswith("Error") for ln in res.stderr.splitlines())
+    assert any(str(folder / "notes.txt") in ln and "--format NAME" in ln for ln in skipped), skipped
+    assert any(str(folder / "killed.log") in ln and "file is empty" in ln for ln in skipped)
+    named = runner.invoke(app, ["load", str(folder / "notes.txt")])
+    assert named.exit_code == 1 and "Error: " in named.stderr
+    (folder / "run.jtl").unlink()
+    res = runner.invoke(app, ["load", str(folder)])
+    assert res.exit_code == 1
+    assert f"Error: {folder}: no file in this folder is in a known format (3 tried)" in res.stderr
+
+
+def test_load_the_real_jmeter_folder(real_dir: Path, runner: CliRunner) -> None:
+    """``warmup load`` on the whole real folder: every JTL, XML and log is analysed; the
+    header-less CSVs that need --columns and JMeter's expected-output JSON are skipped."""
+    res = runner.invoke(app, ["load", str(real_dir / "jmeter"), "--json"])
+    assert res.exit_code == 0, res.stderr
+    skipped = sorted(
+        Path(ln.split(": skipped: ")[0]).name
+        for ln in res.stderr.splitlines()
+        if ": skipped: " in ln
+    )
+    assert skipped == [
+        "bin__testfiles__Bug52968.csv",
+        "bin__testfiles__Bug62239.csv",
+        "bin__testfiles__TEST_HTTP_HttpClient4.csv",
+        "src__dist-check__src__test__resources__org__apache__jmeter__gui__report__HTMLReportExpect.json",
+    ]
+    sources = [s["source"] for s in json.loads(res.stdout)["suites"]]
+    assert "samples" in sources and "summariser" in sources
+
+
 def test_compare_says_why_ratios_are_missing(tmp_path: Path, runner: CliRunner) -> None:
     """Labels in one suite only, and a suite with no steady state, were compared silently
     (only an ALL row, or every ratio null with exit 0)."""

@@ -39,6 +39,15 @@ class InputFormatError(ToolkitError):
         self.field = field
 
 
+class UnrecognisedFormatError(InputFormatError):
+    """No ingester recognises the file, or it is empty (a folder walk skips such files; a
+    file named on its own is an error). ``skip_note`` is what a folder walk says instead."""
+
+    def __init__(self, path: Path | str, message: str, *, skip_note: str) -> None:
+        super().__init__(path, message)
+        self.skip_note = skip_note
+
+
 class StoreError(ToolkitError):
     """The store cannot be opened or written (locked, damaged, wrong version)."""
 

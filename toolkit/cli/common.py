@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from toolkit.errors import ToolkitError
-from toolkit.ingest import IngestOptions, PathReport, ingest_paths
+from toolkit.ingest import IngestOptions, PathReport, candidate_files, ingest_paths
 from toolkit.store import Store, interrupt_on_sigint, open_store
 
 app = typer.Typer(
@@ -210,7 +210,8 @@ SCRATCH_FILE_BYTES = 512 << 20
 def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
     """A store for reading ``paths`` without ``--db``: in memory, or a temporary store file
     (deleted afterwards) when the files among ``paths`` add up to ``SCRATCH_FILE_BYTES``."""
-    size = sum(p.stat().st_size for p in paths if p.is_file())
+    files = [f for p in paths for f in (candidate_files(p) if p.is_dir() else [p])]
+    size = sum(f.stat().st_size for f in files if f.is_file())
     if size < SCRATCH_FILE_BYTES:
         with open_store() as store:
             yield store

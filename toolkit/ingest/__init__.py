@@ -20,6 +20,7 @@ from toolkit.errors import (
     InputFormatError,
     StoreError,
     ToolkitError,
+    UnrecognisedFormatError,
     UsageError,
 )
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
@@ -266,13 +267,38 @@ class _Staging:
                 return
         else:
             files = [path]
+        unrecognised = 0
         for index, file in enumerate(files):
             if on_file is not None:
                 on_file(index, len(files), file)
             try:
                 self.add(_ingest(self.sources.store, file, format, options, group=self))
+            except UnrecognisedFormatError as exc:
+                if file is path:
+                    self.report.errors.append(exc)
+                    continue
+                # a folder holds other files too (notes, configs, expected outputs): one
+                # line says which were left out and how to read one anyway
+                unrecognised += 1
+                self.add(
+                    IngestResult(
+                        file,
+                        "",
+                        "skipped",
+                        message=f"{file}: skipped: {exc.skip_note}",
+                    )
+                )
             except ToolkitError as exc:
                 self.report.errors.append(exc)
+        if path.is_dir() and unrecognised == len(files):
+            self.report.errors.append(
+                InputFormatError(
+                    path,
+                    f"no file in this folder is in a known format ({len(files)} tried); "
+                    "give the folder that holds the results, or name a file with "
+                    "`warmup ingest --format NAME`",
+                )
+            )
 
 
 def ingest_path(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from toolkit.errors import InputFormatError
+from toolkit.errors import UnrecognisedFormatError
 
 # Importing the ingester modules registers their formats.
 from toolkit.ingest import (
@@ -58,7 +58,9 @@ def detect(path: Path) -> str:
     """Return the first format (by priority) whose sniffer accepts ``path``."""
     head = read_head(path)
     if not head.strip():
-        raise InputFormatError(path, "file is empty; nothing to ingest")
+        raise UnrecognisedFormatError(
+            path, "file is empty; nothing to ingest", skip_note="file is empty"
+        )
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         # a UTF-16 text (byte-order mark): the sniffers read it as UTF-8
         head = head[: len(head) // 2 * 2].decode("utf-16", "replace").encode("utf-8")
@@ -66,8 +68,10 @@ def detect(path: Path) -> str:
         if ingester.sniff(path, head):
             return ingester.name
     known = ", ".join(sorted(FORMATS))
-    raise InputFormatError(
+    raise UnrecognisedFormatError(
         path,
         f"format not recognised (known formats: {known}); choose one with "
         "`warmup ingest --format NAME --db STORE`, then analyse with --db STORE",
+        skip_note="format not recognised (not a result file?); to read it, name it: "
+        "`warmup ingest --format NAME --db STORE FILE`",
     )
