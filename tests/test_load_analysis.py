@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pytest
 import summariser_logs
@@ -17,7 +18,7 @@ from jmeter_checks import STATISTICS_FIELDS
 
 from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
-from toolkit.pipeline.load import load_report, parse_window, window_series
+from toolkit.pipeline.load import compare_report, load_report, parse_window, window_series
 from toolkit.synthetic import write_jtl
 
 
@@ -522,7 +523,7 @@ def test_a_rare_labels_throughput_interval_never_goes_below_zero(
 ) -> None:
     path = tmp_path / "rare.jtl"
     write_jtl(
-        path, 5000, seed=5, duration_s=300, warmup_s=30, labels=("common", "rare"),
+        path, 5000, seed=7, duration_s=300, warmup_s=30, labels=("common", "rare"),
         weights=(0.999, 0.001),
     )  # fmt: skip
     ingest_file(store, path)
@@ -530,3 +531,55 @@ def test_a_rare_labels_throughput_interval_never_goes_below_zero(
     assert rare["samples"] < 20
     ci = rare["throughput"]["steady_ci"]
     assert ci is not None and ci[0] == 0.0 < ci[1]  # the t interval reached -0.0009/s
+
+
+@pytest.mark.parametrize("rows", [1, 3, 200])
+def test_generated_samples_start_inside_the_run(tmp_path: Path, rows: int) -> None:
+    """Few rows over a long run: Little's law gave samples longer than the run so far (one
+    row: a 7-hour sample starting 7 hours before the run)."""
+    path = tmp_path / "few.jtl"
+    truth = write_jtl(path, rows, seed=3)
+    frame = pl.read_csv(path)
+    assert frame.height == rows
+    assert frame["timeStamp"].min() >= truth.start_ms
+    end = frame["timeStamp"] + frame["elapsed"]
+    assert end.max() <= truth.start_ms + truth.duration_s * 1000
+
+
+def _summariser_log(path: Path, rates: npt.ArrayLike, seed: int) -> None:
+    """A console of ``summary +`` lines, one per 30 s window at ``rates`` (/s, ±1 %)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for rate in np.asarray(rates, dtype=float):
+        count = round(rate * 30 * (1 + rng.normal(0, 0.01)))
+        lines.append(
+            f"summary + {count:6d} in 00:00:30 = {count / 30:6.1f}/s Avg:    30 Min:     7 "
+            "Max:  1535 Err:     0 (0.00%) Active: 150 Started: 150 Finished: 0"
+        )
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_summariser_windows_alone_find_a_cool_down(tmp_path: Path) -> None:
+    """Summariser-only suites had no cool-down search: 20 windows at 1000/s, then 8
+    falling to 200/s (threads finishing one by one) read as "inconclusive" (no steady
+    figures). Now the cool-down is found at 600 s (±10 %), the steady CI holds 1000/s and
+    ``compare`` against the same run without the cool-down gives a ratio near 1. Flat
+    logs get no cool-down."""
+    for seed in range(5):
+        cool = tmp_path / f"cool{seed}.log"
+        _summariser_log(cool, np.r_[np.full(20, 1000.0), np.linspace(1000, 200, 9)[1:]], seed)
+        flat = tmp_path / f"flat{seed}.log"
+        _summariser_log(flat, np.full(28, 1000.0), 50 + seed)
+        with open_store() as store:
+            ingest_file(store, cool)
+            ingest_file(store, flat)
+            report = load_report(store)
+            cooled, level = (s["labels"][0] for s in report["suites"])
+            assert cooled["warmup_status"] == "none", (seed, cooled["warmup_status"])
+            assert abs(cooled["cooldown_start_s"] - 600) <= 60, (seed, cooled)
+            lo, hi = cooled["throughput"]["steady_ci"]
+            assert lo <= 1000 <= hi * 1.001, (seed, lo, hi)
+            assert level["cooldown_start_s"] is None, seed
+            ratio = compare_report(store, f"cool{seed}", f"flat{seed}")["labels"][0]
+            lo, hi = ratio["throughput"]["ci"]
+            assert 0.98 < ratio["throughput"]["ratio"] < 1.02 and lo <= 1 <= hi, (seed, ratio)

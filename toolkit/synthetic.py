@@ -130,6 +130,9 @@ def _sample_frames(rows: int, shape: RunShape, chunk_rows: int) -> Iterator[pl.D
             np.int64
         )
         end_ms = shape.start_ms + np.round(end_s * 1000).astype(np.int64)
+        # no sample starts before the run: with few rows per second Little's law gives
+        # samples longer than the time since the start (one row: a 7-hour sample)
+        elapsed = np.minimum(elapsed, np.maximum(end_ms - shape.start_ms, 1))
         fail = rng.random(n) < shape.error_rate
         outcome = np.where(fail, rng.integers(1, len(_FAILURES) + 1, n), 0)
         which = rng.choice(len(labels), size=n, p=probs)

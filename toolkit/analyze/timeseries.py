@@ -455,6 +455,9 @@ def cooldown_start(
     *,
     window_s: float,
     batch: int = 5,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+    min_windows: int = 10,
 ) -> int | None:
     """Index of the first window of a cool-down at the end of a steady series, or None.
 
@@ -466,7 +469,10 @@ def cooldown_start(
     """
     x = np.asarray(counts, dtype=np.float64)[::-1]
     lat = None if mean_latency is None else np.asarray(mean_latency, dtype=np.float64)[::-1]
-    back = warmup_end(x, lat, window_s=window_s, batch=batch)
+    back = warmup_end(
+        x, lat, window_s=window_s, batch=batch, z=z, min_effect=min_effect,
+        min_windows=min_windows,
+    )  # fmt: skip
     if back.status != "warmup" or not back.end_window:
         return None
     # threads finishing lower the throughput; a run still climbing at its end is not
@@ -648,6 +654,10 @@ class SummaryLoad:
     throughput_overall: float | None
     throughput_steady: MeanCI | None
     steady_samples: int
+    #: first window (among those of non-zero length) of a cool-down that ends the steady
+    #: part, and its start in seconds from the first window's start; None without one
+    cooldown_window: int | None = None
+    cooldown_s: float | None = None
 
 
 def analyze_summary_windows(
@@ -658,12 +668,13 @@ def analyze_summary_windows(
     min_effect: float = 0.05,
     trend_p: float = 0.01,
 ) -> SummaryLoad:
-    """The same warm-up end and steady throughput from ``summary +`` windows.
+    """The same warm-up end, cool-down and steady throughput from ``summary +`` windows.
 
     The summariser windows are already aggregates (30 s by default), so MSER runs with
-    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped. The
-    steady rate is Σcount/Σseconds after the warm-up end, its CI a t interval over the
-    window rates.
+    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped. A
+    cool-down (threads finishing one by one) is the same rule run backwards
+    (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
+    and the cool-down, its CI a t interval over the window rates.
     """
     c = np.asarray(counts, dtype=np.float64)
     s = np.asarray(seconds, dtype=np.float64)
@@ -672,7 +683,65 @@ def analyze_summary_windows(
     total = float(s.sum())
     overall = float(c.sum()) / total if total else None
     rates = c / s if c.size else c
-    warm = warmup_end(rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect, min_windows=4)
+    warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
+    if warm.status == "inconclusive":
+        # a cool-down is a trend at the end of the run: without it, is there a steady part?
+        rescue = _summary_cooldown(rates, z=z, min_effect=min_effect)
+        if rescue is not None:
+            again = _summary_warmup(rates[:rescue], trend_p=trend_p, z=z, min_effect=min_effect)
+            if again.status in ("warmup", "none"):
+                warm = again
+    steady: MeanCI | None = None
+    steady_n = 0
+    stop: int | None = None
+    if warm.status in ("warmup", "none") and warm.end_window is not None:
+        d = warm.end_window
+        back = _summary_cooldown(rates[d:], z=z, min_effect=min_effect)
+        stop = d + back if back is not None else None
+        tail_c, tail_s = c[d:stop], s[d:stop]
+        steady_n = int(tail_c.sum())
+        if tail_c.size >= 2 and tail_s.sum() > 0:
+            rate = float(tail_c.sum() / tail_s.sum())
+            r = tail_c / tail_s
+            half = (
+                float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
+            )
+            steady = MeanCI(rate, max(0.0, rate - half), rate + half, int(r.size))
+    # express the end in seconds from the start of the first window
+    if warm.end_window is not None and warm.status == "warmup":
+        end_s = float(s[: warm.end_window].sum())
+        warm = WarmupEnd(warm.status, warm.end_window, end_s, warm.throughput_truncation, None)
+    return SummaryLoad(
+        int(c.size),
+        warm,
+        overall,
+        steady,
+        steady_n,
+        stop,
+        float(s[:stop].sum()) if stop is not None else None,
+    )
+
+
+#: fewest summariser windows to look for a transient in (4 × 30 s by default)
+_SUMMARY_MIN_WINDOWS = 4
+
+
+def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: float) -> int | None:
+    """:func:`cooldown_start` on summariser window rates (batch 1)."""
+    return cooldown_start(
+        rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect,
+        min_windows=_SUMMARY_MIN_WINDOWS,
+    )  # fmt: skip
+
+
+def _summary_warmup(
+    rates: npt.NDArray[np.float64], *, trend_p: float, z: float, min_effect: float
+) -> WarmupEnd:
+    """:func:`warmup_end` on summariser window rates (batch 1), with a trend test."""
+    warm = warmup_end(
+        rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect,
+        min_windows=_SUMMARY_MIN_WINDOWS,
+    )  # fmt: skip
     if warm.status in ("warmup", "none") and warm.end_window is not None:
         # few coarse windows: halves comparisons lack power, so also test for a monotonic
         # trend (Mann-Kendall via Kendall's tau, p < trend_p) in the retained part
@@ -682,21 +751,4 @@ def analyze_summary_windows(
             change = abs(float(tail[-1] - tail[0])) / max(abs(float(tail.mean())), 1e-12)
             if float(tau.pvalue) < trend_p and change > min_effect:
                 warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
-    steady: MeanCI | None = None
-    steady_n = 0
-    if warm.status in ("warmup", "none") and warm.end_window is not None:
-        d = warm.end_window
-        tail_c, tail_s = c[d:], s[d:]
-        steady_n = int(tail_c.sum())
-        if tail_c.size >= 2 and tail_s.sum() > 0:
-            rate = float(tail_c.sum() / tail_s.sum())
-            r = tail_c / tail_s
-            half = (
-                float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
-            )
-            steady = MeanCI(rate, rate - half, rate + half, int(r.size))
-    # express the end in seconds from the start of the first window
-    if warm.end_window is not None and warm.status == "warmup":
-        end_s = float(s[: warm.end_window].sum())
-        warm = WarmupEnd(warm.status, warm.end_window, end_s, warm.throughput_truncation, None)
-    return SummaryLoad(int(c.size), warm, overall, steady, steady_n)
+    return warm

@@ -518,7 +518,9 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     steady = None
     w = result.warmup
     if w.status in ("warmup", "none") and w.end_window is not None and total:
-        keep = frame.filter(pl.col("seconds") > 0).slice(w.end_window)
+        kept = frame.filter(pl.col("seconds") > 0)
+        stop = result.cooldown_window if result.cooldown_window is not None else kept.height
+        keep = kept.slice(w.end_window, stop - w.end_window)
         n = int(keep["count"].sum())
         weighted = float((keep["avg_ms"] * keep["count"]).sum())
         steady = {
@@ -536,7 +538,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "duration_s": float(seconds.sum()) if seconds.size else None,
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
-        "cooldown_start_s": None,  # summariser windows: not looked for
+        "cooldown_start_s": result.cooldown_s,
         "is_transaction": False,
         "throughput": {
             "overall": result.throughput_overall,
@@ -569,17 +571,22 @@ def load_report(
 def _steady_series(
     store: Store, suite_id: int, suite: dict[str, Any], label: str
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """Per-window throughput (/s) and mean latency (ms) after the warm-up end of ``label``."""
+    """Per-window throughput (/s) and mean latency (ms) of ``label``'s steady part (after
+    the warm-up end, before a cool-down)."""
     entry = next((x for x in suite["labels"] if x["label"] == label), None)
     if entry is None or entry["warmup_status"] not in ("warmup", "none"):
         return None
     if suite["source"] == "summariser":
         frame = summariser_windows(store, suite_id, entry["summariser"], timed_only=True)
-        end = 0
+        # window boundaries in seconds: the warm-up end and cool-down start are sums of
+        # whole windows' seconds (analyze_summary_windows)
+        cum = np.cumsum(frame["seconds"].to_numpy())
+        end, stop = 0, frame.height
         if entry["warmup_end_s"]:
-            cum = np.cumsum(frame["seconds"].to_numpy())
             end = int(np.searchsorted(cum, entry["warmup_end_s"], side="left")) + 1
-        part = frame.slice(end)
+        if entry.get("cooldown_start_s") is not None:
+            stop = int(np.searchsorted(cum, entry["cooldown_start_s"], side="left")) + 1
+        part = frame.slice(end, stop - end)
         return (
             (part["count"] / part["seconds"]).to_numpy(),
             part["avg_ms"].to_numpy(),
