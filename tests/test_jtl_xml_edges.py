@@ -197,9 +197,9 @@ def test_embedded_resources_stay_subresults_inside_a_transaction(
         ("page-0-0", False, True),
         ("inner TC", True, False),
         ("step", False, False),
-        # cut at the end of a timed run: rc, rm and dt empty, counted as a sample, and so
-        # are its children (as in the CSV of the same run)
-        ("TC", False, False),
+        # cut at the end of a timed run: rc, rm and dt empty under a transaction label:
+        # still a transaction (it counted as a sample); its children are samples
+        ("TC", True, False),
         ("step", False, False),
     ]
 

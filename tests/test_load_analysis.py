@@ -583,3 +583,30 @@ def test_summariser_windows_alone_find_a_cool_down(tmp_path: Path) -> None:
             ratio = compare_report(store, f"cool{seed}", f"flat{seed}")["labels"][0]
             lo, hi = ratio["throughput"]["ci"]
             assert 0.98 < ratio["throughput"]["ratio"] < 1.02 and lo <= 1 <= hi, (seed, ratio)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("name", ["default", "allcols", "killed-SIGTERM"])
+def test_a_transaction_the_test_stopped_inside_is_no_sample(
+    real_dir: Path, store: Store, name: str
+) -> None:
+    """JMeter 5.6.3 writes a transaction cut by the end of a timed test with no
+    responseCode, responseMessage or dataType, so its "Number of samples in transaction"
+    test misses it: ALL counted it as a sample (default.csv 1567, not 1564) and its label
+    read as no transaction. ALL is now every row outside transaction labels, counted
+    independently with the csv module; JMeter's dashboard keeps counting it (its Total
+    still equals JMeter's, tests/test_jmeter_dashboard.py)."""
+    path = real_dir / "jmeter" / f"generated__jmeter-5.6.3__{name}.csv"
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    tc_labels = {
+        r["label"] for r in rows if r["responseMessage"].startswith("Number of samples in")
+    }
+    interrupted = [r for r in rows if r["label"] in tc_labels and r["responseMessage"] == ""]
+    expected = sum(r["label"] not in tc_labels for r in rows)
+    ingest_file(store, path)
+    labels = load_report(store)["suites"][0]["labels"]
+    assert next(x["samples"] for x in labels if x["label"] == "ALL") == expected
+    assert all(x["is_transaction"] for x in labels if x["label"] in tc_labels)
+    if name == "default":
+        assert len(interrupted) == 3 and expected == 1564

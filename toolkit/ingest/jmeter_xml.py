@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, damaged_gzip, quoted
-from toolkit.ingest.jmeter import TC_PREFIX, suite_name
+from toolkit.ingest.jmeter import TC_PREFIX, mark_interrupted_transactions, suite_name
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
@@ -481,6 +481,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                 path, "ts - t is out of range for epoch milliseconds; fix the file"
             ) from None
         writer.warn("ts read as sample END time (file sorted by ts, no JMeter 3+ attributes)")
+    mark_interrupted_transactions(writer)
 
 
 register(

@@ -29,7 +29,7 @@ from toolkit.analyze.timeseries import (
     percentile_key,
 )
 from toolkit.errors import UsageError
-from toolkit.ingest.jmeter import EMPTY_TC_PREFIX
+from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
 from toolkit.pipeline.summariser import DEFAULT_SUMMARISER, summariser_windows, summarisers
 from toolkit.store import Store
 
@@ -45,6 +45,10 @@ _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS 
     AS tolerated"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
+#: JMeter's own test for a transaction-controller sample (its message), which the
+#: dashboard uses: a transaction the test stopped inside (no message) counts there as a
+#: sample, while ``is_transaction`` also flags it (ingest.jmeter.mark_interrupted_transactions)
+_JMETER_TC = f"coalesce(starts_with(response_message, '{TC_PREFIX}'), false)"
 #: The samples the load analysis reads: all but empty transaction-controller samples
 #: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
 #: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
@@ -168,11 +172,12 @@ def window_series(
 def _histograms(
     store: Store, suite_id: int, *, cutoffs: pl.DataFrame | None = None
 ) -> pl.DataFrame:
-    """``label, is_transaction, is_subresult, elapsed_ms, n`` over all samples, or over
+    """``label, is_transaction, is_subresult, jmeter_tc, elapsed_ms, n`` over all samples, or over
     the steady part (completion in [lo, hi) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
-            f"""SELECT label, is_transaction, is_subresult, elapsed_ms, count(*) AS n
+            f"""SELECT label, is_transaction, is_subresult, {_JMETER_TC} AS jmeter_tc,
+                      elapsed_ms, count(*) AS n
                FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
                GROUP BY ALL""",
             [suite_id],
@@ -180,7 +185,9 @@ def _histograms(
     store.con.register("_load_cutoffs", cutoffs.to_arrow())
     try:
         return store.frame(
-            f"""SELECT s.label, s.is_transaction, s.is_subresult, s.elapsed_ms, count(*) AS n
+            f"""SELECT s.label, s.is_transaction, s.is_subresult,
+                      {_JMETER_TC.replace("response_message", "s.response_message")} AS jmeter_tc,
+                      s.elapsed_ms, count(*) AS n
                FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
                  AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
@@ -231,16 +238,17 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
             GROUP BY label ORDER BY label""",
         [suite_id],
     )
-    # Total: statistics exclude transaction-controller samples, APDEX includes them (§4.2)
+    # Total: statistics exclude transaction-controller samples (by JMeter's own test),
+    # APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT is_transaction),
+              (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT {_JMETER_TC}),
               (SELECT {apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
     totals = pl.concat([total, per_label], how="vertical_relaxed")
     hist_total = (
-        hist.filter(~pl.col("is_transaction"))
+        hist.filter(~pl.col("jmeter_tc"))
         .group_by("elapsed_ms")
         .agg(pl.col("n").sum())
         .with_columns(pl.lit("Total").alias("label"))
