@@ -681,37 +681,45 @@ def _load_utf8(
             f"{path}:{cut}: last record is incomplete (file cut at byte {path.stat().st_size}, "
             "e.g. JMeter killed); dropped it, every record before it kept"
         )
-    # one pass over the file's rows for the labels and the negative elapsed times
-    labels, negative = con.execute(
-        "SELECT list(DISTINCT label), count(*) FILTER (elapsed_ms < 0) FROM samples "
-        "WHERE source_id = ?",
+    # one pass over the file's rows for the labels, transaction labels and negative times
+    labels, negative, tc_labels = con.execute(
+        "SELECT list(DISTINCT label), count(*) FILTER (elapsed_ms < 0), "
+        "list(DISTINCT label) FILTER (is_transaction) FROM samples WHERE source_id = ?",
         [writer.source_id],
-    ).fetchone() or (None, 0)
+    ).fetchone() or (None, 0, None)
     if negative:
         writer.warn(
             f"{negative} samples have a negative elapsed time (the load generator's clock "
             "went back?); kept as written, they count as fast in every statistic"
         )
     mark_subresults(writer, {str(label) for label in labels or ()})
-    mark_interrupted_transactions(writer)
+    mark_interrupted_transactions(writer, list(tc_labels or ()))
     if not has_header:
         writer.warn(f"no header line; columns taken as: {','.join(names)}")
 
 
-def mark_interrupted_transactions(writer: SourceWriter) -> None:
+def mark_interrupted_transactions(writer: SourceWriter, tc_labels: list[str] | None = None) -> None:
     """Flag the rows a transaction controller writes when the test stops inside it: no
     responseCode, responseMessage or dataType (so JMeter's "Number of samples in
     transaction" test misses them; JMeter 5.6.3's default.csv has 3), under a label whose
     other rows are transaction-controller rows. They are a transaction's sum, not a
-    sample: counted in ALL they added a sample, and their label read as no transaction."""
-    writer.store.con.execute(
+    sample: counted in ALL they added a sample, and their label read as no transaction.
+    ``tc_labels``: the labels with transaction rows, when the caller has them."""
+    con = writer.store.con
+    if tc_labels is None:
+        found = con.execute(
+            "SELECT list(DISTINCT label) FILTER (is_transaction) FROM samples WHERE source_id = ?",
+            [writer.source_id],
+        ).fetchone()
+        tc_labels = list(found[0] or []) if found else []
+    if not tc_labels:
+        return
+    con.execute(
         """UPDATE samples SET is_transaction = true
-           WHERE source_id = ? AND NOT is_transaction
+           WHERE source_id = ? AND NOT is_transaction AND list_contains(?, label)
              AND coalesce(response_code, '') = '' AND coalesce(response_message, '') = ''
-             AND coalesce(data_type, '') = ''
-             AND label IN (SELECT label FROM samples WHERE source_id = ?
-                           GROUP BY label HAVING bool_or(is_transaction))""",
-        [writer.source_id, writer.source_id],
+             AND coalesce(data_type, '') = ''""",
+        [writer.source_id, tc_labels],
     )
 
 
