@@ -345,7 +345,17 @@ def test_a_latency_only_warmup_says_what_changed(tmp_path: Path, store: Store) -
     )
 
 
-# --- escaping -----------------------------------------------------
+# --- 7. Little's law text; escaping -----------------------------------------------------
+
+
+def test_summariser_littles_law_text_gives_the_real_reason(tmp_path: Path, store: Store) -> None:
+    from toolkit.report.sections import _littles_law_table
+
+    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", [100.0] * 20))
+    text = _littles_law_table(0, suite)
+    body = str(getattr(text, "text", text))
+    assert "summariser log" in body and "Active:" in body
+    assert "no thread counts" not in body
 
 
 XSS = "<script>alert(1)</script>"
