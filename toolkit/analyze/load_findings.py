@@ -419,9 +419,7 @@ def warmup_findings(
                 f"mean latency {lat_steady:.3g} ms steady vs {lat_all:.3g} ms over the whole run"
             )
         if len(steps) > 1 and steps[0].end_s <= end_s + 1e-9:
-            parts.append(
-                "the part before it holds earlier load steps, not a warm-up (see load-steps)"
-            )
+            parts.append("the part before it holds earlier load steps, not a warm-up")
         found.append(
             Finding(
                 rule="load-warmup",
