@@ -30,6 +30,7 @@ from toolkit.analyze.timeseries import (
 )
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
+from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import DEFAULT_SUMMARISER, summariser_windows, summarisers
 from toolkit.store import Store
 
@@ -416,33 +417,10 @@ def analyze_load_suite(
                     numbers={"samples": res.samples},
                 )
             )
-        if res.warmup.status == "warmup" and label == ALL and res.warmup.end_s:
-            findings.append(
-                Finding(
-                    rule="load-warmup",
-                    severity="warning",
-                    subject=name,
-                    message=(
-                        f"warm-up ends {res.warmup.end_s:g} s after the first sample; "
-                        f"steady throughput {res.throughput_steady.mean:.4g}/s vs "
-                        f"{res.throughput_overall or 0:.4g}/s over the whole run"
-                        if res.throughput_steady
-                        else f"warm-up ends {res.warmup.end_s:g} s after the first sample"
-                    ),
-                    advice="report steady-state figures, or drop the warm-up before comparing runs",
-                    numbers={"warmup_end_s": res.warmup.end_s},
-                )
-            )
-        if res.warmup.status == "inconclusive" and label == ALL:
-            findings.append(
-                Finding(
-                    rule="load-no-steady-state",
-                    severity="problem",
-                    subject=name,
-                    message="throughput or latency still trends at the end of the run: no steady state",
-                    advice="run longer (the steady part should be at least half of the run)",
-                )
-            )
+    findings += sample_suite_findings(
+        store, suite_id, name, labels_json, windows_all if t0 is not None else None,
+        t0=t0, window_s=window_s,
+    )  # fmt: skip
     all_res = results[ALL]
     all_steady = next(x for x in labels_json if x["label"] == ALL)["latency_ms"]["steady"]
     little = littles_law(
@@ -501,6 +479,9 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
                 numbers={"summarisers": len(names), "all": names[0]},
             ).as_json()
         )
+    findings += summary_suite_findings(
+        store, suite_id, name, names[0] if names else None, labels[0]
+    )
     return {
         "suite": name,
         "source": "summariser",

@@ -1362,14 +1362,27 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
     )
 
 
+def _no_littles_law(suite: dict[str, Any]) -> str:
+    """Why a load suite has no Little's-law check (pipeline/load.py sets it None)."""
+    if suite.get("source") == "summariser":
+        return (
+            "a summariser log: the load analysis takes throughput and mean latency from its "
+            "lines but not their Active: thread counts; a JTL of the run gives the check"
+        )
+    all_label = next((x for x in suite["labels"] if x["label"] == "ALL"), None)
+    if all_label is None or all_label["warmup_status"] not in ("warmup", "none"):
+        status = all_label["warmup_status"] if all_label else "no samples"
+        return f"no steady state to check it on: ALL is {status}"
+    if all_label["threads_steady"] is None:
+        return "the file has no thread counts: no grpThreads or allThreads column"
+    return "no steady throughput or latency"
+
+
 def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
     """Little's law on the steady part: N = X·(R + Z) (Little 1961)."""
     law = suite["littles_law"]
     if law is None:
-        return Text(
-            f"{suite['suite']}: Little's law not checked (the file has no thread counts, or "
-            "no steady state)."
-        )
+        return Text(f"{suite['suite']}: Little's law not checked ({_no_littles_law(suite)}).")
     busy = law["busy_fraction"]
     tone: Tone
     if busy >= 0.9:

@@ -1,0 +1,376 @@
+"""Load findings beyond the warm-up end (toolkit/analyze/load_findings.py): summariser
+suites, too-short runs, stepped thread counts, gaps, errors, latency-only warm-ups."""
+
+from __future__ import annotations
+
+import inspect
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import toolkit
+from toolkit import Store, ingest_file
+from toolkit.analyze.load_findings import MIN_WINDOWS, WindowSeries, load_steps
+from toolkit.analyze.timeseries import warmup_end
+from toolkit.pipeline.load import load_report
+from toolkit.synthetic import write_jtl
+
+T0 = 1_795_300_000_000
+HEADER = (
+    "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
+    "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n"
+)
+
+
+def write_csv_jtl(
+    path: Path,
+    start_s: np.ndarray,
+    elapsed_ms: np.ndarray,
+    *,
+    labels: np.ndarray | None = None,
+    ok: np.ndarray | None = None,
+    codes: np.ndarray | None = None,
+    threads: np.ndarray | None = None,
+) -> Path:
+    """A JMeter 5 default-column CSV JTL of the given samples, in completion order."""
+    n = start_s.size
+    labels = labels if labels is not None else np.full(n, "req")
+    ok = ok if ok is not None else np.ones(n, bool)
+    codes = codes if codes is not None else np.where(ok, "200", "500")
+    threads = threads if threads is not None else np.ones(n, int)
+    start = (T0 + start_s * 1000).astype(np.int64)
+    el = np.maximum(1, elapsed_ms).astype(np.int64)
+    order = np.argsort(start + el, kind="stable")
+    with path.open("w") as out:
+        out.write(HEADER)
+        for i in order:
+            good = bool(ok[i])
+            out.write(
+                f"{start[i]},{el[i]},{labels[i]},{codes[i]},{'OK' if good else 'Error'},"
+                f"TG 1-1,text,{'true' if good else 'false'},,100,10,{threads[i]},"
+                f"{threads[i]},http://x.test/,{el[i]},0,1\n"
+            )
+    return path
+
+
+def open_loop(
+    rng: np.random.Generator, duration_s: float, rate: Any, latency_ms: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Poisson arrivals at ``rate(t)`` (/s, thinned from its maximum) with lognormal
+    latency around ``latency_ms(t)``."""
+    top = max(rate(t) for t in np.arange(0, duration_s, 1.0))
+    starts = np.cumsum(rng.exponential(1 / top, int(top * duration_s * 1.2)))
+    starts = starts[starts < duration_s]
+    keep = rng.random(starts.size) < np.array([rate(t) for t in starts]) / top
+    starts = starts[keep]
+    mean = np.array([latency_ms(t) for t in starts])
+    return starts, mean * np.exp(rng.normal(-0.03, 0.25, starts.size))
+
+
+def suite_of(store: Store, path: Path, **kwargs: Any) -> dict[str, Any]:
+    ingest_file(store, path)
+    (suite,) = load_report(store, **kwargs)["suites"]
+    return suite
+
+
+def rules(suite: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["rule"]: f for f in suite["findings"]}
+
+
+# --- 1. summariser suites ----------------------------------------------------------------
+
+
+def _summary_log(path: Path, rates: list[float]) -> Path:
+    lines = []
+    for rate in rates:
+        count = round(rate * 30)
+        lines.append(
+            f"summary + {count:6d} in 00:00:30 = {count / 30:6.1f}/s Avg:    50 Min:     7 "
+            "Max:  1535 Err:     0 (0.00%) Active: 20 Started: 20 Finished: 0"
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_summariser_log_warmup_is_a_finding(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(3)
+    rates = [min(100.0, 20 + 10 * i) + float(rng.normal(0, 1)) for i in range(40)]
+    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", rates))
+    assert suite["source"] == "summariser"
+    warm = rules(suite)["load-warmup"]
+    assert 200 <= warm["numbers"]["warmup_end_s"] <= 270
+    assert warm["message"].startswith(f"warm-up ends {warm['numbers']['warmup_end_s']:.3g} s")
+
+
+def test_summariser_log_without_steady_state_is_a_finding(tmp_path: Path, store: Store) -> None:
+    rates = [20.0 + 5 * i for i in range(20)]  # still climbing at the end
+    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", rates))
+    assert suite["labels"][0]["warmup_status"] == "inconclusive"
+    found = rules(suite)["load-no-steady-state"]
+    assert "20 summariser windows" in found["message"]
+
+
+def test_short_summariser_log_says_why(tmp_path: Path, store: Store) -> None:
+    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", [50.0, 60.0, 55.0]))
+    found = rules(suite)["load-too-short"]
+    assert found["message"].startswith("3 summariser windows over 90 s; the warm-up rule needs ≥ 4")
+    assert "summariser.interval" in found["advice"]
+
+
+@pytest.mark.real
+def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) -> None:
+    suite = suite_of(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt")
+    status = suite["labels"][0]["warmup_status"]
+    assert status in ("inconclusive", "too-short")
+    assert {"load-no-steady-state", "load-too-short"} & set(rules(suite))
+
+
+# --- 2. too short, no samples -------------------------------------------------------------
+
+
+def test_min_windows_is_the_warmup_rules() -> None:
+    assert inspect.signature(warmup_end).parameters["min_windows"].default == MIN_WINDOWS
+
+
+def test_too_short_run_says_why_and_what_to_do(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(8)
+    starts, el = open_loop(rng, 8, lambda t: 100, lambda t: 20)
+    path = write_csv_jtl(tmp_path / "short8.jtl", starts, el)
+    suite = suite_of(store, path)
+    found = rules(suite)["load-too-short"]
+    assert found["message"].startswith("6 full windows of 1 s over 7.99 s")
+    assert "needs ≥ 10" in found["message"]
+    assert "--window 500ms" in found["advice"]
+    # the advice works: at 500 ms the rule has its windows
+    with toolkit.open_store() as again:
+        half = suite_of(again, path, window_s=0.5)
+    assert half["labels"][0]["warmup_status"] != "too-short"
+    assert "load-too-short" not in rules(half)
+
+
+def test_header_only_jtl_says_it_holds_no_samples(tmp_path: Path, store: Store) -> None:
+    path = tmp_path / "empty.jtl"
+    path.write_text(HEADER)
+    found = rules(suite_of(store, path))
+    assert found["load-no-samples"]["message"].startswith("the file holds no samples")
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("name", "rule", "start"),
+    [
+        (
+            "Blazemeter+taurus__tests__resources__jmeter__jtl__slow-stdev.jtl",
+            "load-too-short",
+            "5 full windows of 1 s",
+        ),
+        ("bin__testfiles__Bug47165.csv", "load-no-samples", "the file holds no samples"),
+        ("bin__testfiles__BatchTestLocal.csv", "load-too-short", "none of the 132 samples"),
+    ],
+)
+def test_real_short_files_say_why(
+    real_dir: Path, store: Store, name: str, rule: str, start: str
+) -> None:
+    found = rules(suite_of(store, real_dir / "jmeter" / name))
+    assert found[rule]["message"].startswith(start)
+
+
+# --- 3. stepped load -----------------------------------------------------------------------
+
+
+def _stepped(tmp_path: Path, last_s: float, seed: int) -> Path:
+    def threads(t: float) -> int:
+        return 10 if t < 120 else 20 if t < 240 else 40
+
+    rng = np.random.default_rng(seed)
+    starts, el = open_loop(rng, 240 + last_s, lambda t: 2.0 * threads(t), lambda t: 50)
+    th = np.array([threads(t) for t in starts])
+    return write_csv_jtl(tmp_path / f"stepped{seed}.jtl", starts, el, threads=th)
+
+
+def test_stepped_load_is_named_with_per_step_throughput(tmp_path: Path, store: Store) -> None:
+    suite = suite_of(store, _stepped(tmp_path, 120, seed=1))
+    found = rules(suite)
+    step = found["load-steps"]
+    assert step["message"].startswith(
+        "thread count changes at 120 s and 240 s (10→20→40): stepped load; steady state is per step"
+    )
+    rates = [float(x) for x in str(step["numbers"]["throughput"]).split(",")]
+    assert rates == pytest.approx([20, 40, 80], rel=0.1)
+    # no "run longer": the trend is the steps
+    assert "load-no-steady-state" not in found
+
+
+def test_long_last_step_cut_as_warmup_still_names_the_steps(tmp_path: Path, store: Store) -> None:
+    suite = suite_of(store, _stepped(tmp_path, 600, seed=4))
+    found = rules(suite)
+    assert suite["labels"][0]["warmup_status"] == "warmup"
+    assert (
+        "cut as warm-up, hold the load steps at 10 and 20 threads"
+        in (found["load-steps"]["message"])
+    )
+    assert "earlier load steps, not a warm-up" in found["load-warmup"]["message"]
+
+
+def _series(threads: np.ndarray, seed: int = 0) -> WindowSeries:
+    rng = np.random.default_rng(seed)
+    n = rng.poisson(np.maximum(threads, 0.1) * 2).astype(float)
+    lat = 50 + rng.normal(0, 1, threads.size)
+    return WindowSeries(np.arange(threads.size) * 1.0, n, lat, threads.astype(float), None, 1.0)
+
+
+@pytest.mark.parametrize(
+    "threads",
+    [
+        np.full(600, 50),
+        np.concatenate([np.round(np.linspace(1, 50, 60)), np.full(540, 50)]),  # ramp-up
+        np.concatenate([np.round(np.linspace(1, 1000, 1800)), np.full(600, 1000)]),  # slow
+        np.concatenate([np.full(200, 50), np.full(20, 30), np.full(200, 50)]),  # a dip
+        np.concatenate(
+            [np.round(np.linspace(1, 50, 60)), np.full(500, 50), np.round(np.linspace(50, 1, 30))]
+        ),
+    ],
+    ids=["flat", "ramp-up", "slow-ramp", "dip", "ramp-up-and-down"],
+)
+def test_ramps_and_flat_runs_are_not_steps(threads: np.ndarray) -> None:
+    assert load_steps(_series(threads)) == []
+
+
+def test_steps_with_a_ramp_each_are_steps() -> None:
+    threads = np.concatenate(
+        [np.linspace(0, 10, 30), np.full(90, 10), np.linspace(10, 20, 30), np.full(90, 20)]
+    )
+    steps = load_steps(_series(threads))
+    assert [s.threads for s in steps] == [10, 20]
+
+
+# --- 4. gaps --------------------------------------------------------------------------------
+
+
+def test_a_pause_is_a_gap_finding(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(41)
+    starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
+    keep = (starts < 120) | (starts >= 180)
+    path = write_csv_jtl(tmp_path / "pause.jtl", starts[keep], el[keep])
+    gap = rules(suite_of(store, path))["load-gap"]
+    # windows start at the first sample (t0 + k s): the pause is found to a window
+    assert gap["numbers"]["start_s"] == pytest.approx(120, abs=1.01)
+    assert gap["numbers"]["end_s"] == pytest.approx(180, abs=1.01)
+    start, end, length = (int(gap["numbers"][k]) for k in ("start_s", "end_s", "length_s"))
+    assert gap["message"].startswith(f"no samples completed from {start} s to {end} s ({length} s;")
+    assert "the steady figures include" in gap["message"]
+
+
+# --- 5. errors ------------------------------------------------------------------------------
+
+
+def test_a_label_that_always_fails_fast_is_named(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(63)
+    starts, el = open_loop(rng, 120, lambda t: 60, lambda t: 40)
+    labels = np.array(["home", "search", "broken"])[np.arange(starts.size) % 3]
+    broken = labels == "broken"
+    el = np.where(broken, 3, el)
+    codes = np.where(broken, "404", "200")
+    path = write_csv_jtl(tmp_path / "b.jtl", starts, el, labels=labels, ok=~broken, codes=codes)
+    found = rules(suite_of(store, path))
+    fails = found["load-label-fails"]
+    assert fails["message"].startswith("label broken (")
+    assert "fast failures pull ALL's mean latency down to" in fails["message"]
+    assert found["load-errors"]["numbers"]["error_rate"] == pytest.approx(1 / 3, abs=0.01)
+
+
+def test_an_error_rate_jump_is_dated(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(61)
+    starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
+    ok = rng.random(starts.size) >= np.where(starts >= 240, 0.5, 0.01)
+    path = write_csv_jtl(tmp_path / "jump.jtl", starts, el, ok=ok)
+    change = rules(suite_of(store, path))["load-error-change"]
+    assert change["numbers"]["at_s"] == pytest.approx(240, abs=2)
+    assert change["message"].startswith("error rate 5")  # 50 % ± noise
+    assert "% from 24" in change["message"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_generated_runs_with_one_percent_errors_stay_quiet(
+    tmp_path: Path, store: Store, seed: int
+) -> None:
+    path = tmp_path / f"gen{seed}.jtl"
+    write_jtl(path, 30_000, seed=seed, duration_s=300, warmup_s=60.0 * (seed % 2))
+    found = set(rules(suite_of(store, path)))
+    assert not found & {
+        "load-errors",
+        "load-error-change",
+        "load-label-fails",
+        "load-gap",
+        "load-steps",
+        "load-too-short",
+    }
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bin__testfiles__sample_log2.jtl",  # 1 error in 10,000
+        "bin__testfiles__HTMLReportTestFile.csv",  # 3 in 255
+        "generated__jmeter-5.6.3__default.csv",  # 35 in 1567
+    ],
+)
+def test_real_files_with_a_few_errors_get_no_error_finding(
+    real_dir: Path, store: Store, name: str
+) -> None:
+    found = set(rules(suite_of(store, real_dir / "jmeter" / name)))
+    assert not found & {"load-errors", "load-error-change", "load-label-fails"}
+
+
+# --- 6. latency-only warm-up ----------------------------------------------------------------
+
+
+def test_a_latency_only_warmup_says_what_changed(tmp_path: Path, store: Store) -> None:
+    rng = np.random.default_rng(46)
+    starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 200 - 3 * t if t < 60 else 20)
+    warm = rules(suite_of(store, write_csv_jtl(tmp_path / "lat.jtl", starts, el)))["load-warmup"]
+    steady, overall = (
+        warm["numbers"]["latency_mean_steady_ms"],
+        warm["numbers"]["latency_mean_overall_ms"],
+    )
+    assert steady == pytest.approx(20, rel=0.1)
+    assert overall > 1.5 * steady
+    assert (
+        f"mean latency {steady:.3g} ms steady vs {overall:.3g} ms over the whole run"
+        in (warm["message"])
+    )
+
+
+# --- 7. Little's law text; escaping -----------------------------------------------------
+
+
+def test_summariser_littles_law_text_gives_the_real_reason(tmp_path: Path, store: Store) -> None:
+    from toolkit.report.sections import _littles_law_table
+
+    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", [100.0] * 20))
+    text = _littles_law_table(0, suite)
+    body = str(getattr(text, "text", text))
+    assert "summariser log" in body and "Active:" in body
+    assert "no thread counts" not in body
+
+
+XSS = "<script>alert(1)</script>"
+
+
+def test_finding_labels_are_escaped_in_the_report(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    starts, el = open_loop(rng, 60, lambda t: 30, lambda t: 40)
+    labels = np.array(["ok", XSS])[np.arange(starts.size) % 2]
+    bad = labels == XSS
+    path = write_csv_jtl(tmp_path / "x.jtl", starts, el, labels=labels, ok=~bad)
+    with toolkit.open_store() as store:
+        ingest_file(store, path)
+        html = toolkit.render_report(
+            store, generated_at=datetime(2026, 5, 19, tzinfo=UTC), plotlyjs="cdn"
+        )
+    assert "label &lt;script&gt;alert(1)&lt;/script&gt; (" in html
+    assert XSS not in html

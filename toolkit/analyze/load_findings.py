@@ -1,0 +1,695 @@
+"""Findings on a load suite beyond the warm-up end: too-short runs, stepped thread counts,
+gaps with no completions, and errors.
+
+Pure: arrays, frames and the ``--json`` label dicts of :mod:`toolkit.pipeline.load` in,
+:class:`~toolkit.analyze.findings.Finding` lists out. Every finding names its figures in
+the message and says what to do in the advice; labels reach messages as plain text (the
+report escapes them, the CLI prints them as rich ``Text``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.timeseries import warmup_end
+
+#: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
+#: transient in (its ``min_windows``); the first and last window of a run are partial
+#: and not counted
+MIN_WINDOWS = 10
+#: the same for summariser windows (``timeseries._SUMMARY_MIN_WINDOWS``)
+SUMMARY_MIN_WINDOWS = 4
+#: a plateau of the thread count is a load step when it lasts this long (s) and
+#: ``MIN_WINDOWS`` windows; Ultimate/Concurrency Thread Group steps last minutes
+STEP_MIN_S = 30.0
+#: a window's thread count belongs to a plateau within this share of its level (or
+#: half a thread, for small counts)
+STEP_TOLERANCE = 0.02
+#: two plateaus are different steps when their levels differ by this share or more
+STEP_MIN_CHANGE = 0.10
+#: a stretch of empty windows is a gap when the run's mean rate would have completed at
+#: least this many samples in it: P(no completion) = e^-10 ≈ 5·10⁻⁵ for Poisson arrivals
+GAP_MIN_EXPECTED = 10.0
+#: overall error share above which a warning is given: at 5 % failed samples the p95
+#: (and every higher percentile) can be the latency of a failure — a fast 404 or a
+#: timeout — instead of a served request, since JMeter and this analysis count failed
+#: samples in the latency figures as JMeter's dashboard does (research/jmeter.md §4)
+ERROR_RATE_WARN = 0.05
+#: an error-rate change point is reported when its G statistic (likelihood ratio of one
+#: vs two binomial rates, χ² with 1 df under "no change" but maximised over split points)
+#: exceeds this: far beyond what the maximum over a few thousand splits of pure noise
+#: reaches (tens), and the rates differ by ``ERROR_JUMP_MIN`` and a factor 2
+ERROR_JUMP_G = 100.0
+ERROR_JUMP_MIN = 0.05
+ERROR_JUMP_MIN_WINDOWS = 5
+#: a label counts as all-failing from this many samples (one or two failed samples of a
+#: rare label are a different story)
+ALL_FAIL_MIN_SAMPLES = 10
+
+
+def _s(value: float) -> str:
+    """Seconds for a message: whole seconds when the value is whole, else 3 digits."""
+    return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.3g}"
+
+
+def _pct(share: float) -> str:
+    """A share as a percentage for a message (``50 %``, ``1.2 %``, ``0.05 %``)."""
+    value = share * 100
+    return f"{value:.0f} %" if value >= 10 or value == 0 else f"{value:.2g} %"
+
+
+def _window_text(window_s: float) -> str:
+    """A ``--window`` value for advice: ``500ms``, ``2s``."""
+    if window_s < 1:
+        return f"{window_s * 1000:g}ms"
+    return f"{window_s:g}s"
+
+
+# ---------------------------------------------------------------------------------------
+# series
+
+
+@dataclass(frozen=True)
+class WindowSeries:
+    """A suite's ALL windows as dense arrays over every window from the first to the
+    last (missing windows: 0 samples, NaN mean and threads). ``t_s`` = window start in s
+    from the first sample's start; ``errors`` is None when not given."""
+
+    t_s: npt.NDArray[np.float64]
+    n: npt.NDArray[np.float64]
+    mean_ms: npt.NDArray[np.float64]
+    threads: npt.NDArray[np.float64]
+    errors: npt.NDArray[np.float64] | None
+    window_s: float
+
+
+def dense_series(
+    w: npt.ArrayLike,
+    n: npt.ArrayLike,
+    mean_ms: npt.ArrayLike,
+    threads: npt.ArrayLike | None,
+    *,
+    window_s: float,
+    errors: npt.ArrayLike | None = None,
+) -> WindowSeries:
+    """:class:`WindowSeries` from a window frame's columns (``w`` = window index from the
+    first sample's start, as :func:`toolkit.pipeline.load._windows` gives them)."""
+    idx = np.asarray(w, dtype=np.int64)
+    if idx.size == 0:
+        empty = np.zeros(0)
+        return WindowSeries(empty, empty, empty, empty, None if errors is None else empty, window_s)
+    first, last = int(idx.min()), int(idx.max())
+    size = last - first + 1
+    pos = idx - first
+
+    def fill(values: npt.ArrayLike | None, default: float) -> npt.NDArray[np.float64]:
+        out = np.full(size, default)
+        if values is not None:
+            raw = np.asarray(
+                [np.nan if v is None else v for v in np.asarray(values, dtype=object)],
+                dtype=np.float64,
+            )
+            out[pos] = raw
+        return out
+
+    return WindowSeries(
+        t_s=np.arange(first, last + 1, dtype=np.float64) * window_s,
+        n=fill(n, 0.0),
+        mean_ms=fill(mean_ms, np.nan),
+        threads=fill(threads, np.nan),
+        errors=None if errors is None else fill(errors, 0.0),
+        window_s=window_s,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# load steps
+
+
+@dataclass(frozen=True)
+class LoadStep:
+    """A plateau of the active thread count: ``threads`` (its median), its span in s from
+    the first sample's start, and its throughput (/s) and mean latency (ms) over its
+    windows after its own transient (MSER-5, :func:`warmup_end`), ``settle_s`` later
+    than ``start_s``."""
+
+    threads: float
+    start_s: float
+    end_s: float
+    settle_s: float
+    throughput: float
+    mean_ms: float | None
+
+
+def _plateaus(threads: npt.NDArray[np.float64]) -> list[tuple[int, int, float]]:
+    """Maximal runs ``[i, j)`` of windows whose thread count stays within
+    ``STEP_TOLERANCE`` of the run's first value (NaN windows, with no samples, neither
+    end nor join a run), with their median level."""
+    runs: list[tuple[int, int, float]] = []
+    i = 0
+    size = threads.size
+    while i < size:
+        if not np.isfinite(threads[i]):
+            i += 1
+            continue
+        level = threads[i]
+        tol = max(0.5, STEP_TOLERANCE * level)
+        j = i + 1
+        while j < size and (not np.isfinite(threads[j]) or abs(threads[j] - level) <= tol):
+            j += 1
+        part = threads[i:j]
+        runs.append((i, j, float(np.median(part[np.isfinite(part)]))))
+        i = j
+    return runs
+
+
+def load_steps(series: WindowSeries) -> list[LoadStep]:
+    """The load steps of a run whose thread count changes in steps (JMeter's Ultimate or
+    Concurrency Thread Group: 10 → 20 → 40 threads), or ``[]``.
+
+    Plateaus (thread count within 2 %, or ½ thread) of at least ``STEP_MIN_S`` and
+    ``MIN_WINDOWS`` windows are candidates; neighbours at the same level merge (a brief
+    dip is no step); the run is stepped when at least two steps remain, each differs from
+    the next by ≥ 10 % and each change takes at most half the shorter step (an abrupt
+    change: a slow linear ramp-up makes plateaus too, but each differs from the next by
+    a few % only). A step's throughput and mean latency are taken
+    after its own transient, by the warm-up rule on its windows.
+    """
+    window_s = series.window_s
+    if series.threads.size == 0 or not np.isfinite(series.threads).any():
+        return []
+    min_len = max(MIN_WINDOWS, math.ceil(STEP_MIN_S / window_s))
+    candidates = [p for p in _plateaus(series.threads) if p[1] - p[0] >= min_len]
+    merged: list[list[Any]] = []
+    for i, j, level in candidates:
+        if merged and abs(level - merged[-1][2]) <= max(0.5, STEP_TOLERANCE * level):
+            merged[-1][1] = j  # the same level again after a brief dip
+            continue
+        merged.append([i, j, level])
+    if len(merged) < 2:
+        return []
+    for (i0, j0, l0), (i1, j1, l1) in pairwise(merged):
+        if abs(l1 - l0) < STEP_MIN_CHANGE * max(l0, l1):
+            return []  # plateaus a few % apart: a slow ramp or a drift, not steps
+        if i1 - j0 > 0.5 * min(j0 - i0, j1 - i1):
+            return []  # a change slower than the steps it joins
+    steps = []
+    for i, j, level in merged:
+        n, lat = series.n[i:j], series.mean_ms[i:j]
+        warm = warmup_end(n, lat, window_s=window_s)
+        d = warm.end_window if warm.status == "warmup" and warm.end_window else 0
+        lat_tail = lat[d:]
+        steps.append(
+            LoadStep(
+                threads=level,
+                start_s=float(series.t_s[i]),
+                end_s=float(series.t_s[j - 1]) + window_s,
+                settle_s=d * window_s,
+                throughput=float(n[d:].mean()) / window_s,
+                mean_ms=float(np.nanmean(lat_tail)) if np.isfinite(lat_tail).any() else None,
+            )
+        )
+    return steps
+
+
+def _threads(level: float) -> str:
+    return f"{level:.0f}" if abs(level - round(level)) < 0.05 else f"{level:.1f}"
+
+
+def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float | None) -> Finding:
+    """``load-steps``: the thread count changes in steps; each step has its own steady
+    state. ``warmup_end_s``: where the warm-up rule cut ALL, to say when the "warm-up" it
+    cut holds earlier load steps."""
+    changes = [s.start_s for s in steps[1:]]
+    levels = "→".join(_threads(s.threads) for s in steps)
+    per_step = ", ".join(
+        f"{_threads(s.threads)} threads {s.throughput:.4g}/s"
+        + (f" at {s.mean_ms:.3g} ms" if s.mean_ms is not None else "")
+        for s in steps
+    )
+    at = (
+        " and ".join(f"{_s(c)} s" for c in changes)
+        if len(changes) <= 2
+        else (", ".join(f"{_s(c)} s" for c in changes[:-1]) + f" and {_s(changes[-1])} s")
+    )
+    message = (
+        f"thread count changes at {at} ({levels}): stepped load; steady state is per "
+        f"step ({per_step}, each after its own transient)"
+    )
+    earlier = [s for s in steps[:-1] if s.start_s < (warmup_end_s or 0.0)]
+    if warmup_end_s and earlier:
+        message += (
+            f"; the first {_s(warmup_end_s)} s, cut as warm-up, hold the load steps at "
+            f"{' and '.join(_threads(s.threads) for s in earlier)} threads"
+        )
+        last_start = steps[-1].start_s
+        if warmup_end_s < last_start:
+            message += (
+                f", and the steady figures mix {_s(last_start - warmup_end_s)} s of the "
+                f"{_threads(steps[-2].threads)}-thread step with the last step"
+            )
+        else:
+            message += ", so the steady figures are the last step's"
+    return Finding(
+        rule="load-steps",
+        severity="warning",
+        subject=subject,
+        message=message,
+        advice=(
+            "read each step on its own (its throughput and latency at that thread count); "
+            "compare runs step by step, not by whole-run figures"
+        ),
+        numbers={
+            "steps": len(steps),
+            "changes_s": ",".join(_s(c) for c in changes),
+            "threads": ",".join(_threads(s.threads) for s in steps),
+            "throughput": ",".join(f"{s.throughput:.6g}" for s in steps),
+        },
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# warm-up, no steady state, too short
+
+
+def _mean(latency: Mapping[str, Any] | None) -> float | None:
+    if not latency:
+        return None
+    value = latency.get("mean")
+    return float(value) if value is not None else None
+
+
+def warmup_findings(
+    subject: str,
+    all_label: Mapping[str, Any],
+    *,
+    windows: int,
+    window_s: float | None,
+    summariser: bool = False,
+    steps: Sequence[LoadStep] = (),
+    timed: bool = True,
+) -> list[Finding]:
+    """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
+    for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
+    windows (JTL: from the first full to the last full window; summariser log: windows of
+    non-zero length). ``window_s`` is None for a summariser log (its windows are the
+    log's). A stepped run (``steps``) gets no "run longer" advice: its trend is the steps.
+    ``timed`` False: no sample has a start time and elapsed (JTL without ``timeStamp`` or
+    ``elapsed`` columns), so there are no windows at all.
+    """
+    status = all_label.get("warmup_status")
+    samples = int(all_label.get("samples") or 0)
+    tp = all_label.get("throughput") or {}
+    lat = all_label.get("latency_ms") or {}
+    found: list[Finding] = []
+    if samples == 0:
+        found.append(
+            Finding(
+                rule="load-no-samples",
+                severity="problem",
+                subject=subject,
+                message="the file holds no samples (a header, or only empty transaction "
+                "controllers): nothing to analyse",
+                advice="check that the test ran and that the listener wrote its results "
+                "(jmeter -n -t plan.jmx -l results.jtl)",
+                numbers={"samples": 0},
+            )
+        )
+        return found
+    if not timed and not summariser:
+        found.append(
+            Finding(
+                rule="load-too-short",
+                severity="warning",
+                subject=subject,
+                message=(
+                    f"none of the {samples} samples has a start time and an elapsed time "
+                    "(no timeStamp or elapsed column): no windows, so no throughput, "
+                    "warm-up end or steady figures"
+                ),
+                advice=(
+                    "save both (JMeter's defaults: jmeter.save.saveservice.timestamp_format=ms, "
+                    "jmeter.save.saveservice.time=true)"
+                ),
+                numbers={"windows": 0, "need": MIN_WINDOWS, "window_s": window_s},
+            )
+        )
+        return found
+    if status == "too-short":
+        need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
+        duration = float(all_label.get("duration_s") or 0.0)
+        if summariser:
+            message = (
+                f"{windows} summariser window{'s' if windows != 1 else ''} over "
+                f"{_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end or "
+                "steady figures"
+            )
+            advice = (
+                "print summariser lines more often (jmeter -Jsummariser.interval=5) or "
+                "analyse the JTL, or run longer"
+            )
+        else:
+            assert window_s is not None
+            message = (
+                f"{windows} full window{'s' if windows != 1 else ''} of {_s(window_s)} s "
+                f"over {_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end "
+                "or steady figures"
+            )
+            smaller = [
+                c
+                for c in (30, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+                if c < window_s and duration / c >= need + 2
+            ]
+            advice = (
+                f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
+                if smaller
+                else "run longer"
+            )
+        found.append(
+            Finding(
+                rule="load-too-short",
+                severity="warning",
+                subject=subject,
+                message=message,
+                advice=advice,
+                numbers={"windows": windows, "need": need, "window_s": window_s},
+            )
+        )
+    elif status == "inconclusive" and not steps:
+        message = "throughput or latency still trends at the end of the run: no steady state"
+        if summariser:
+            message = (
+                f"throughput still trends over the {windows} summariser windows: no steady state"
+            )
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=message,
+                advice="run longer (the steady part should be at least half of the run)"
+                + (
+                    "; shorter summariser windows (jmeter -Jsummariser.interval=5) give the "
+                    "rule more points"
+                    if summariser
+                    else ""
+                ),
+                numbers={"windows": windows},
+            )
+        )
+    elif status == "warmup" and all_label.get("warmup_end_s"):
+        end_s = float(all_label["warmup_end_s"])
+        parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
+        if tp.get("steady") is not None and tp.get("overall") is not None:
+            parts.append(
+                f"steady throughput {tp['steady']:.4g}/s vs {tp['overall']:.4g}/s over the "
+                "whole run"
+            )
+        lat_all, lat_steady = _mean(lat.get("overall")), _mean(lat.get("steady"))
+        if lat_all is not None and lat_steady is not None:
+            parts.append(
+                f"mean latency {lat_steady:.3g} ms steady vs {lat_all:.3g} ms over the whole run"
+            )
+        if len(steps) > 1 and steps[0].end_s <= end_s + 1e-9:
+            parts.append("the part before it holds earlier load steps, not a warm-up")
+        found.append(
+            Finding(
+                rule="load-warmup",
+                severity="warning",
+                subject=subject,
+                message="; ".join(parts),
+                advice="report steady-state figures, or drop the warm-up before comparing runs",
+                numbers={
+                    "warmup_end_s": end_s,
+                    "throughput_steady": tp.get("steady"),
+                    "throughput_overall": tp.get("overall"),
+                    "latency_mean_steady_ms": lat_steady,
+                    "latency_mean_overall_ms": lat_all,
+                },
+            )
+        )
+    return found
+
+
+# ---------------------------------------------------------------------------------------
+# gaps
+
+
+def _gaps(n: npt.NDArray[np.float64], window_s: float) -> list[tuple[int, int, float]]:
+    """Runs ``[i, j)`` of empty windows inside the series (not the first or last window),
+    at least 2 windows long, in which the rate of the 10 windows on each side would have
+    completed ≥ ``GAP_MIN_EXPECTED`` samples; with that expected count."""
+    out = []
+    i = 1
+    while i < n.size - 1:
+        if n[i] != 0:
+            i += 1
+            continue
+        j = i
+        while j < n.size - 1 and n[j] == 0:
+            j += 1
+        around = np.concatenate([n[max(0, i - 10) : i], n[j : j + 10]])
+        expected = float(around.mean()) * (j - i) if around.size else 0.0
+        if j - i >= 2 and expected >= GAP_MIN_EXPECTED:
+            out.append((i, j, expected))
+        i = j
+    return out
+
+
+def gap_findings(
+    subject: str, series: WindowSeries, *, all_label: Mapping[str, Any]
+) -> list[Finding]:
+    """``load-gap``: stretches of windows inside the run (not the first or last) with no
+    completed sample, where the rate around them would have completed at least
+    ``GAP_MIN_EXPECTED`` samples — a pause of the load generator, or every thread blocked
+    on a stalled server. One finding for all of them; it says whether the steady figures
+    include them."""
+    n = series.n
+    if n.size < 3:
+        return []
+    w = series.window_s
+    gaps = _gaps(n, w)
+    if not gaps:
+        return []
+    spans = [(float(series.t_s[i]), float(series.t_s[j - 1]) + w, e) for i, j, e in gaps]
+    total = sum(b - a for a, b, _ in spans)
+    status = all_label.get("warmup_status")
+    lo, hi = all_label.get("warmup_end_s"), all_label.get("cooldown_start_s")
+    end_run = float(series.t_s[-1]) + w
+    if status in ("warmup", "none") and lo is not None:
+        s_lo, s_hi = float(lo), float(hi) if hi is not None else end_run
+        overlap = sum(max(0.0, min(b, s_hi) - max(a, s_lo)) for a, b, _ in spans)
+        if overlap > 0:
+            effect = (
+                f"the steady figures include {_s(overlap)} s of "
+                f"{'it' if len(spans) == 1 else 'them'} (empty windows lower the steady "
+                "throughput and widen its CI)"
+            )
+        elif all(b <= s_lo for _, b, _ in spans):
+            effect = (
+                f"the warm-up cut at {_s(s_lo)} s lies after "
+                f"{'it' if len(spans) == 1 else 'them'}: the run before counts as warm-up"
+            )
+        else:
+            effect = "outside the steady part"
+    else:
+        effect = "the run is not stationary"
+    if len(spans) == 1:
+        a, b, e = spans[0]
+        message = (
+            f"no samples completed from {_s(a)} s to {_s(b)} s ({_s(b - a)} s; ~{e:.0f} "
+            f"expected at the rate around it): {effect}"
+        )
+    else:
+        listed = ", ".join(f"{_s(a)}–{_s(b)} s" for a, b, _ in spans[:5])
+        more = f" and {len(spans) - 5} more" if len(spans) > 5 else ""
+        message = (
+            f"no samples completed in {len(spans)} stretches ({listed}{more}; "
+            f"{_s(total)} s in all): {effect}"
+        )
+    return [
+        Finding(
+            rule="load-gap",
+            severity="warning",
+            subject=subject,
+            message=message,
+            advice=(
+                "look for a pause of the load generator or a server stall at that time "
+                "(GC, a blocked dependency); rerun before comparing, or report the parts "
+                "before and after it apart"
+            ),
+            numbers={
+                "gaps": len(spans),
+                "start_s": spans[0][0],
+                "end_s": spans[0][1],
+                "length_s": total,
+            },
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# errors
+
+
+def _g_split(errors: npt.NDArray[np.float64], counts: npt.NDArray[np.float64]) -> tuple[int, float]:
+    """The split k (windows ``[0, k)`` vs ``[k, …)``) maximising the binomial likelihood
+    ratio statistic G = 2·(ℓ(two rates) − ℓ(one rate)), and that G."""
+    ce, cn = np.cumsum(errors), np.cumsum(counts)
+    te, tn = ce[-1], cn[-1]
+
+    def loglik(e: npt.NDArray[np.float64], m: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(m > 0, e / np.where(m > 0, m, 1), 0.0)
+            a = np.where(e > 0, e * np.log(np.where(p > 0, p, 1)), 0.0)
+            b = np.where(m - e > 0, (m - e) * np.log(np.where(p < 1, 1 - p, 1)), 0.0)
+        return np.asarray(a + b, dtype=np.float64)
+
+    e1, n1 = ce[:-1], cn[:-1]
+    e2, n2 = te - e1, tn - n1
+    whole = float(loglik(np.array([te]), np.array([tn]))[0])
+    g = 2 * (loglik(e1, n1) + loglik(e2, n2) - whole)
+    k_all = np.arange(1, errors.size)
+    sides = (k_all >= ERROR_JUMP_MIN_WINDOWS) & (errors.size - k_all >= ERROR_JUMP_MIN_WINDOWS)
+    g = np.where((n1 > 0) & (n2 > 0) & sides, g, -np.inf)
+    k = int(np.argmax(g))
+    return k + 1, float(g[k])
+
+
+def error_findings(
+    subject: str,
+    labels: Sequence[Mapping[str, Any]],
+    *,
+    failed_mean_ms: Mapping[str, float | None],
+    ok_mean_ms_all: float | None,
+    series: WindowSeries | None,
+    until_s: float | None = None,
+) -> list[Finding]:
+    """Error findings of a suite from its label dicts (``--json``; ``labels[0]``-wise the
+    one named ALL is the aggregate):
+
+    * ``load-errors``: ALL's error share ≥ ``ERROR_RATE_WARN`` (warning);
+    * ``load-label-fails``: a label (≥ ``ALL_FAIL_MIN_SAMPLES`` samples) whose every
+      sample failed; when its failures are faster than ALL's successful samples
+      (``failed_mean_ms`` per label, ``ok_mean_ms_all``), that they pull ALL's latency down;
+    * ``load-error-change``: ALL's error rate changes within the run (the split of
+      ``series.errors`` with the largest binomial G statistic, G ≥ ``ERROR_JUMP_G``, rates
+      differing by ≥ ``ERROR_JUMP_MIN`` and a factor 2, each side ≥
+      ``ERROR_JUMP_MIN_WINDOWS`` windows), over the windows up to ``until_s`` (the last
+      sample start, s from the first).
+    """
+    found: list[Finding] = []
+    all_label = next((x for x in labels if x.get("label") == "ALL"), None)
+    if all_label is None:
+        return found
+    samples, errors = int(all_label.get("samples") or 0), int(all_label.get("errors") or 0)
+    if samples and errors / samples >= ERROR_RATE_WARN:
+        share = errors / samples
+        found.append(
+            Finding(
+                rule="load-errors",
+                severity="warning",
+                subject=subject,
+                message=(
+                    f"{_pct(share)} of the samples failed ({errors} of {samples}); failed "
+                    "samples count in the throughput and latency figures, as in JMeter's "
+                    "dashboard, and at 5 % or more they can set the p95"
+                ),
+                advice="find the cause of the failures before reading throughput or "
+                "latency as the system's; compare runs only at similar error rates",
+                numbers={"error_rate": share, "errors": errors, "samples": samples},
+            )
+        )
+    failing = []
+    for lab in labels:
+        name = lab.get("label")
+        n, e = int(lab.get("samples") or 0), int(lab.get("errors") or 0)
+        if name == "ALL" or lab.get("is_transaction") or n < ALL_FAIL_MIN_SAMPLES or e != n:
+            continue
+        mean = failed_mean_ms.get(str(name))
+        failing.append(
+            (
+                str(name),
+                n,
+                mean if mean is not None else _mean((lab.get("latency_ms") or {}).get("overall")),
+            )
+        )
+    if failing:
+        listed = ", ".join(
+            f"{name} ({n} samples" + (f", mean {m:.3g} ms)" if m is not None else ")")
+            for name, n, m in failing
+        )
+        one = len(failing) == 1
+        message = f"{'label' if one else 'labels'} {listed}: every sample failed"
+        numbers: dict[str, float | int | str | None] = {
+            "labels": len(failing),
+            "samples": sum(n for _, n, _ in failing),
+        }
+        failed_n = sum(n for _, n, _ in failing)
+        failed_sum = sum(n * m for _, n, m in failing if m is not None)
+        fast = (
+            failed_sum / failed_n if failed_n and all(m is not None for *_, m in failing) else None
+        )
+        if fast is not None and ok_mean_ms_all is not None and fast < ok_mean_ms_all:
+            all_overall = _mean((all_label.get("latency_ms") or {}).get("overall"))
+            message += (
+                f"; {'its' if one else 'their'} fast failures pull ALL's mean latency down"
+                + (f" to {all_overall:.3g} ms" if all_overall is not None else "")
+                + f" (ALL's successful samples: {ok_mean_ms_all:.3g} ms)"
+            )
+            numbers["failed_mean_ms"] = fast
+            numbers["ok_mean_ms_all"] = ok_mean_ms_all
+        found.append(
+            Finding(
+                rule="load-label-fails",
+                severity="warning",
+                subject=subject,
+                message=message,
+                advice=(
+                    "fix the request or its assertion, or drop the label from the plan; "
+                    "its latency is that of failures, not of the service"
+                ),
+                numbers=numbers,
+            )
+        )
+    if series is not None and series.errors is not None:
+        # up to the window of the last sample start: later completions are the drain of
+        # the samples still running at the end, slow failures (timeouts) above all
+        keep = series.t_s <= until_s if until_s is not None else np.ones(series.n.size, bool)
+        errs, counts, t_s = series.errors[keep], series.n[keep], series.t_s[keep]
+        change = _g_split(errs, counts) if counts.size >= 2 * ERROR_JUMP_MIN_WINDOWS else None
+    else:
+        change = None
+    if change is not None:
+        k, g = change
+        before = float(errs[:k].sum() / max(counts[:k].sum(), 1))
+        after = float(errs[k:].sum() / max(counts[k:].sum(), 1))
+        lo_rate, hi_rate = min(before, after), max(before, after)
+        if g >= ERROR_JUMP_G and hi_rate - lo_rate >= ERROR_JUMP_MIN and hi_rate >= 2 * lo_rate:
+            at = float(t_s[k])
+            if after > before:
+                text = f"error rate {_pct(after)} from {_s(at)} s ({_pct(before)} before)"
+            else:
+                text = f"error rate {_pct(before)} until {_s(at)} s ({_pct(after)} after)"
+            found.append(
+                Finding(
+                    rule="load-error-change",
+                    severity="warning",
+                    subject=subject,
+                    message=f"{text}: the error rate is not steady",
+                    advice=(
+                        "find what changed at that time (server logs, a dependency, the "
+                        "test data running out); read the figures before and after apart"
+                    ),
+                    numbers={"at_s": at, "before": before, "after": after, "g": g},
+                )
+            )
+    return found

@@ -1,0 +1,105 @@
+"""The store side of :mod:`toolkit.analyze.load_findings`: the few aggregates its rules need
+beyond :mod:`toolkit.pipeline.load`'s (errors per window, mean latency of failed and
+successful samples), in SQL, and the findings of one suite."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.load_findings import (
+    dense_series,
+    error_findings,
+    gap_findings,
+    load_steps,
+    step_finding,
+    warmup_findings,
+)
+from toolkit.pipeline.summariser import summariser_windows
+from toolkit.store import Store
+
+
+def sample_suite_findings(
+    store: Store,
+    suite_id: int,
+    name: str,
+    labels: Sequence[Mapping[str, Any]],
+    windows_all: pl.DataFrame | None,
+    *,
+    t0: int | None,
+    window_s: float,
+) -> list[Finding]:
+    """Warm-up/too-short, load-step, gap and error findings of a JTL suite. ``labels``:
+    the suite's ``--json`` label dicts; ``windows_all``: ALL's window frame (``w``, ``n``,
+    ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms)."""
+    from toolkit.pipeline.load import _ALL_FILTER, _SAMPLES, ALL
+
+    all_label = next(x for x in labels if x["label"] == ALL)
+    if t0 is None or windows_all is None or windows_all.height == 0:
+        return warmup_findings(
+            name, all_label, windows=0, window_s=window_s, timed=False
+        ) + error_findings(name, labels, failed_mean_ms={}, ok_mean_ms_all=None, series=None)
+    window_ms = max(1, round(window_s * 1000))
+    errs = store.frame(
+        f"""SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
+                   count(*) FILTER (success = false) AS errors
+            FROM {_SAMPLES}
+            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+              AND {_ALL_FILTER}
+            GROUP BY ALL ORDER BY ALL""",
+        [t0, window_ms, suite_id],
+    )
+    frame = windows_all.join(errs, on="w", how="left").sort("w")
+    series = dense_series(
+        frame["w"].to_numpy(),
+        frame["n"].to_numpy(),
+        frame["mean_ms"].to_numpy(),
+        frame["threads"].to_numpy() if "threads" in frame.columns else None,
+        window_s=window_s,
+        errors=frame["errors"].fill_null(0).to_numpy(),
+    )
+    steps = load_steps(series)
+    found = warmup_findings(
+        name,
+        all_label,
+        windows=max(0, series.n.size - 2),
+        window_s=window_s,
+        steps=steps,
+    )
+    if steps:
+        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
+    found += gap_findings(name, series, all_label=all_label)
+    failed = store.frame(
+        f"""SELECT label, avg(elapsed_ms) FILTER (success = false) AS failed_ms
+            FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label""",
+        [suite_id],
+    )
+    ok_row = store.con.execute(
+        f"""SELECT avg(elapsed_ms) FILTER (success), (max(start_ms) - ?) / 1000.0 FROM {_SAMPLES}
+            WHERE suite_id = ? AND {_ALL_FILTER}""",
+        [t0, suite_id],
+    ).fetchone()
+    found += error_findings(
+        name,
+        labels,
+        failed_mean_ms={str(r["label"]): r["failed_ms"] for r in failed.iter_rows(named=True)},
+        ok_mean_ms_all=None if ok_row is None or ok_row[0] is None else float(ok_row[0]),
+        series=series,
+        until_s=None if ok_row is None or ok_row[1] is None else float(ok_row[1]),
+    )
+    return found
+
+
+def summary_suite_findings(
+    store: Store, suite_id: int, name: str, main: str | None, all_label: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Warm-up/too-short/no-steady-state and error-rate findings of a summariser-log
+    suite from its ``ALL`` label dict (``main``: the summariser ALL comes from), as
+    ``--json`` dicts."""
+    windows = summariser_windows(store, suite_id, main, timed_only=True).height if main else 0
+    found = warmup_findings(name, all_label, windows=windows, window_s=None, summariser=True)
+    found += error_findings(name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
+    return [f.as_json() for f in found]
