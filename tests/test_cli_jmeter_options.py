@@ -115,6 +115,10 @@ def test_exit_codes_follow_the_readme(tmp_path: Path, runner: CliRunner) -> None
         ("compare", str(tmp_path / "nonexist.jtl"), str(jtl)): (
             f"{tmp_path / 'nonexist.jtl'}: no such file or folder"
         ),
+        ("compare", "nonexist.jtl", str(jtl), "--db", str(tmp_path / "s.duckdb")): (
+            "nonexist.jtl: no such file or folder"
+        ),
+        ("load", "--db", str(tmp_path / "missing.duckdb")): "missing.duckdb: no such store",
         ("load", str(jtl), "--delimiter", ";;"): "--delimiter ';;'",
         ("load", str(jtl), "--encoding", "foo"): "unknown --encoding 'foo'",
         ("ingest", str(jtl), "--format", "nope"): "unknown --format 'nope'",

@@ -365,8 +365,6 @@ def ingested_store(
             )
             yield store, report
     elif db is not None:
-        if not db.exists():
-            fail(f"--db {db}: no such store; give input files to create it, or the path of one")
         with open_store(db, read_only=True, on_wait=info) as store:
             yield store, None
     else:

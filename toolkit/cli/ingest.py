@@ -9,7 +9,6 @@ import typer
 
 from toolkit.cli.common import (
     ColumnsOption,
-    DbOption,
     DelimiterOption,
     EncodingOption,
     FormatOption,
@@ -103,7 +102,18 @@ def ingest(
 
 @app.command(epilog="Example: warmup suites --db bench.duckdb --json")
 @with_errors
-def suites(db: DbOption = None, as_json: JsonOption = False) -> None:
+def suites(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="DuckDB store file to list (or set WARMUP_DB).",
+            envvar="WARMUP_DB",
+            dir_okay=False,
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """List the suites in a store with their kind, system, machine, date and row counts."""
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -249,14 +250,15 @@ def compare(
     )
     files = [Path(x) for x in (a, b) if Path(x).exists()]
     for arg in (a, b):
-        if db is None and not Path(arg).exists():
+        if not Path(arg).exists() and (db is None or _looks_like_path(arg)):
             raise UsageError(f"{arg}: no such file or folder (a suite name needs --db STORE)")
-    if files:
-        store_cm = open_store(db, on_wait=info) if db is not None else scratch_store(files)
-    elif db is not None and db.exists():
-        store_cm = open_store(db, read_only=True, on_wait=info)
-    else:
-        raise UsageError(f"--db {db}: no such store; give two result files, or an existing store")
+    store_cm = (
+        open_store(db, on_wait=info)
+        if files and db is not None
+        else scratch_store(files)
+        if files
+        else open_store(db, read_only=True, on_wait=info)
+    )
     with store_cm as store:
         names = [_compare_suite(store, arg, spec) if Path(arg).exists() else arg for arg in (a, b)]
         if names[0] == names[1]:
@@ -271,6 +273,14 @@ def compare(
         print_json(payload)
     else:
         _print_compare(payload)
+
+
+def _looks_like_path(arg: str) -> bool:
+    """Whether a compare argument names a file rather than a suite: a folder separator, or
+    a result file's ending (suite names made from files have theirs removed)."""
+    from toolkit.ingest.detect import SUFFIXES
+
+    return "/" in arg or os.sep in arg or Path(arg).suffix.lower() in SUFFIXES
 
 
 def _compare_suite(store: Store, path: str, spec: InputSpec) -> str:
