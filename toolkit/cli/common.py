@@ -22,6 +22,7 @@ from toolkit.ingest import (
     check_format,
     check_options,
     ingest_paths,
+    known_formats,
 )
 from toolkit.store import Store, interrupt_on_sigint, open_store
 
@@ -68,10 +69,8 @@ FormatOption = Annotated[
     typer.Option(
         "--format",
         help=(
-            "Input format of every file, instead of detecting it per file: jtl-csv, jtl-xml, "
-            "jmeter-log, clickbench, iterations, profile-csv, snowflake-history, "
-            "snowflake-operator-stats, databricks-profile, databricks-history, "
-            "clickhouse-query-log, duckdb-profile."
+            "Input format of every file, instead of detecting it per file: "
+            f"{', '.join(sorted(known_formats()))}."
         ),
         metavar="NAME",
     ),

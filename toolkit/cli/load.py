@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -276,11 +275,11 @@ def compare(
 
 
 def _looks_like_path(arg: str) -> bool:
-    """Whether a compare argument names a file rather than a suite: a folder separator, or
-    a result file's ending (suite names made from files have theirs removed)."""
+    """Whether a compare argument names a file rather than a suite: it ends like a result
+    file (suite names made from files have that ending removed)."""
     from toolkit.ingest.detect import SUFFIXES
 
-    return "/" in arg or os.sep in arg or Path(arg).suffix.lower() in SUFFIXES
+    return Path(arg).suffix.lower() in SUFFIXES
 
 
 def _compare_suite(store: Store, path: str, spec: InputSpec) -> str:
