@@ -81,15 +81,17 @@ def test_ingest_then_load_from_db_and_compare(tmp_path: Path, runner: CliRunner)
     assert all_["latency_mean_ms"]["ratio"] == pytest.approx(1 / 8, rel=0.03)
     res = runner.invoke(app, ["compare", str(off), str(on)])
     assert res.exit_code == 0 and "ALL" in res.stdout
-    # a suite against itself is no comparison (it gave a ratio of 1 with a CI): usage, 2
+    # a suite against itself is no comparison (it gave a ratio of 1 with a CI): exit 1
     res = runner.invoke(app, ["compare", "on", "on", "--db", str(db)])
-    assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr.strip() == "Error: A and B are both suite 'on': compare two different suites"
-    # --window values it cannot use are usage errors: exit 2, one line
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.strip() == (
+        "Error: A and B are both suite 'on' (on, on): compare two different suites or files"
+    )
+    # --window values it cannot use are an option's value: exit 1 (README), one line
     for bad in ("abc", "0s", "-1s"):
         for argv in (["load", "--db", str(db)], ["compare", "off", "on", "--db", str(db)]):
             res = runner.invoke(app, [*argv, "--window", bad])
-            assert res.exit_code == 2, (argv, bad, res.output)
+            assert res.exit_code == 1, (argv, bad, res.output)
             assert len(res.stderr.strip().splitlines()) == 1 and "--window" in res.stderr
 
 
@@ -111,7 +113,7 @@ def test_bad_inputs_one_line_exit_1_store_unchanged(tmp_path: Path, runner: CliR
         errors = [ln for ln in res.stderr.splitlines() if ln.startswith("Error:")]
         assert len(errors) == 1 and str(path) in errors[0], (name, res.stderr)
     assert (
-        "format not recognised"
+        "an HTML page"
         in runner.invoke(app, ["ingest", "--db", str(db), str(tmp_path / "wrong.jtl")]).stderr
     )
     res = runner.invoke(app, ["ingest", "--db", str(db), str(tmp_path / "noheader.csv")])

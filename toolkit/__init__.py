@@ -2,7 +2,9 @@
 
 Reads JMeter results, ClickBench result JSON and query-profile exports into a DuckDB store,
 finds JIT and cache warm-up, measures how far a short iteration window is from steady
-state, and writes one static HTML report.
+state, and writes one static HTML report. Load tests: :func:`load_report` and
+:func:`compare_report` return the ``warmup load --json`` / ``warmup compare --json``
+payloads (``schemas/load.schema.json``, ``schemas/compare.schema.json``).
 
 >>> import toolkit
 >>> with toolkit.open_store() as store:
@@ -29,6 +31,7 @@ from toolkit.errors import (
 from toolkit.ingest import (
     IngestOptions,
     IngestResult,
+    PathReport,
     detect_format,
     ingest_file,
     ingest_path,
@@ -37,6 +40,7 @@ from toolkit.ingest.iterations import ingest_iterations
 from toolkit.pipeline.cache import analyse_cache
 from toolkit.pipeline.demo import run_demo
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
+from toolkit.pipeline.load import compare_report, load_report, parse_window
 from toolkit.pipeline.score import score_payload, suite_scores
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
@@ -62,6 +66,7 @@ __all__ = [
     "IngestOptions",
     "IngestResult",
     "InputFormatError",
+    "PathReport",
     "ScoreEntry",
     "ScoreTable",
     "SeriesAnalysis",
@@ -75,6 +80,7 @@ __all__ = [
     "analyze_series",
     "cache_series",
     "clickbench_scores",
+    "compare_report",
     "detect_format",
     "gap_tables",
     "gaps_payload",
@@ -82,7 +88,9 @@ __all__ = [
     "ingest_iterations",
     "ingest_path",
     "iteration_gaps",
+    "load_report",
     "open_store",
+    "parse_window",
     "render_report",
     "resource_dir",
     "run_demo",

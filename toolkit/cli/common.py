@@ -15,7 +15,15 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from toolkit.errors import ToolkitError
-from toolkit.ingest import IngestOptions, PathReport, candidate_files, ingest_paths
+from toolkit.ingest import (
+    IngestOptions,
+    PathReport,
+    candidate_files,
+    check_format,
+    check_options,
+    ingest_paths,
+    known_formats,
+)
 from toolkit.store import Store, interrupt_on_sigint, open_store
 
 app = typer.Typer(
@@ -35,7 +43,11 @@ DbOption = Annotated[
     Path | None,
     typer.Option(
         "--db",
-        help="DuckDB store file (created if missing). Default: an in-memory store.",
+        help=(
+            "DuckDB store file to read (or set WARMUP_DB). With input files, they are stored "
+            "in it first (created if missing); files already there are not read again. "
+            "Default: an in-memory store of the input files."
+        ),
         envvar="WARMUP_DB",
         dir_okay=False,
     ),
@@ -43,8 +55,108 @@ DbOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 PathsArgument = Annotated[
     list[Path] | None,
-    typer.Argument(help="Input files or folders (read into an in-memory store unless --db)."),
+    typer.Argument(
+        help="Input files or folders (read into an in-memory store unless --db).",
+        metavar="PATH",
+        show_default=False,
+    ),
 ]
+
+# Input options: how files are read (warmup ingest, and load/compare/report when they read
+# files). Shared so that advice such as "pass --encoding" holds for each of them.
+FormatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help=(
+            "Input format of every file, instead of detecting it per file: "
+            f"{', '.join(sorted(known_formats()))}."
+        ),
+        metavar="NAME",
+    ),
+]
+EncodingOption = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="Text encoding of the inputs, any Python codec (cp1252, latin-1, utf-16); "
+        "default UTF-8.",
+        metavar="CODEC",
+    ),
+]
+DelimiterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--delimiter",
+        help="CSV JTL delimiter, one character or tab (also '\\t'); default: read from the "
+        "header. Implies a CSV JTL for a file in no recognised format.",
+        metavar="CHAR",
+    ),
+]
+ColumnsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--columns",
+        help="Comma-separated JMeter column names of a header-less CSV JTL, in file order "
+        "(e.g. timeStamp,elapsed,label,responseCode,success). Implies a CSV JTL.",
+        metavar="NAME,...",
+    ),
+]
+TimeFormatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--time-format",
+        help="strptime-style format of a CSV JTL's formatted timeStamp, e.g. "
+        "'%d.%m.%Y %H:%M:%S.%f' (%f reads milliseconds too; %z an offset). Not for epoch ms.",
+        metavar="FORMAT",
+    ),
+]
+TimezoneOption = Annotated[
+    str | None,
+    typer.Option(
+        "--timezone",
+        help="IANA time zone a formatted JTL timeStamp was written in (JMeter writes local "
+        "time), e.g. Europe/Paris; default UTC.",
+        metavar="ZONE",
+    ),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class InputSpec:
+    """How to read input files: ``--format`` and the :class:`IngestOptions` of the input
+    options (checked before any file is read)."""
+
+    format: str | None = None
+    options: IngestOptions = dataclasses.field(default_factory=IngestOptions)
+
+
+def input_spec(
+    *,
+    format: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    columns: str | None = None,
+    time_format: str | None = None,
+    timezone: str | None = None,
+    suite: str | None = None,
+    tags: Sequence[str] = (),
+    replace: bool = False,
+) -> InputSpec:
+    """The :class:`InputSpec` of the input options; :class:`UsageError` (exit 1) for a
+    ``--format``, ``--encoding``, ``--timezone`` or ``--delimiter`` that cannot be used."""
+    options = IngestOptions(
+        suite=suite,
+        tags=tuple(tags),
+        replace=replace,
+        encoding=encoding,
+        delimiter=delimiter,
+        columns=tuple(c.strip() for c in columns.split(",")) if columns else None,
+        time_format=time_format,
+        timezone=timezone,
+    )
+    check_format(format)
+    return InputSpec(format, check_options(options))
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -157,7 +269,8 @@ class _Progress:
 
 
 def report_ingest(report: PathReport, *, quiet_stored: bool = False) -> None:
-    """Print one line per file (stderr) and one per error; does not exit."""
+    """Print one line per file (stderr) and one per error; does not exit. ``quiet_stored``:
+    no line for a file stored, or found already stored (analysis commands)."""
     for result in report.results:
         if result.status in ("stored", "replaced"):
             if not quiet_stored:
@@ -166,11 +279,14 @@ def report_ingest(report: PathReport, *, quiet_stored: bool = False) -> None:
                     f"{result.path}: {result.format}, {result.rows} rows -> {suites} ({result.status})"
                 )
         elif result.status == "duplicate":
-            info(f"{result.path}: {result.message}")
+            if not quiet_stored:
+                info(f"{result.path}: {result.message}")
         else:
             info(result.message)
         for warning in result.warnings:
-            info(f"warning: {warning}")
+            # the file's name unless the warning starts with it (one naming its line)
+            where = "" if warning.startswith(str(result.path)) else f"{result.path}: "
+            info(f"warning: {where}{warning}")
     for error in report.errors:
         typer.echo(f"Error: {' '.join(str(error).split())}", err=True)
 
@@ -224,17 +340,32 @@ def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
 
 
 @contextlib.contextmanager
-def analysis_store(paths: Sequence[Path] | None, db: Path | None) -> Iterator[Store]:
+def analysis_store(
+    paths: Sequence[Path] | None, db: Path | None, spec: InputSpec | None = None
+) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
     ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
-    given."""
+    given; ``spec``: how to read the files."""
+    with ingested_store(paths, db, spec) as (store, _):
+        yield store
+
+
+@contextlib.contextmanager
+def ingested_store(
+    paths: Sequence[Path] | None, db: Path | None, spec: InputSpec | None = None
+) -> Iterator[tuple[Store, PathReport | None]]:
+    """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
+    only ``--db`` was given): which suites the input files are."""
+    spec = spec or InputSpec()
     if paths:
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
-            run_ingest(store, paths, quiet_stored=True)
-            yield store
+            report = run_ingest(
+                store, paths, format=spec.format, options=spec.options, quiet_stored=True
+            )
+            yield store, report
     elif db is not None:
         with open_store(db, read_only=True, on_wait=info) as store:
-            yield store
+            yield store, None
     else:
         fail("no input: give result files or folders, or --db STORE (see --help)", code=2)
 

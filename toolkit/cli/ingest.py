@@ -8,78 +8,88 @@ from typing import Annotated
 import typer
 
 from toolkit.cli.common import (
-    DbOption,
+    ColumnsOption,
+    DelimiterOption,
+    EncodingOption,
+    FormatOption,
     JsonOption,
+    TimeFormatOption,
+    TimezoneOption,
     app,
     fail,
     info,
+    input_spec,
     print_json,
     run_ingest,
     with_errors,
 )
-from toolkit.ingest import IngestOptions, check_format
 from toolkit.store import DATA_TABLES, open_store
 
 
 @app.command(
     epilog=(
         "Example: warmup ingest --db bench.duckdb ClickBench/trino/results/ "
-        "run.jtl --tag machine=c6a"
+        "run.jtl --tag machine=c6a;  warmup ingest --db runs.duckdb --suite dist gen1.jtl "
+        "gen2.jtl (one suite from two load generators)"
     )
 )
 @with_errors
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
-    db: DbOption = None,
-    format: Annotated[
-        str | None, typer.Option("--format", help="Input format; default: detected per file.")
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Files or folders to read.", metavar="PATH", show_default=False),
+    ],
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="DuckDB store file to write (created if missing; or set WARMUP_DB). "
+            "Default: an in-memory store, kept only while the command runs.",
+            envvar="WARMUP_DB",
+            dir_okay=False,
+        ),
     ] = None,
+    format: FormatOption = None,
     suite: Annotated[
-        str | None, typer.Option("--suite", help="Suite name; files with the same name join.")
+        str | None,
+        typer.Option(
+            "--suite",
+            help="Suite name instead of the file's name; files given the same name join one "
+            "suite (e.g. the JTLs of distributed load generators).",
+            metavar="NAME",
+        ),
     ] = None,
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="Suite tag, or K=V attribute. Repeatable.")
+        list[str] | None,
+        typer.Option("--tag", help="Suite tag, or K=V attribute. Repeatable.", metavar="TAG"),
     ] = None,
     replace: Annotated[
         bool, typer.Option("--replace", help="Reload files that are already stored.")
     ] = False,
-    encoding: Annotated[
-        str | None, typer.Option("--encoding", help="Text encoding of the inputs (default UTF-8).")
-    ] = None,
-    delimiter: Annotated[
-        str | None, typer.Option("--delimiter", help="CSV JTL delimiter (default: detected).")
-    ] = None,
-    columns: Annotated[
-        str | None,
-        typer.Option("--columns", help="Comma-separated column names of a header-less CSV JTL."),
-    ] = None,
-    time_format: Annotated[
-        str | None,
-        typer.Option("--time-format", help="strftime format of a JTL timeStamp column."),
-    ] = None,
-    timezone: Annotated[
-        str | None,
-        typer.Option(
-            "--timezone", help="Time zone of formatted JTL timestamps (e.g. Europe/Paris)."
-        ),
-    ] = None,
+    encoding: EncodingOption = None,
+    delimiter: DelimiterOption = None,
+    columns: ColumnsOption = None,
+    time_format: TimeFormatOption = None,
+    timezone: TimezoneOption = None,
 ) -> None:
-    """Read result files into a store: ClickBench JSON, iteration CSV/Parquet, and more.
+    """Read result files into a store: JMeter JTLs (CSV/XML) and console logs, ClickBench
+    JSON, iteration CSV/Parquet and query-profile exports.
 
     The format of each file is detected and printed. A file already stored (same SHA-256)
     is skipped unless --replace. Each file is one transaction: a bad file is reported on
-    one line and leaves the store as it was.
+    one line and leaves the store as it was. Each file becomes its own suite, named after
+    the file, unless --suite joins them.
     """
-    check_format(format)
-    options = IngestOptions(
-        suite=suite,
-        tags=tuple(tag or ()),
-        replace=replace,
+    spec = input_spec(
+        format=format,
         encoding=encoding,
         delimiter=delimiter,
-        columns=tuple(c.strip() for c in columns.split(",")) if columns else None,
+        columns=columns,
         time_format=time_format,
         timezone=timezone,
+        suite=suite,
+        tags=tag or (),
+        replace=replace,
     )
     if db is None:
         typer.echo(
@@ -87,12 +97,23 @@ def ingest(
             err=True,
         )
     with open_store(db, on_wait=info) as store:
-        run_ingest(store, paths, format=format, options=options)
+        run_ingest(store, paths, format=spec.format, options=spec.options)
 
 
 @app.command(epilog="Example: warmup suites --db bench.duckdb --json")
 @with_errors
-def suites(db: DbOption = None, as_json: JsonOption = False) -> None:
+def suites(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="DuckDB store file to list (or set WARMUP_DB).",
+            envvar="WARMUP_DB",
+            dir_okay=False,
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """List the suites in a store with their kind, system, machine, date and row counts."""
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)

@@ -7,7 +7,22 @@ from typing import Annotated
 
 import typer
 
-from toolkit.cli.common import DbOption, PathsArgument, analysis_store, app, fail, info, with_errors
+from toolkit.cli.common import (
+    ColumnsOption,
+    DbOption,
+    DelimiterOption,
+    EncodingOption,
+    FormatOption,
+    PathsArgument,
+    TimeFormatOption,
+    TimezoneOption,
+    analysis_store,
+    app,
+    fail,
+    info,
+    input_spec,
+    with_errors,
+)
 from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
 
 OutputOption = Annotated[
@@ -67,6 +82,12 @@ def report(
         int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
     ] = 2,
     compare: CompareOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
+    delimiter: DelimiterOption = None,
+    columns: ColumnsOption = None,
+    time_format: TimeFormatOption = None,
+    timezone: TimezoneOption = None,
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -82,7 +103,15 @@ def report(
     mode = plotlyjs_mode(plotlyjs)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
-    with analysis_store(paths, db) as store:
+    spec = input_spec(
+        format=format,
+        encoding=encoding,
+        delimiter=delimiter,
+        columns=columns,
+        time_format=time_format,
+        timezone=timezone,
+    )
+    with analysis_store(paths, db, spec) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]
         path = write_report(
             store,

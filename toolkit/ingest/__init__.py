@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -31,8 +31,10 @@ __all__ = [
     "IngestOptions",
     "IngestResult",
     "Ingester",
+    "PathReport",
     "SkipFile",
     "check_format",
+    "check_options",
     "detect_format",
     "ingest_file",
     "ingest_path",
@@ -80,11 +82,78 @@ def check_format(format: str | None) -> None:
         raise UsageError(f"unknown --format {format!r}; known formats: {known}")
 
 
-def _loader_for(path: Path, format: str | None) -> Ingester:
+#: the CSV JTL's options: given for a file no sniffer recognises, they name its format
+_CSV_JTL_OPTIONS = ("columns", "delimiter", "time_format")
+#: what a folder walk reads as a CSV JTL under those options when no sniffer recognises it
+_CSV_JTL_SUFFIXES = (".jtl", ".csv", ".tsv", ".txt")
+
+
+def check_options(options: IngestOptions) -> IngestOptions:
+    """``options`` checked before any file is read, with ``delimiter`` normalised
+    (``tab`` or ``\\t`` → a TAB character).
+
+    Raises :class:`UsageError` for an unknown ``encoding`` (a Python codec name) or
+    ``timezone`` (an IANA name, checked by the DuckDB time-zone database that applies it),
+    or a ``delimiter`` that is not one character.
+    """
+    if options.encoding is not None:
+        try:
+            codecs.lookup(options.encoding)
+        except LookupError:
+            raise UsageError(
+                f"unknown --encoding {options.encoding!r}; pass a Python codec name such as "
+                "cp1252 (JMeter on Windows), latin-1 or utf-16"
+            ) from None
+    if options.timezone is not None:
+        import duckdb
+
+        try:
+            duckdb.connect().execute(
+                "SELECT timezone(?, TIMESTAMP '2000-01-01')", [options.timezone]
+            )
+        except duckdb.Error:
+            raise UsageError(
+                f"--timezone {options.timezone!r}: unknown time zone; pass an IANA name such "
+                "as Europe/Paris, America/New_York or UTC"
+            ) from None
+    if options.delimiter is not None:
+        from toolkit.ingest.jmeter import delimiter_char
+
+        return replace(options, delimiter=delimiter_char(options.delimiter))
+    return options
+
+
+def _loader_for(path: Path, format: str | None, options: IngestOptions, *, named: bool) -> Ingester:
+    """The ingester of ``path``: ``format``, else the detected one; a file no sniffer
+    recognises is read as a CSV JTL when CSV JTL options were given (``--columns`` etc.),
+    if it is ``named`` on its own or has a CSV JTL's name in a folder walk."""
+    from toolkit.ingest.detect import html_page, read_head
+
     if format is not None:
         check_format(format)
+        if html_page(read_head(path)):
+            raise html_error(path)
         return FORMATS[format]
-    return FORMATS[detect_format(path)]
+    try:
+        return FORMATS[detect_format(path)]
+    except UnrecognisedFormatError as exc:
+        given = [name for name in _CSV_JTL_OPTIONS if getattr(options, name) is not None]
+        suffix = path.suffix.lower() if path.suffix.lower() != ".gz" else Path(path.stem).suffix
+        if exc.skip_note == "file is empty" or not given:
+            raise
+        if named or suffix.lower() in _CSV_JTL_SUFFIXES:
+            return FORMATS["jtl-csv"]
+        raise
+
+
+def html_error(path: Path) -> UnrecognisedFormatError:
+    """The error for an HTML page given as a result file (no format reads one)."""
+    return UnrecognisedFormatError(
+        path,
+        "an HTML page (a JMeter dashboard's index.html?), not a JTL; give the results file "
+        "JMeter wrote with -l (e.g. results.jtl)",
+        skip_note="an HTML page, not a result file",
+    )
 
 
 def ingest_file(
@@ -100,7 +169,9 @@ def ingest_file(
     A file already stored (same SHA-256) is a no-op unless ``options.replace``.
     Raises :class:`ToolkitError` (the store unchanged) when the file is bad.
     """
-    return _ingest(store, Path(path), format, options or IngestOptions(), _fail_before_commit)
+    return _ingest(
+        store, Path(path), format, check_options(options or IngestOptions()), _fail_before_commit
+    )
 
 
 def _ingest(
@@ -110,19 +181,17 @@ def _ingest(
     options: IngestOptions,
     fail_before_commit: Callable[[], None] | None = None,
     group: _Staging | None = None,
+    *,
+    named: bool = True,
 ) -> IngestResult:
     """One file, written directly in its own transaction, or staged in ``group`` when its
-    ingester allows it (:attr:`Ingester.staged`, not ``--replace``)."""
-    if options.encoding is not None:
-        try:
-            codecs.lookup(options.encoding)
-        except LookupError:
-            raise UsageError(f"unknown --encoding {options.encoding!r}") from None
+    ingester allows it (:attr:`Ingester.staged`, not ``--replace``); ``options`` already
+    checked (:func:`check_options`); ``named``: given on its own, not found in a folder."""
     if not path.exists():
         raise InputFormatError(path, "no such file")
     if path.is_dir():
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
-    ingester = _loader_for(path, format)
+    ingester = _loader_for(path, format, options, named=named)
     sha = file_sha256(path)
     staged = group is not None and ingester.staged and not options.replace
     if group is not None and not staged:
@@ -147,6 +216,7 @@ def _ingest(
             path,
             ingester.name,
             "duplicate",
+            suites=_source_suites(store, duplicate.source_id),
             message=f"already stored (source {duplicate.source_id}); pass --replace to reload it",
         )
     except SkipFile as skip:
@@ -167,6 +237,17 @@ def _ingest(
         warnings=tuple(writer.warnings),
         staged=staged,
     )
+
+
+def _source_suites(store: Store, source_id: int) -> tuple[str, ...]:
+    """The names of the suites a stored source feeds, in the order they were made (none
+    while the source is only staged)."""
+    rows = store.con.execute(
+        "SELECT s.name FROM suite_sources ss JOIN suites s USING (suite_id) "
+        "WHERE ss.source_id = ? ORDER BY s.suite_id",
+        [source_id],
+    ).fetchall()
+    return tuple(str(row[0]) for row in rows)
 
 
 def _load_source(
@@ -272,7 +353,11 @@ class _Staging:
             if on_file is not None:
                 on_file(index, len(files), file)
             try:
-                self.add(_ingest(self.sources.store, file, format, options, group=self))
+                self.add(
+                    _ingest(
+                        self.sources.store, file, format, options, group=self, named=file is path
+                    )
+                )
             except UnrecognisedFormatError as exc:
                 if file is path:
                     self.report.errors.append(exc)
@@ -328,10 +413,14 @@ def ingest_paths(
     options: IngestOptions | None = None,
     on_file: Callable[[int, int, Path], None] | None = None,
 ) -> PathReport:
-    """:func:`ingest_path` over several paths, results in input order."""
+    """:func:`ingest_path` over several paths, results in input order. Raises
+    :class:`UsageError` before reading anything when ``format`` or ``options`` cannot be
+    used (:func:`check_format`, :func:`check_options`)."""
+    check_format(format)
+    checked = check_options(options or IngestOptions())
     staging = _Staging(store)
     for path in paths:
-        staging.path(Path(path), format, options or IngestOptions(), on_file)
+        staging.path(Path(path), format, checked, on_file)
     staging.commit()
     return staging.report
 

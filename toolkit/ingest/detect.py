@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 from toolkit.errors import UnrecognisedFormatError
@@ -54,6 +55,17 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     return head
 
 
+_HTML_START = re.compile(
+    rb"^(?:\xef\xbb\xbf)?\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)[\s>]", re.I | re.S
+)
+
+
+def html_page(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) starts an HTML page, e.g. a JMeter
+    dashboard's ``index.html`` saved as ``.jtl``: no format reads one."""
+    return _HTML_START.match(head[:4096]) is not None
+
+
 def detect(path: Path) -> str:
     """Return the first format (by priority) whose sniffer accepts ``path``."""
     head = read_head(path)
@@ -67,11 +79,16 @@ def detect(path: Path) -> str:
     for ingester in sorted(FORMATS.values(), key=lambda i: (i.priority, i.name)):
         if ingester.sniff(path, head):
             return ingester.name
+    if html_page(head):
+        from toolkit.ingest import html_error
+
+        raise html_error(path)
     known = ", ".join(sorted(FORMATS))
     raise UnrecognisedFormatError(
         path,
-        f"format not recognised (known formats: {known}); choose one with "
-        "`warmup ingest --format NAME --db STORE`, then analyse with --db STORE",
-        skip_note="format not recognised (not a result file?); to read it, name it: "
-        "`warmup ingest --format NAME --db STORE FILE`",
+        f"format not recognised (known formats: {known}); choose one with --format NAME "
+        "(warmup ingest, load, compare, report), or for a CSV JTL without a header give "
+        "its --columns",
+        skip_note="format not recognised (not a result file?); to read it, name it with "
+        "--format NAME (a CSV JTL without a header: --columns)",
     )

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from toolkit.errors import InputFormatError, UsageError
+from toolkit.errors import InputFormatError, ToolkitError, UsageError
 from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, open_decompressed, quoted
 from toolkit.ingest.registry import (
     Ingester,
@@ -124,11 +124,29 @@ _DATE_START = re.compile(r"^\s*\d{1,4}[-/]\d{1,2}[-/]\d{1,4} \d{1,2}:\d\d")
 _LOG4J_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,3} +[A-Z]+ +\S+: ")
 
 
+#: names ``--delimiter`` takes for a TAB besides the character itself
+_TAB_NAMES = ("tab", "\\t")
+
+
+def delimiter_char(delimiter: str) -> str:
+    """``--delimiter`` as the one character it names (``tab`` or ``\\t`` → TAB).
+
+    Raises :class:`UsageError` for anything longer than one character."""
+    if delimiter.lower() in _TAB_NAMES:
+        return "\t"
+    if len(delimiter) != 1:
+        raise UsageError(f"--delimiter {delimiter!r}: give one character (e.g. ';' or '|'), or tab")
+    return delimiter
+
+
 def _decode_head(path: Path, head: bytes, encoding: str | None) -> str:
     try:
         return head.decode(encoding or "utf-8")
     except LookupError:
-        raise UsageError(f"unknown --encoding {encoding!r}") from None
+        raise UsageError(
+            f"unknown --encoding {encoding!r}; pass a Python codec name such as cp1252, "
+            "latin-1 or utf-16"
+        ) from None
     except UnicodeDecodeError as exc:
         if exc.start > len(head) - 4 and encoding in (None, "utf-8", "utf8"):
             # a multi-byte character cut by the head's size limit
@@ -230,9 +248,7 @@ def _layout(
     path: Path, text: str, options: IngestOptions
 ) -> tuple[str, list[str], bool, list[str] | None]:
     """Return (delimiter, column names, has_header, first data record) of a CSV JTL."""
-    if options.delimiter is not None and len(options.delimiter.replace("\\t", "\t")) != 1:
-        raise UsageError(f"--delimiter must be one character, got {options.delimiter!r}")
-    forced = options.delimiter.replace("\\t", "\t") if options.delimiter else None
+    forced = delimiter_char(options.delimiter) if options.delimiter else None
     found = _detect_header(text, forced)
     if found is None and forced is not None and _detect_header(text, None) is not None:
         other = _detect_header(text, None)
@@ -298,12 +314,7 @@ def _timestamp_expr(
     if value and writer.store.con.execute(
         f"SELECT try_strptime(?, {fmt_list}) IS NULL", [value]
     ).fetchone() == (True,):
-        raise InputFormatError(
-            writer.path,
-            f"timeStamp {value[:40]!r} matches none of {', '.join(formats)}; pass "
-            "--time-format (strptime codes, e.g. --time-format '%d.%m.%Y %H:%M:%S')",
-            line=line,
-        )
+        raise _time_format_error(writer, value, options.time_format, line=line)
     zone = options.timezone
     if options.time_format is not None and re.search(r"%[zZ]", options.time_format):
         # every timestamp carries its own offset, which is the truth; a zone would shift it
@@ -328,6 +339,67 @@ def _timestamp_expr(
         )
         return "VARCHAR", f"epoch_ms({parsed})"
     return "VARCHAR", f"epoch_ms(timezone({_sql_str(zone)}, {parsed}))"
+
+
+#: date and time layouts tried to suggest a ``--time-format`` for a timeStamp that matches
+#: none given (strptime codes as DuckDB reads them; ``%f``: 1 to 6 digits, so milliseconds)
+_DATES = (
+    "%Y/%m/%d",
+    "%Y-%m-%d",
+    "%d.%m.%Y",
+    "%d/%m/%Y",
+    "%m/%d/%Y",
+    "%d-%m-%Y",
+    "%m/%d/%y",
+    "%d.%m.%y",
+    "%Y%m%d",
+)
+_TIMES = ("%H:%M:%S", "%H:%M:%S.%f", "%H:%M:%S,%f", "%H:%M")
+_ZONES = ("", "%z", " %z", " %Z")
+
+
+def _fitting_format(con: duckdb.DuckDBPyConnection, value: str) -> str | None:
+    """A strptime format that reads ``value`` (the first of :data:`_DATES` × :data:`_TIMES`
+    × :data:`_ZONES`, date and time joined by a space or ``T``), or None."""
+    for date in _DATES:
+        for sep in (" ", "T"):
+            for time in _TIMES:
+                for zone in _ZONES:
+                    fmt = f"{date}{sep}{time}{zone}"
+                    found = con.execute(
+                        f"SELECT try_strptime(?, {_sql_str(fmt)}) IS NOT NULL", [value]
+                    ).fetchone()
+                    if found == (True,):
+                        return fmt
+    return None
+
+
+def _time_format_error(
+    writer: SourceWriter, value: str, given: str | None, *, line: int | None
+) -> ToolkitError:
+    """The error for a first timeStamp ``value`` that the ``given`` ``--time-format`` (or,
+    without one, JMeter's patterns) does not read: what the value is, and the option that
+    reads it."""
+    shown = value[:40]
+    if given is not None and re.fullmatch(r"\s*-?\d+\s*", value):
+        return UsageError(
+            f"{writer.path}:{line}: timeStamp {shown!r} is epoch milliseconds, not a date; "
+            "leave --time-format out"
+        )
+    fitting = _fitting_format(writer.store.con, value.strip())
+    advice = (
+        f"pass --time-format '{fitting}'"
+        if fitting is not None
+        else "pass --time-format with strptime codes that read it (e.g. '%d.%m.%Y %H:%M:%S.%f'; "
+        "%f reads milliseconds too)"
+    )
+    if given is not None:
+        what = f"does not match --time-format {given!r}"
+        if fitting is not None:
+            advice = f"try --time-format '{fitting}'"
+    else:
+        what = f"is not epoch ms nor in JMeter's date patterns ({', '.join(JMETER_DATE_FORMATS)})"
+    return InputFormatError(writer.path, f"timeStamp {shown!r} {what}; {advice}", line=line)
 
 
 def _col(names: list[str], name: str) -> str:

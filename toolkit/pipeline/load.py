@@ -609,6 +609,8 @@ def compare_report(
     """The ``warmup compare --json`` payload: steady throughput and mean-latency ratios
     B/A with Fieller CIs over batch means of the steady windows (research/
     warmup-science.md §4.2, §8.14), for ALL and every label present in both suites."""
+    if a == b:
+        raise UsageError(f"A and B are both suite {a!r}: compare two different suites")
     from toolkit.analyze.compare import fieller_ratio
     from toolkit.analyze.timeseries import batch_means
 
