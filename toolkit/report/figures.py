@@ -345,7 +345,8 @@ def load_chart(
             name="throughput",
             mode="lines",
             line={"color": BLUE, "width": 1.5},
-            hovertemplate="%{x:.0f} s: %{y:.4g}/s<extra></extra>",
+            # d3 "r": 4 significant digits in plain notation (".4g" showed 2.178e+4)
+            hovertemplate="%{x:,.0f} s: %{y:,.4~r}/s<extra></extra>",
         ),
         row=1,
         col=1,
@@ -359,7 +360,7 @@ def load_chart(
                 name=name,
                 mode="lines",
                 line={"color": colours.get(name, PURPLE), "width": 1.2},
-                hovertemplate=f"%{{x:.0f}} s: {name} %{{y:.4g}} ms<extra></extra>",
+                hovertemplate=f"%{{x:,.0f}} s: {name} %{{y:,.4~r}} ms<extra></extra>",
             ),
             row=2,
             col=1,

@@ -31,6 +31,14 @@ from toolkit.report.model import (
     Text,
     Tone,
 )
+from toolkit.report.numbers import (
+    error_pct_above,
+    error_pct_text,
+    fmt_error_pct,
+    fmt_interval,
+    fmt_num,
+    fmt_ratio,
+)
 from toolkit.store import Store
 
 #: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
@@ -1244,7 +1252,18 @@ def _load_series(
 
 
 def _ms(value: float | None) -> str:
-    return "–" if value is None or not math.isfinite(value) else f"{value:.4g}"
+    """Milliseconds: whole with thousands separators from 100 ms, 3 significant digits
+    below (never ``2.178e+04``)."""
+    return fmt_num(value)
+
+
+def _at_s(value: float) -> str:
+    """A time into the run in seconds, plain digits (``1,200 s``, ``12.5 s``)."""
+    return f"{value:,.10g} s"
+
+
+#: Error rate (percent, as shown) above which an errors cell is red.
+ERROR_PCT_BAD = 1.0
 
 
 def _labels_table(n: int, suite: dict[str, Any]) -> Table:
@@ -1262,29 +1281,39 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
         tp = lab["throughput"]
         steady = "–"
         if tp["steady"] is not None:
-            steady = f"{tp['steady']:.4g}"
-            if tp["steady_ci"] is not None:
-                steady += f" ± {(tp['steady_ci'][1] - tp['steady_ci'][0]) / 2:.2g}"
+            ci = tp["steady_ci"]
+            steady = (
+                fmt_interval(tp["steady"], ci[0], ci[1])
+                if ci is not None
+                else fmt_num(tp["steady"])
+            )
         status = lab["warmup_status"]
         end = (
-            Cell(f"{lab['warmup_end_s']:g} s", lab["warmup_end_s"])
+            Cell(_at_s(lab["warmup_end_s"]), lab["warmup_end_s"])
             if status in ("warmup", "none") and lab["warmup_end_s"] is not None
             else Cell(status.replace("-", " "), None, "bad" if status == "inconclusive" else "")
+        )
+        cool = lab.get("cooldown_start_s")
+        cooldown = (
+            Cell(_at_s(cool), cool)
+            if cool is not None and status in ("warmup", "none")
+            else Cell("", None)
         )
         rows.append(
             (
                 Cell(lab["label"]),
                 num(lab["samples"], ",.0f"),
                 Cell(
-                    f"{lab['errors']:,} ({fmt_pct(lab['error_rate'], signed=False)})"
+                    f"{lab['errors']:,} ({fmt_error_pct(lab['error_rate'])})"
                     if lab["error_rate"] is not None
                     else f"{lab['errors']:,}",
                     lab["errors"],
-                    "bad" if (lab["error_rate"] or 0) > 0.01 else "",
+                    "bad" if error_pct_above(lab["error_rate"], ERROR_PCT_BAD) else "",
                 ),
                 end,
+                cooldown,
                 Cell(steady, tp["steady"]),
-                num(tp["overall"], ".4g"),
+                num(tp["overall"], fmt_num),
                 pcts(lab["latency_ms"]["steady"]),
                 pcts(lab["latency_ms"]["overall"]),
                 num(lab["apdex"], ".3f"),
@@ -1299,9 +1328,24 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
             Column("samples", True),
             Column("errors", True),
             Column("warm-up ends", True, "MSER-5 on per-window throughput (White 1997)"),
-            Column("steady throughput /s (± 95 % CI)", True, "batch means after the warm-up"),
+            Column(
+                "cool-down from",
+                True,
+                "MSER-5 run backwards from the end: where throughput falls as threads finish "
+                "(blank: no cool-down)",
+            ),
+            Column(
+                "steady throughput /s (95 % CI)",
+                True,
+                "batch means between the warm-up end and the cool-down start; the interval "
+                "as lower–upper when it is not symmetric (clamped at 0)",
+            ),
             Column("whole-run throughput /s", True),
-            Column("steady p50 / p95 / p99 ms", True, "exact, after the warm-up"),
+            Column(
+                "steady p50 / p95 / p99 ms",
+                True,
+                "exact, between the warm-up end and the cool-down start",
+            ),
             Column("whole-run p50 / p95 / p99 ms", True, "exact, every sample"),
             Column("APDEX", True, "T = 500 ms, F = 1500 ms"),
         ),
@@ -1318,7 +1362,7 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
                 Cell(row["transaction"]),
                 num(row["sampleCount"], ",.0f"),
                 num(row["errorCount"], ",.0f"),
-                num(row["errorPct"], lambda v: f"{v:.2f}%"),
+                num(row["errorPct"], error_pct_text),
                 *(
                     num(row[key], _ms)
                     for key in (
@@ -1331,9 +1375,9 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
                         "pct3ResTime",
                     )
                 ),
-                num(row["throughput"], ".4g"),
-                num(row["receivedKBytesPerSec"], ".4g"),
-                num(row["sentKBytesPerSec"], ".4g"),
+                num(row["throughput"], fmt_num),
+                num(row["receivedKBytesPerSec"], fmt_num),
+                num(row["sentKBytesPerSec"], fmt_num),
                 num(row["apdex"], ".3f"),
             )
         )
@@ -1399,10 +1443,10 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
         ),
         (
             (
-                num(law["threads"], ".3g"),
-                num(law["throughput"], ".4g"),
+                num(law["threads"], fmt_num),
+                num(law["throughput"], fmt_num),
                 num(law["latency_s"], fmt_seconds),
-                num(law["throughput"] * law["latency_s"], ".3g"),
+                num(law["throughput"] * law["latency_s"], fmt_num),
                 Cell(fmt_pct(busy, signed=False), busy, tone),
                 num(law["think_s"], fmt_seconds),
                 Cell(verdict, None, tone),
@@ -1568,7 +1612,7 @@ def _ratio_text(part: dict[str, Any]) -> str:
     if part["ratio"] is None:
         return "–"
     ci = part.get("ci")
-    return f"{part['ratio']:.3f}" + (f" ({ci[0]:.3f} – {ci[1]:.3f})" if ci else "")
+    return fmt_ratio(part["ratio"]) + (f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})" if ci else "")
 
 
 def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
@@ -1718,8 +1762,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                 tuple(
                     (
                         Cell(r["label"]),
-                        num(r["throughput"]["a"], ".4g"),
-                        num(r["throughput"]["b"], ".4g"),
+                        num(r["throughput"]["a"], fmt_num),
+                        num(r["throughput"]["b"], fmt_num),
                         Cell(
                             _ratio_text(r["throughput"]),
                             r["throughput"]["ratio"],
