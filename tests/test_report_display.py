@@ -5,6 +5,7 @@ window and the parameters in provenance, the A/B pairing, the written file's siz
 from __future__ import annotations
 
 import html as htmllib
+import json
 import random
 import re
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from report_checks import embedded_data, report_data_schema
 
 import toolkit
 from toolkit.cli import app
+from toolkit.report.figures import plot_text
 from toolkit.report.numbers import (
     error_pct_above,
     fmt_error_pct,
@@ -206,6 +208,29 @@ def test_cli_compare_ratios_and_intervals_fit_80_columns(
     assert "1.004 (0.996–1.012)" in out and "0.300 (0.283–0.412)" in out
     assert "15,670" in out and "15,733" in out
     assert out.count("1.004 (0.996–1.012)") == 2
+
+
+# -- 2. quotes in chart titles ---------------------------------------------------------
+
+
+def test_plot_text_escapes_markup_but_not_quotes() -> None:
+    assert plot_text('a"b') == 'a"b'
+    assert plot_text("it's") == "it's"
+    assert plot_text('"><img src=x onerror=alert(1)>') == '"&gt;&lt;img src=x onerror=alert(1)&gt;'
+    assert plot_text("<b>x</b> & y") == "&lt;b&gt;x&lt;/b&gt; &amp; y"
+
+
+def test_chart_title_keeps_a_quote(tmp_path: Path) -> None:
+    path = tmp_path / "q.jtl"
+    lines = ["timeStamp,elapsed,label,responseCode,success,allThreads"]
+    lines += [f'{START_MS + i * 100},{20 + i % 7},"a""b",200,true,4' for i in range(600)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text, _ = report_of(path)
+    titles = re.findall(r'"title":\{"font":\{[^}]*\},"text":"((?:[^"\\]|\\.)*)"', text)
+    titles += re.findall(r'"title":\{"text":"((?:[^"\\]|\\.)*)"', text)
+    decoded = [json.loads(f'"{t}"') for t in titles]
+    assert 'a"b' in decoded, decoded
+    assert not any("&quot;" in t for t in decoded)
 
 
 # -- 5. an interval clamped at 0 is not ± -------------------------------------------------
