@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 from report_checks import embedded_data, report_data_schema
+from summariser_logs import console, windows
 
 import toolkit
 from toolkit.cli import app
@@ -231,6 +232,44 @@ def test_chart_title_keeps_a_quote(tmp_path: Path) -> None:
     decoded = [json.loads(f'"{t}"') for t in titles]
     assert 'a"b' in decoded, decoded
     assert not any("&quot;" in t for t in decoded)
+
+
+# -- 3. a JTL and its own log are not an A/B pair --------------------------------------
+
+
+def test_jtl_and_a_summariser_log_are_not_compared(
+    shaped: tuple[Path, str, Any], tmp_path: Path
+) -> None:
+    path, _, _ = shaped
+    log = tmp_path / "jmeter.log"
+    log.write_text("\n".join(console({"summary": windows(seed=1)})) + "\n", encoding="utf-8")
+    _, data = report_of(path, log)
+    assert [s["source"] for s in data["sections"]["load"]["suites"]] == ["samples", "summariser"]
+    assert "compare" not in data["sections"]
+    assert not any(f["rule"].startswith("compare") for f in data["findings"])
+
+
+def test_two_summariser_logs_are_still_compared(tmp_path: Path) -> None:
+    paths = []
+    for n in (1, 2):
+        log = tmp_path / f"run{n}.log"
+        lines = console({"summary": windows(seed=n, scale=n)})
+        log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(log)
+    _, data = report_of(*paths)
+    (pair,) = data["sections"]["compare"]["pairs"]
+    assert (pair["a"], pair["b"]) == ("run1", "run2")
+
+
+@pytest.mark.real
+def test_real_jtl_and_its_console_are_not_compared(real_dir: Path) -> None:
+    jm = real_dir / "jmeter"
+    _, data = report_of(
+        jm / "generated__jmeter-5.6.3__default.csv",
+        jm / "generated__jmeter-5.6.3__default.stdout.txt",
+    )
+    assert len(data["sections"]["load"]["suites"]) == 2
+    assert "compare" not in data["sections"]
 
 
 # -- 5. an interval clamped at 0 is not ± -------------------------------------------------

@@ -22,8 +22,9 @@ CompareOption = Annotated[
         "--compare",
         help=(
             "A/B section for two load tests, as 'A,B' (suite names or the input files they "
-            "were read from; B is compared against A). Repeatable. Without it, exactly two "
-            "load tests in the input are compared (A = the one read first)."
+            "were read from; B is compared against A). Repeatable. Without it, the two JTLs "
+            "in the input are compared when there are exactly two (or two JMeter logs when "
+            "there is no JTL; a JTL and its own log are not a pair), A = the one read first."
         ),
     ),
 ]

@@ -1591,8 +1591,10 @@ def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
 
 def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     """The pairs to compare: ``params.compare`` (names or input files), else the two load
-    tests read from JTLs when there are exactly two, else the two load suites when there
-    are exactly two (A = the one read first)."""
+    tests read from JTLs when there are exactly two, else the two summariser logs when
+    they are the only load suites and there are two (A = the one read first). A JTL and a
+    JMeter log are never paired on their own: the log is most often the same run's
+    console (``warmup report run.jtl jmeter.log``), not a second test."""
     if ctx.params.compare:
         return [
             (load_suite_name(ctx.store, a), load_suite_name(ctx.store, b))
@@ -1604,7 +1606,8 @@ def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     ).fetchall()
     # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs
     with_samples = [str(name) for name, has in rows if has]
-    names = with_samples if len(with_samples) == 2 else [str(name) for name, _ in rows]
+    logs = [str(name) for name, has in rows if not has]
+    names = with_samples if with_samples else logs
     return [(names[0], names[1])] if len(names) == 2 else []
 
 
