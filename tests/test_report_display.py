@@ -272,6 +272,45 @@ def test_real_jtl_and_its_console_are_not_compared(real_dir: Path) -> None:
     assert "compare" not in data["sections"]
 
 
+# -- 4. the load window and the parameters in provenance --------------------------------
+
+
+def test_load_window_option_and_provenance(
+    shaped: tuple[Path, str, Any], tmp_path: Path, runner: Any
+) -> None:
+    path, _text, data = shaped
+    # default: 1 s windows; only the load parameter is listed (no hot-iteration window)
+    assert data["sections"]["load"]["window_s"] == 1.0
+    assert data["sections"]["provenance"]["parameters"] == {"load_window_s": 1.0}
+    out = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(path), "--load-window", "5s", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text(encoding="utf-8")
+    wide = embedded_data(page)
+    assert wide["sections"]["load"]["window_s"] == 5.0
+    assert {s["window_s"] for s in wide["sections"]["load"]["series"]} == {5.0}
+    assert wide["sections"]["provenance"]["parameters"] == {"load_window_s": 5.0}
+    settings = {row[0][0]: row[1][0] for row in table_rows(page, "table-settings")[1:]}
+    assert settings["parameter: load window (s)"] == "5"
+    assert not any("hot iterations" in k for k in settings)
+    bad = runner.invoke(app, ["report", str(path), "--load-window", "0", "-o", str(out)])
+    assert bad.exit_code == 2 and "--load-window '0'" in bad.output
+
+
+def test_provenance_lists_the_parameters_of_the_sections_present(tmp_path: Path) -> None:
+    bench = tmp_path / "c6a.json"
+    result = [[9.83, 0.256, 0.15, 0.043, 0.042], [0.972, 0.461, 0.116, 0.066, 0.055]]
+    bench.write_text(json.dumps({"system": "x", "result": result}), encoding="utf-8")
+    _, data = report_of(bench)
+    assert set(data["sections"]["provenance"]["parameters"]) == {"tolerance", "window", "reference"}
+    jtl = shaped_jtl(tmp_path / "run.jtl")
+    _, both = report_of(bench, jtl, load_window_s=2.0)
+    assert both["sections"]["provenance"]["parameters"]["load_window_s"] == 2.0
+    assert both["sections"]["provenance"]["parameters"]["window"] == 2
+    with pytest.raises(toolkit.ToolkitError, match="load window"):
+        report_of(jtl, load_window_s=0.0)
+
+
 # -- 5. an interval clamped at 0 is not ± -------------------------------------------------
 
 

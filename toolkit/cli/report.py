@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -40,6 +41,20 @@ PlotlyJsOption = Annotated[
 ]
 
 
+def _load_window(text: str) -> float:
+    """``--load-window`` in seconds; a value it cannot use is a usage error (exit 2)."""
+    from toolkit.errors import UsageError
+    from toolkit.pipeline.load import parse_window
+
+    try:
+        value = parse_window(text)
+    except UsageError as exc:
+        fail(str(exc).replace("--window", "--load-window", 1), code=2)
+    if not math.isfinite(value):
+        fail(f"--load-window {text!r}: expected e.g. 1s, 500ms, 2m", code=2)
+    return value
+
+
 def plotlyjs_mode(value: str) -> PlotlyJs:
     """Validate ``--plotlyjs`` (one line with the choices and exit 1 when unknown)."""
     for mode in PLOTLYJS_MODES:
@@ -68,6 +83,16 @@ def report(
         int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
     ] = 2,
     compare: CompareOption = None,
+    load_window: Annotated[
+        str,
+        typer.Option(
+            "--load-window",
+            help=(
+                "Window of the load-test and A/B analysis: 1s, 500ms, 1m (as warmup load "
+                "--window; --window here is the hot iterations of ClickBench suites)."
+            ),
+        ),
+    ] = "1s",
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -81,6 +106,7 @@ def report(
     from toolkit.report.sections import split_compare_pair
 
     mode = plotlyjs_mode(plotlyjs)
+    load_window_s = _load_window(load_window)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     with analysis_store(paths, db) as store:
@@ -93,6 +119,7 @@ def report(
             tolerance=tolerance,
             window=window,
             compare=pairs,
+            load_window_s=load_window_s,
         )
     info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

@@ -52,12 +52,15 @@ class ReportParams:
     ``tolerance``: a hot value within ±10 % of the reference counts as steady (the seed's
     table; research/warmup-science.md §8). ``window``: hot iterations in the benchmark's
     own hot value (ClickBench: min(run 2, run 3) = 2; research/clickbench.md §1).
+    ``load_window_s``: seconds per window of the load-test analysis (throughput series,
+    MSER-5 warm-up end, batch means; pipeline/load.py), as ``warmup load --window``.
     """
 
     tolerance: float = 0.10
     window: int = 2
     reference: str = "min-all"
     compare: tuple[tuple[str, str], ...] = ()
+    load_window_s: float = 1.0
 
 
 @dataclass
@@ -1160,7 +1163,7 @@ def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
         ids = ctx.store.suite_ids(None, kind="load")
         if not ids:
             return None
-        return ids, load_report(ctx.store)
+        return ids, load_report(ctx.store, window_s=ctx.params.load_window_s)
 
     value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
     return value
@@ -1705,7 +1708,7 @@ def compare_section(ctx: ReportContext) -> Section | None:
     findings: list[Finding] = []
     results = []
     for n, (a, b) in enumerate(pairs):
-        result = compare_report(ctx.store, a, b)
+        result = compare_report(ctx.store, a, b, window_s=ctx.params.load_window_s)
         results.append(result)
         findings.extend(compare_findings(result))
         rows = result["labels"]
@@ -1958,22 +1961,46 @@ def cache_section(ctx: ReportContext) -> Section | None:
     )
 
 
-def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at: str) -> Section:
-    """Inputs with SHA-256, versions, analyzer parameters and generation time."""
+#: Parameters of the report and the sections they shape: only those of sections present
+#: are listed (a load-only report has no hot-iteration window). Key → (sections, label).
+PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tolerance": (("gaps", "trajectories"), "tolerance (fraction)"),
+    "window": (("gaps", "trajectories"), "window (hot iterations)"),
+    "reference": (("gaps", "trajectories"), "reference"),
+    "load_window_s": (("load", "compare"), "load window (s)"),
+    "compare": (("compare",), "compare"),
+}
+
+
+def provenance_section(
+    ctx: ReportContext,
+    *,
+    toolkit_version: str,
+    generated_at: str,
+    present: Sequence[str] | None = None,
+) -> Section:
+    """Inputs with SHA-256, versions, the analyzer parameters of the sections ``present``
+    (section ids; None: every parameter) and generation time."""
     sources = ctx.store.frame(
         "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
         "ORDER BY source_id"
     ).to_dicts()
     for source in sources:
         source["name"] = PurePath(source["path"]).name
-    params: dict[str, Any] = {
+    every: dict[str, Any] = {
         "tolerance": ctx.params.tolerance,
         "window": ctx.params.window,
         "reference": ctx.params.reference,
+        "load_window_s": ctx.params.load_window_s,
     }
     if ctx.params.compare:
         # as resolved to suite names (the option also takes input files)
-        params["compare"] = [list(pair) for pair in compare_pairs(ctx)]
+        every["compare"] = [list(pair) for pair in compare_pairs(ctx)]
+    params = {
+        k: v
+        for k, v in every.items()
+        if present is None or any(s in present for s in PARAMETERS[k][0])
+    }
     table = Table(
         "table-sources",
         "Input files",
@@ -2007,8 +2034,12 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
                 ("generated at", generated_at),
                 *(
                     (
-                        f"parameter: {k}",
-                        "; ".join(f"B = {b} vs A = {a}" for a, b in v) if k == "compare" else v,
+                        f"parameter: {PARAMETERS[k][1]}",
+                        "; ".join(f"B = {b} vs A = {a}" for a, b in v)
+                        if k == "compare"
+                        else f"{v:g}"
+                        if isinstance(v, float)
+                        else v,
                     )
                     for k, v in params.items()
                 ),
