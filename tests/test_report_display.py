@@ -19,6 +19,7 @@ from summariser_logs import console, windows
 
 import toolkit
 from toolkit.cli import app
+from toolkit.cli.report import file_size
 from toolkit.report.figures import plot_text
 from toolkit.report.numbers import (
     error_pct_above,
@@ -375,3 +376,26 @@ def test_cool_down_is_shown(shaped: tuple[Path, str, Any], narrow: Any) -> None:
     res = narrow.invoke(app, ["load", str(path)])
     home = next(line for line in res.stdout.splitlines() if line.strip().startswith("home"))
     assert f"{labels['home']['warmup_end_s']:g}–{cool:g}" in home
+
+
+# -- 8. the written file's size ---------------------------------------------------------
+
+
+def test_file_size_text() -> None:
+    assert file_size(512) == "512 bytes"
+    assert file_size(39_210) == "39 kB"
+    assert file_size(999_499) == "999 kB"
+    assert file_size(999_500) == "1.0 MB"
+    assert file_size(4_612_000) == "4.6 MB"
+
+
+def test_cli_report_prints_kilobytes(
+    shaped: tuple[Path, str, Any], tmp_path: Path, runner: Any
+) -> None:
+    path, _, _ = shaped
+    out = tmp_path / "r.html"
+    res = runner.invoke(app, ["report", str(path), "--plotlyjs", "directory", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    size = out.stat().st_size
+    assert size < 1_000_000
+    assert f"wrote {out} ({size / 1000:.0f} kB)" in res.output

@@ -41,6 +41,16 @@ PlotlyJsOption = Annotated[
 ]
 
 
+def file_size(size: int) -> str:
+    """A written file's size: ``39 kB`` below 1 MB (``0.0 MB`` said nothing), else ``4.6 MB``
+    (decimal units, 1 kB = 1000 bytes)."""
+    if size < 1000:
+        return f"{size} bytes"
+    if size < 999_500:
+        return f"{size / 1e3:.0f} kB"
+    return f"{size / 1e6:.1f} MB"
+
+
 def _load_window(text: str) -> float:
     """``--load-window`` in seconds; a value it cannot use is a usage error (exit 2)."""
     from toolkit.errors import UsageError
@@ -121,7 +131,7 @@ def report(
             compare=pairs,
             load_window_s=load_window_s,
         )
-    info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    info(f"wrote {path} ({file_size(path.stat().st_size)})")
 
 
 @app.command(epilog="Example: warmup demo -o demo.html")
@@ -140,4 +150,4 @@ def demo(
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     result = run_demo(output, plotlyjs=mode)
     print_gap_tables(result.gaps)
-    info(f"wrote {result.output} ({result.output.stat().st_size / 1e6:.1f} MB)")
+    info(f"wrote {result.output} ({file_size(result.output.stat().st_size)})")
