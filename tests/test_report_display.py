@@ -138,7 +138,10 @@ def shaped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Any]:
         (99.96, "100"),
         (12.345, "12.3"),
         (1.2345, "1.23"),
-        (0.02703, "0.0270"),
+        (0.02703, "0.027"),
+        (28.0, "28"),
+        (5.0, "5"),
+        (0.0012, "0.0012"),
         (0.0, "0"),
         (None, "–"),
         (float("nan"), "–"),
@@ -317,7 +320,7 @@ def test_provenance_lists_the_parameters_of_the_sections_present(tmp_path: Path)
 
 def test_interval_text() -> None:
     assert fmt_interval(1234.5, 1222.3, 1246.7) == "1,234 ± 12"
-    assert fmt_interval(0.02703, 0.0, 0.0818) == "0.0270 (0–0.0818)"
+    assert fmt_interval(0.02703, 0.0, 0.0818) == "0.027 (0–0.0818)"
     assert fmt_ratio(1.004) == "1.004"
 
 
@@ -339,7 +342,7 @@ def test_real_clamped_interval(real_dir: Path) -> None:
     text, data = report_of(real_dir / "jmeter" / "bin__testfiles__HTMLReportTestFile.csv")
     assert labels_json(data)["JR-KO"]["throughput"]["steady_ci"][0] == 0.0
     header, rows = by_label(text, "table-load-0")
-    assert rows["JR-KO"][header.index("steady throughput /s (95 % CI)")][0] == "0.0270 (0–0.0818)"
+    assert rows["JR-KO"][header.index("steady throughput /s (95 % CI)")][0] == "0.027 (0–0.0818)"
 
 
 # -- 6. error percentages ---------------------------------------------------------------
@@ -349,14 +352,14 @@ def test_error_percentages_and_their_colour(shaped: tuple[Path, str, Any]) -> No
     _, text, _ = shaped
     header, rows = by_label(text, "table-load-0")
     col = header.index("errors")
-    assert rows["home"][col][0] == "1 (0.0090%)"  # was "1 (0%)"
-    assert rows["api"][col][0] == "18 (0.90%)" and "tone-bad" not in rows["api"][col][1]
+    assert rows["home"][col][0] == "1 (0.009%)"  # was "1 (0%)"
+    assert rows["api"][col][0] == "18 (0.9%)" and "tone-bad" not in rows["api"][col][1]
     assert rows["pay"][col][0] == "3 (1.2%)" and "tone-bad" in rows["pay"][col][1]
-    assert fmt_error_pct(1 / 10_000) == "0.010%"
-    assert fmt_error_pct(0.010004) == "1.0%" and not error_pct_above(0.010004, 1.0)
+    assert fmt_error_pct(1 / 10_000) == "0.01%"
+    assert fmt_error_pct(0.010004) == "1%" and not error_pct_above(0.010004, 1.0)
     assert error_pct_above(0.0118, 1.0) and fmt_error_pct(0.35) == "35%"
     header, rows = by_label(text, "table-jmeter-0")
-    assert rows["home"][header.index("Error %")][0] == "0.0090%"
+    assert rows["home"][header.index("Error %")][0] == "0.009%"
 
 
 # -- 7. the cool-down -------------------------------------------------------------------

@@ -22,8 +22,9 @@ __all__ = [
 
 def fmt_num(value: float | None, *, sig: int = 3, integer_from: float = 100.0) -> str:
     """A latency (ms) or a rate (/s, KB/s) as plain digits: whole numbers with thousands
-    separators from ``integer_from`` up (``21,782``), ``sig`` significant digits below
-    (``12.3``, ``0.0270``); ``–`` when missing or not finite."""
+    separators from ``integer_from`` up (``21,782``), at most ``sig`` significant digits
+    below, trailing zeros dropped (``12.3``, ``0.027``, ``28`` for 28.0 ms); ``–`` when
+    missing or not finite."""
     if value is None or not math.isfinite(value):
         return "–"
     if value == 0:
@@ -34,7 +35,12 @@ def fmt_num(value: float | None, *, sig: int = 3, integer_from: float = 100.0) -
     if abs(value) >= integer_from:
         return f"{value:,.0f}"
     decimals = max(0, sig - 1 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{decimals}f}"
+    return _trimmed(f"{value:,.{decimals}f}")
+
+
+def _trimmed(text: str) -> str:
+    """``28.0`` → ``28``, ``0.0270`` → ``0.027``: zeros after the point say nothing."""
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def fmt_ratio(value: float | None) -> str:
@@ -53,7 +59,7 @@ def fmt_interval(
     number: Callable[[float], str] = fmt_num,
 ) -> str:
     """A point estimate with its confidence interval: ``1,234 ± 12`` when the interval is
-    symmetric as shown (both half-widths print alike), else ``0.0270 (0–0.0818)`` — a
+    symmetric as shown (both half-widths print alike), else ``0.027 (0–0.0818)`` — a
     batch-means interval clamped at 0 is not symmetric, and ``±`` would claim it reaches
     below 0."""
     fmt = number
@@ -75,8 +81,9 @@ def _pct_number(pct: float) -> float:
 
 
 def fmt_error_pct(rate: float | None) -> str:
-    """An error rate (fraction) as a percentage a reader can compare with a threshold:
-    ``0.010%`` for 1 in 10,000 (never ``0%`` for a non-zero rate), ``1.2%``, ``35%``."""
+    """An error rate (fraction) as a percentage a reader can compare with a threshold, 2
+    significant digits below 10 %, whole above:
+    ``0.01%`` for 1 in 10,000 (never ``0%`` for a non-zero rate), ``1.2%``, ``35%``."""
     if rate is None or not math.isfinite(rate):
         return "–"
     return error_pct_text(rate * 100)
@@ -88,7 +95,7 @@ def error_pct_text(pct: float) -> str:
     if shown == 0 or shown >= 10:
         return f"{shown:.0f}%"
     decimals = max(0, 1 - math.floor(math.log10(shown)))
-    return f"{shown:.{decimals}f}%"
+    return _trimmed(f"{shown:.{decimals}f}") + "%"
 
 
 def error_pct_above(rate: float | None, threshold_pct: float) -> bool:
