@@ -192,3 +192,41 @@ def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
     )
     assert keys == sorted(keys) and keys[0] < keys[-1]
     page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
+
+
+def test_quotes_in_chart_titles_show_as_typed(browser: Any, tmp_path: Path) -> None:
+    """Plotly decodes ``&lt; &gt; &amp;`` but not ``&quot;``: a label with a double quote
+    is drawn with its quote, and one that closes an attribute and opens a tag stays text."""
+    quote, attack = 'a"b', '"><img src=x onerror=alert(1)>'
+    path = tmp_path / "quotes.jtl"
+    lines = ["timeStamp,elapsed,label,responseCode,success,allThreads"]
+    for i in range(1200):
+        label = (quote if i % 2 else attack).replace('"', '""')
+        elapsed = 21_782 if i == 600 else 20 + i % 7
+        lines.append(f'{1_700_000_000_000 + i * 50},{elapsed},"{label}",200,true,4')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        report = toolkit.write_report(store, tmp_path / "quotes.html", generated_at=WHEN)
+    page, log = open_report(browser, report)
+    assert assert_figures_drawn(page) == 3  # ALL and the two labels
+    page.wait_for_timeout(300)
+    assert log.dialogs == [] and log.errors == [] and log.requests == []
+    assert page.locator("img").count() == 0
+    titles = page.eval_on_selector_all(
+        "#load .main-svg .gtitle", "els => els.map(e => e.textContent)"
+    )
+    assert quote in titles and attack in titles, titles
+    assert not any("&quot;" in t or "&amp;" in t or "&gt;" in t for t in titles)
+    # hover text of a latency above 10 s: plain digits (".4g" showed "2.178e+4")
+    p99 = page.evaluate("document.getElementById('fig-load-0').data[3].y")
+    peak = max(range(len(p99)), key=lambda k: p99[k] or 0)
+    assert p99[peak] == 21_780  # the drawn series keeps 4 significant digits
+    page.evaluate(
+        f"Plotly.Fx.hover('fig-load-0', [{{curveNumber: 3, pointNumber: {peak}}}], 'x2y2')"
+    )
+    page.wait_for_timeout(200)
+    hover = page.eval_on_selector_all(
+        "#fig-load-0 .hoverlayer text", "els => els.map(e => e.textContent)"
+    )
+    assert any("p99 21,780 ms" in t for t in hover), hover

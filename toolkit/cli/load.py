@@ -43,56 +43,125 @@ WindowOption = Annotated[
 ]
 
 
-def _fmt(value: Any, digits: int = 4) -> str:
+def _fmt(value: Any) -> str:
+    """A table number in plain digits (``21,782``, ``12.3``; never ``2.178e+04``)."""
+    from toolkit.report.numbers import fmt_num
+
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.{digits}g}"
+        return fmt_num(value)
+    if isinstance(value, int):
+        return f"{value:,}"
     return str(value)
 
 
-def _print_load(payload: dict[str, Any]) -> None:
-    from rich.console import Console
+def _seconds(value: float | None) -> str:
+    """A time into the run in seconds, plain digits; blank when there is none."""
+    return "" if value is None else f"{value:,.10g}"
+
+
+def _table(title: str, *headers: str) -> Any:
+    """A rich table readable at 80 columns: light rules and no outer edge, numbers never
+    wrapped or cut, the first column (labels, untrusted and of any length) folded onto
+    more lines when the numbers leave it too little room."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
+    table = Table(title=Text(title), box=box.SIMPLE_HEAD, show_edge=False)
+    for n, header in enumerate(headers):
+        if n == 0:
+            table.add_column(header, overflow="fold")
+        else:
+            table.add_column(header, justify="right" if header else "left", no_wrap=True)
+    return table
+
+
+def _steady_span(lab: dict[str, Any]) -> str:
+    """Where the steady part lies, in seconds into the run: ``72–647`` (warm-up end to
+    cool-down start), ``16–end`` without a cool-down, else the warm-up status."""
+    status = str(lab["warmup_status"])
+    if status not in ("warmup", "none") or lab["warmup_end_s"] is None:
+        return status
+    cool = lab.get("cooldown_start_s")
+    return f"{_seconds(lab['warmup_end_s'])}–{'end' if cool is None else _seconds(cool)}"
+
+
+def _print_load(payload: dict[str, Any]) -> None:
+    """Per suite: a throughput table (warm-up end, cool-down start, steady rate with its
+    95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
+    each readable at 80 columns."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from toolkit.report.numbers import fmt_error_pct, fmt_interval
+
     console = Console(markup=False, highlight=False)
     for suite in payload["suites"]:
-        table = Table(
+        rates = _table(
+            f"{suite['suite']} ({suite['source']})",
             "label",
             "samples",
             "errors",
-            "warm-up end s",
-            "steady QPS ± CI",
-            "p50/p95/p99 steady ms",
-            "p50/p95/p99 all ms",
+            "steady\nfrom–to s",
+            "steady /s\n(95 % CI)",
             "APDEX",
-            title=Text(f"{suite['suite']} ({suite['source']})"),
         )
+        with_pcts = any(
+            lab["latency_ms"]["overall"].get("p50") is not None for lab in suite["labels"]
+        )
+        if with_pcts:
+            latency = _table(
+                f"{suite['suite']}: latency ms",
+                "label",
+                "steady\np50",
+                "\np95",
+                "\np99",
+                "all\np50",
+                "\np95",
+                "\np99",
+            )
+        else:
+            latency = _table(
+                f"{suite['suite']}: mean latency ms",
+                "label",
+                "steady\nmean",
+                "all\nmean",
+            )
         for lab in suite["labels"]:
             tp = lab["throughput"]
-            if tp["steady"] is not None and tp["steady_ci"] is not None:
-                half = (tp["steady_ci"][1] - tp["steady_ci"][0]) / 2
-                qps = f"{tp['steady']:.4g} ± {half:.2g}"
-            else:
+            ci = tp["steady_ci"]
+            if tp["steady"] is None:
                 qps = "-"
-            status = lab["warmup_status"]
-            end = _fmt(lab["warmup_end_s"]) if status in ("warmup", "none") else status
-            steady = lab["latency_ms"]["steady"] or {}
-            overall = lab["latency_ms"]["overall"]
+            elif ci is None:
+                qps = _fmt(tp["steady"])
+            else:
+                qps = fmt_interval(tp["steady"], ci[0], ci[1])
+            errors = f"{lab['errors']:,}"
+            if lab["error_rate"] is not None and lab["errors"]:
+                errors += f" ({fmt_error_pct(lab['error_rate'])})"
             cells = (
                 lab["label"],
-                str(lab["samples"]),
-                str(lab["errors"]),
-                end,
+                f"{lab['samples']:,}",
+                errors,
+                _steady_span(lab),
                 qps,
-                "/".join(_fmt(steady.get(p)) for p in ("p50", "p95", "p99")),
-                "/".join(_fmt(overall.get(p)) for p in ("p50", "p95", "p99")),
-                _fmt(lab["apdex"], 3),
+                "-" if lab["apdex"] is None else f"{lab['apdex']:.3f}",
             )
             # Text() cells: labels are untrusted and must not be read as rich markup
-            table.add_row(*(Text(c) for c in cells))
-        console.print(table)
+            rates.add_row(*(Text(c) for c in cells))
+            steady = lab["latency_ms"]["steady"] or {}
+            overall = lab["latency_ms"]["overall"]
+            if with_pcts:
+                lat = [
+                    _fmt(part.get(p)) for part in (steady, overall) for p in ("p50", "p95", "p99")
+                ]
+            else:
+                lat = [_fmt(steady.get("mean")), _fmt(overall.get("mean"))]
+            latency.add_row(Text(lab["label"]), *(Text(c) for c in lat))
+        console.print(rates)
+        console.print(latency)
         for finding in suite["findings"]:
             console.print(
                 Text(f"{finding['severity']}: {finding['subject']}: {finding['message']}")
@@ -172,28 +241,32 @@ def _window(text: str) -> float:
 
 
 def _print_compare(payload: dict[str, Any]) -> None:
+    """One row per label and steady measure (throughput, mean latency): A, B and the ratio
+    B/A with its Fieller interval, readable at 80 columns."""
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(
+    from toolkit.report.numbers import fmt_ratio
+
+    level = f"{payload.get('level', 0.95):.0%}"
+    table = _table(
+        f"B = {payload['b']}  vs  A = {payload['a']}",
         "label",
-        "steady QPS A",
-        "steady QPS B",
-        "B/A (95 % CI)",
-        "mean ms A",
-        "mean ms B",
-        "B/A (95 % CI)",
-        title=Text(f"B = {payload['b']}  vs  A = {payload['a']}"),
+        "",
+        "A",
+        "B",
+        f"B/A\n({level} CI)",
     )
     for row in payload["labels"]:
-        cells = [row["label"]]
-        for key in ("throughput", "latency_mean_ms"):
+        parts = (("throughput", "QPS"), ("latency_mean_ms", "mean ms"))
+        for n, (key, name) in enumerate(parts):
             part = row[key]
             ci = part["ci"]
-            ratio = _fmt(part["ratio"], 3) + (f" ({ci[0]:.3g}-{ci[1]:.3g})" if ci else "")
-            cells += [_fmt(part["a"]), _fmt(part["b"]), ratio]
-        table.add_row(*(Text(c) for c in cells))
+            ratio = fmt_ratio(part["ratio"]) if part["ratio"] is not None else "-"
+            if ci:
+                ratio += f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})"
+            cells = (row["label"] if n == 0 else "", name, _fmt(part["a"]), _fmt(part["b"]), ratio)
+            table.add_row(*(Text(c) for c in cells), end_section=n == len(parts) - 1)
     Console(markup=False, highlight=False).print(table)
 
 

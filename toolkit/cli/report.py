@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -37,8 +38,9 @@ CompareOption = Annotated[
         "--compare",
         help=(
             "A/B section for two load tests, as 'A,B' (suite names or the input files they "
-            "were read from; B is compared against A). Repeatable. Without it, exactly two "
-            "load tests in the input are compared (A = the one read first)."
+            "were read from; B is compared against A). Repeatable. Without it, the two JTLs "
+            "in the input are compared when there are exactly two (or two JMeter logs when "
+            "there is no JTL; a JTL and its own log are not a pair), A = the one read first."
         ),
     ),
 ]
@@ -52,6 +54,31 @@ PlotlyJsOption = Annotated[
         ),
     ),
 ]
+
+
+def file_size(size: int) -> str:
+    """A written file's size: ``39 kB`` below 1 MB (``0.0 MB`` said nothing), else ``4.6 MB``
+    (decimal units, 1 kB = 1000 bytes)."""
+    if size < 1000:
+        return f"{size} bytes"
+    if size < 999_500:
+        return f"{size / 1e3:.0f} kB"
+    return f"{size / 1e6:.1f} MB"
+
+
+def _load_window(text: str) -> float:
+    """``--load-window`` in seconds; a value it cannot use is an option value error (exit 1,
+    as ``warmup load --window``)."""
+    from toolkit.errors import UsageError
+    from toolkit.pipeline.load import parse_window
+
+    try:
+        value = parse_window(text)
+    except UsageError as exc:
+        fail(str(exc).replace("--window", "--load-window", 1))
+    if not math.isfinite(value):
+        fail(f"--load-window {text!r}: expected e.g. 1s, 500ms, 2m")
+    return value
 
 
 def plotlyjs_mode(value: str) -> PlotlyJs:
@@ -88,6 +115,16 @@ def report(
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
+    load_window: Annotated[
+        str,
+        typer.Option(
+            "--load-window",
+            help=(
+                "Window of the load-test and A/B analysis: 1s, 500ms, 1m (as warmup load "
+                "--window; --window here is the hot iterations of ClickBench suites)."
+            ),
+        ),
+    ] = "1s",
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -101,6 +138,7 @@ def report(
     from toolkit.report.sections import split_compare_pair
 
     mode = plotlyjs_mode(plotlyjs)
+    load_window_s = _load_window(load_window)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     spec = input_spec(
@@ -121,8 +159,9 @@ def report(
             tolerance=tolerance,
             window=window,
             compare=pairs,
+            load_window_s=load_window_s,
         )
-    info(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    info(f"wrote {path} ({file_size(path.stat().st_size)})")
 
 
 @app.command(epilog="Example: warmup demo -o demo.html")
@@ -141,4 +180,4 @@ def demo(
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     result = run_demo(output, plotlyjs=mode)
     print_gap_tables(result.gaps)
-    info(f"wrote {result.output} ({result.output.stat().st_size / 1e6:.1f} MB)")
+    info(f"wrote {result.output} ({file_size(result.output.stat().st_size)})")

@@ -74,10 +74,14 @@ CONFIG = {
 def plot_text(value: object) -> str:
     """An untrusted string made safe for plotly text (titles, trace names, hover text).
 
-    Plotly interprets ``<b>``, ``<a href>`` … in text; HTML-escaping turns every tag into
-    literal characters, which plotly shows as typed.
+    Plotly renders a subset of HTML in text (``<b>``, ``<br>``, ``<a href>``, ``<span
+    style>``; plotly.js ``svg_text_utils.convertToTspans``) and decodes only a few
+    entities (``&amp; &lt; &gt;``, a handful of named ones and numeric ``&#..;``, not
+    ``&quot;``). Escaping ``& < >`` keeps every tag literal (no ``<`` reaches the
+    parser, so a quote cannot end an attribute); quotes stay as typed, since an escaped
+    one would show as ``&quot;``.
     """
-    return html.escape(str(value), quote=True)
+    return html.escape(str(value), quote=False)
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -345,7 +349,8 @@ def load_chart(
             name="throughput",
             mode="lines",
             line={"color": BLUE, "width": 1.5},
-            hovertemplate="%{x:.0f} s: %{y:.4g}/s<extra></extra>",
+            # d3 "r": 4 significant digits in plain notation (".4g" showed 2.178e+4)
+            hovertemplate="%{x:,.0f} s: %{y:,.4~r}/s<extra></extra>",
         ),
         row=1,
         col=1,
@@ -359,7 +364,7 @@ def load_chart(
                 name=name,
                 mode="lines",
                 line={"color": colours.get(name, PURPLE), "width": 1.2},
-                hovertemplate=f"%{{x:.0f}} s: {name} %{{y:.4g}} ms<extra></extra>",
+                hovertemplate=f"%{{x:,.0f}} s: {name} %{{y:,.4~r}} ms<extra></extra>",
             ),
             row=2,
             col=1,

@@ -85,7 +85,14 @@ def build_report(
     ctx = ReportContext(store, params or ReportParams())
     stamp = generation_time(generated_at)
     sections = [s for build in SECTIONS if (s := build(ctx)) is not None]
-    sections.append(provenance_section(ctx, toolkit_version=__version__, generated_at=stamp))
+    sections.append(
+        provenance_section(
+            ctx,
+            toolkit_version=__version__,
+            generated_at=stamp,
+            present=[s.id for s in sections],
+        )
+    )
     findings = [named(f) for s in sections for f in s.findings]
     findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
     return Report(
@@ -200,6 +207,7 @@ def render_report(
     tolerance: float = 0.10,
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
+    load_window_s: float = 1.0,
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
@@ -207,8 +215,11 @@ def render_report(
     renders. ``tolerance`` (fraction) and ``window`` (hot iterations of the benchmark's
     own hot value) are the analyzer parameters shown in the provenance section.
     ``compare``: (A, B) pairs of load suites (names, or the files they were read from)
-    for the A/B section; without it, the two load suites are compared when there are
-    exactly two.
+    for the A/B section; without it, the two load tests read from JTLs are compared when
+    there are exactly two (or two JMeter logs when there is no JTL).
+    ``load_window_s``: seconds per window of the load-test and A/B analysis (as
+    ``warmup load --window``; default 1 s). The provenance section lists the parameters
+    of the sections present.
 
     >>> import toolkit
     >>> with toolkit.open_store() as store:
@@ -222,6 +233,10 @@ def render_report(
         )
     if window < 1:
         raise UsageError(f"window {window!r} must be at least 1 hot iteration")
+    if not (math.isfinite(load_window_s) and load_window_s >= 0.001):
+        raise UsageError(
+            f"load window {load_window_s!r} s must be at least 0.001 s (1 ms), e.g. 1.0"
+        )
     report = build_report(
         store,
         title=title,
@@ -230,6 +245,7 @@ def render_report(
             tolerance=tolerance,
             window=window,
             compare=tuple((str(a), str(b)) for a, b in compare),
+            load_window_s=float(load_window_s),
         ),
     )
     return render_html(report, plotlyjs=plotlyjs)
@@ -245,6 +261,7 @@ def write_report(
     tolerance: float = 0.10,
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
+    load_window_s: float = 1.0,
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -261,6 +278,7 @@ def write_report(
         tolerance=tolerance,
         window=window,
         compare=compare,
+        load_window_s=load_window_s,
     )
     target = path
     try:

@@ -31,6 +31,14 @@ from toolkit.report.model import (
     Text,
     Tone,
 )
+from toolkit.report.numbers import (
+    error_pct_above,
+    error_pct_text,
+    fmt_error_pct,
+    fmt_interval,
+    fmt_num,
+    fmt_ratio,
+)
 from toolkit.store import Store
 
 #: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
@@ -44,12 +52,15 @@ class ReportParams:
     ``tolerance``: a hot value within ±10 % of the reference counts as steady (the seed's
     table; research/warmup-science.md §8). ``window``: hot iterations in the benchmark's
     own hot value (ClickBench: min(run 2, run 3) = 2; research/clickbench.md §1).
+    ``load_window_s``: seconds per window of the load-test analysis (throughput series,
+    MSER-5 warm-up end, batch means; pipeline/load.py), as ``warmup load --window``.
     """
 
     tolerance: float = 0.10
     window: int = 2
     reference: str = "min-all"
     compare: tuple[tuple[str, str], ...] = ()
+    load_window_s: float = 1.0
 
 
 @dataclass
@@ -1152,7 +1163,7 @@ def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
         ids = ctx.store.suite_ids(None, kind="load")
         if not ids:
             return None
-        return ids, load_report(ctx.store)
+        return ids, load_report(ctx.store, window_s=ctx.params.load_window_s)
 
     value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
     return value
@@ -1244,7 +1255,18 @@ def _load_series(
 
 
 def _ms(value: float | None) -> str:
-    return "–" if value is None or not math.isfinite(value) else f"{value:.4g}"
+    """Milliseconds: whole with thousands separators from 100 ms, 3 significant digits
+    below (never ``2.178e+04``)."""
+    return fmt_num(value)
+
+
+def _at_s(value: float) -> str:
+    """A time into the run in seconds, plain digits (``1,200 s``, ``12.5 s``)."""
+    return f"{value:,.10g} s"
+
+
+#: Error rate (percent, as shown) above which an errors cell is red.
+ERROR_PCT_BAD = 1.0
 
 
 def _labels_table(n: int, suite: dict[str, Any]) -> Table:
@@ -1262,29 +1284,39 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
         tp = lab["throughput"]
         steady = "–"
         if tp["steady"] is not None:
-            steady = f"{tp['steady']:.4g}"
-            if tp["steady_ci"] is not None:
-                steady += f" ± {(tp['steady_ci'][1] - tp['steady_ci'][0]) / 2:.2g}"
+            ci = tp["steady_ci"]
+            steady = (
+                fmt_interval(tp["steady"], ci[0], ci[1])
+                if ci is not None
+                else fmt_num(tp["steady"])
+            )
         status = lab["warmup_status"]
         end = (
-            Cell(f"{lab['warmup_end_s']:g} s", lab["warmup_end_s"])
+            Cell(_at_s(lab["warmup_end_s"]), lab["warmup_end_s"])
             if status in ("warmup", "none") and lab["warmup_end_s"] is not None
             else Cell(status.replace("-", " "), None, "bad" if status == "inconclusive" else "")
+        )
+        cool = lab.get("cooldown_start_s")
+        cooldown = (
+            Cell(_at_s(cool), cool)
+            if cool is not None and status in ("warmup", "none")
+            else Cell("", None)
         )
         rows.append(
             (
                 Cell(lab["label"]),
                 num(lab["samples"], ",.0f"),
                 Cell(
-                    f"{lab['errors']:,} ({fmt_pct(lab['error_rate'], signed=False)})"
+                    f"{lab['errors']:,} ({fmt_error_pct(lab['error_rate'])})"
                     if lab["error_rate"] is not None
                     else f"{lab['errors']:,}",
                     lab["errors"],
-                    "bad" if (lab["error_rate"] or 0) > 0.01 else "",
+                    "bad" if error_pct_above(lab["error_rate"], ERROR_PCT_BAD) else "",
                 ),
                 end,
+                cooldown,
                 Cell(steady, tp["steady"]),
-                num(tp["overall"], ".4g"),
+                num(tp["overall"], fmt_num),
                 pcts(lab["latency_ms"]["steady"]),
                 pcts(lab["latency_ms"]["overall"]),
                 num(lab["apdex"], ".3f"),
@@ -1299,9 +1331,24 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
             Column("samples", True),
             Column("errors", True),
             Column("warm-up ends", True, "MSER-5 on per-window throughput (White 1997)"),
-            Column("steady throughput /s (± 95 % CI)", True, "batch means after the warm-up"),
+            Column(
+                "cool-down from",
+                True,
+                "MSER-5 run backwards from the end: where throughput falls as threads finish "
+                "(blank: no cool-down)",
+            ),
+            Column(
+                "steady throughput /s (95 % CI)",
+                True,
+                "batch means between the warm-up end and the cool-down start; the interval "
+                "as lower–upper when it is not symmetric (clamped at 0)",
+            ),
             Column("whole-run throughput /s", True),
-            Column("steady p50 / p95 / p99 ms", True, "exact, after the warm-up"),
+            Column(
+                "steady p50 / p95 / p99 ms",
+                True,
+                "exact, between the warm-up end and the cool-down start",
+            ),
             Column("whole-run p50 / p95 / p99 ms", True, "exact, every sample"),
             Column("APDEX", True, "T = 500 ms, F = 1500 ms"),
         ),
@@ -1318,7 +1365,7 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
                 Cell(row["transaction"]),
                 num(row["sampleCount"], ",.0f"),
                 num(row["errorCount"], ",.0f"),
-                num(row["errorPct"], lambda v: f"{v:.2f}%"),
+                num(row["errorPct"], error_pct_text),
                 *(
                     num(row[key], _ms)
                     for key in (
@@ -1331,9 +1378,9 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
                         "pct3ResTime",
                     )
                 ),
-                num(row["throughput"], ".4g"),
-                num(row["receivedKBytesPerSec"], ".4g"),
-                num(row["sentKBytesPerSec"], ".4g"),
+                num(row["throughput"], fmt_num),
+                num(row["receivedKBytesPerSec"], fmt_num),
+                num(row["sentKBytesPerSec"], fmt_num),
                 num(row["apdex"], ".3f"),
             )
         )
@@ -1412,10 +1459,10 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
         ),
         (
             (
-                num(law["threads"], ".3g"),
-                num(law["throughput"], ".4g"),
+                num(law["threads"], fmt_num),
+                num(law["throughput"], fmt_num),
                 num(law["latency_s"], fmt_seconds),
-                num(law["throughput"] * law["latency_s"], ".3g"),
+                num(law["throughput"] * law["latency_s"], fmt_num),
                 Cell(fmt_pct(busy, signed=False), busy, tone),
                 num(law["think_s"], fmt_seconds),
                 Cell(verdict, None, tone),
@@ -1560,8 +1607,10 @@ def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
 
 def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     """The pairs to compare: ``params.compare`` (names or input files), else the two load
-    tests read from JTLs when there are exactly two, else the two load suites when there
-    are exactly two (A = the one read first)."""
+    tests read from JTLs when there are exactly two, else the two summariser logs when
+    they are the only load suites and there are two (A = the one read first). A JTL and a
+    JMeter log are never paired on their own: the log is most often the same run's
+    console (``warmup report run.jtl jmeter.log``), not a second test."""
     if ctx.params.compare:
         return [
             (load_suite_name(ctx.store, a), load_suite_name(ctx.store, b))
@@ -1573,7 +1622,8 @@ def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     ).fetchall()
     # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs
     with_samples = [str(name) for name, has in rows if has]
-    names = with_samples if len(with_samples) == 2 else [str(name) for name, _ in rows]
+    logs = [str(name) for name, has in rows if not has]
+    names = with_samples if with_samples else logs
     return [(names[0], names[1])] if len(names) == 2 else []
 
 
@@ -1581,7 +1631,7 @@ def _ratio_text(part: dict[str, Any]) -> str:
     if part["ratio"] is None:
         return "–"
     ci = part.get("ci")
-    return f"{part['ratio']:.3f}" + (f" ({ci[0]:.3f} – {ci[1]:.3f})" if ci else "")
+    return fmt_ratio(part["ratio"]) + (f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})" if ci else "")
 
 
 def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
@@ -1671,7 +1721,7 @@ def compare_section(ctx: ReportContext) -> Section | None:
     findings: list[Finding] = []
     results = []
     for n, (a, b) in enumerate(pairs):
-        result = compare_report(ctx.store, a, b)
+        result = compare_report(ctx.store, a, b, window_s=ctx.params.load_window_s)
         results.append(result)
         findings.extend(compare_findings(result))
         rows = result["labels"]
@@ -1731,8 +1781,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                 tuple(
                     (
                         Cell(r["label"]),
-                        num(r["throughput"]["a"], ".4g"),
-                        num(r["throughput"]["b"], ".4g"),
+                        num(r["throughput"]["a"], fmt_num),
+                        num(r["throughput"]["b"], fmt_num),
                         Cell(
                             _ratio_text(r["throughput"]),
                             r["throughput"]["ratio"],
@@ -1924,22 +1974,46 @@ def cache_section(ctx: ReportContext) -> Section | None:
     )
 
 
-def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at: str) -> Section:
-    """Inputs with SHA-256, versions, analyzer parameters and generation time."""
+#: Parameters of the report and the sections they shape: only those of sections present
+#: are listed (a load-only report has no hot-iteration window). Key → (sections, label).
+PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tolerance": (("gaps", "trajectories"), "tolerance (fraction)"),
+    "window": (("gaps", "trajectories"), "window (hot iterations)"),
+    "reference": (("gaps", "trajectories"), "reference"),
+    "load_window_s": (("load", "compare"), "load window (s)"),
+    "compare": (("compare",), "compare"),
+}
+
+
+def provenance_section(
+    ctx: ReportContext,
+    *,
+    toolkit_version: str,
+    generated_at: str,
+    present: Sequence[str] | None = None,
+) -> Section:
+    """Inputs with SHA-256, versions, the analyzer parameters of the sections ``present``
+    (section ids; None: every parameter) and generation time."""
     sources = ctx.store.frame(
         "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
         "ORDER BY source_id"
     ).to_dicts()
     for source in sources:
         source["name"] = PurePath(source["path"]).name
-    params: dict[str, Any] = {
+    every: dict[str, Any] = {
         "tolerance": ctx.params.tolerance,
         "window": ctx.params.window,
         "reference": ctx.params.reference,
+        "load_window_s": ctx.params.load_window_s,
     }
     if ctx.params.compare:
         # as resolved to suite names (the option also takes input files)
-        params["compare"] = [list(pair) for pair in compare_pairs(ctx)]
+        every["compare"] = [list(pair) for pair in compare_pairs(ctx)]
+    params = {
+        k: v
+        for k, v in every.items()
+        if present is None or any(s in present for s in PARAMETERS[k][0])
+    }
     table = Table(
         "table-sources",
         "Input files",
@@ -1973,8 +2047,12 @@ def provenance_section(ctx: ReportContext, *, toolkit_version: str, generated_at
                 ("generated at", generated_at),
                 *(
                     (
-                        f"parameter: {k}",
-                        "; ".join(f"B = {b} vs A = {a}" for a, b in v) if k == "compare" else v,
+                        f"parameter: {PARAMETERS[k][1]}",
+                        "; ".join(f"B = {b} vs A = {a}" for a, b in v)
+                        if k == "compare"
+                        else f"{v:g}"
+                        if isinstance(v, float)
+                        else v,
                     )
                     for k, v in params.items()
                 ),
