@@ -336,6 +336,11 @@ def mean_ci(
     return MeanCI(centre, centre - half, centre + half, int(means.size))
 
 
+#: fewer batches than this (of ``batch`` windows) make a series "short" for
+#: :func:`analyze_windows`, which then runs MSER-1 over its windows
+SHORT_RUN_BATCHES = 20
+
+
 @dataclass(frozen=True)
 class LabelLoad:
     """Windowed analysis of one label (or ``ALL``) of a load suite."""
@@ -373,7 +378,9 @@ def analyze_windows(
     windows of the label are partial and left out of the series: the test stops inside the
     last one, and the first holds only what completed after the label's first samples
     started somewhere inside it (on flat runs it read as a rising start: a "warm-up" of one
-    window in 18 of 30 seeds).
+    window in 18 of 30 seeds). A series of fewer than :data:`SHORT_RUN_BATCHES` batches
+    runs with batch 1 (MSER-1 over the windows, themselves batch means; research/
+    warmup-science.md §8.11): MSER-5 on 28 windows tries truncations {0, 5} only.
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -394,6 +401,13 @@ def analyze_windows(
         threads[w] = windows["threads"].cast(pl.Float64).fill_null(np.nan).to_numpy()
     n, mean_ms, threads = n[1:-1], mean_ms[1:-1], threads[1:-1]
     first += 1  # the series starts at the label's first full window
+    if n.size < SHORT_RUN_BATCHES * batch:
+        # a short run: MSER-5 over a few batches tries only truncations 0, 5, … below
+        # n/2, so a transient longer than that pins it at its cap (30 windows, a 10 s
+        # latency warm-up: only {0, 5} tried), and halves of one or two batches hide a
+        # trend. The windows are already batch means (research/warmup-science.md §8.11):
+        # MSER-1 over them
+        batch = 1
     warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
     if warm.status == "inconclusive":
         # a cool-down is a trend at the end of the run: without it, is there a steady part?
