@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 
-from toolkit.analyze.timeseries import analyze_windows, warmup_end
+from toolkit import IngestOptions, ingest_file, open_store
+from toolkit.analyze.timeseries import analyze_windows, littles_law, warmup_end
+from toolkit.pipeline.load import load_report
+from toolkit.synthetic import write_jtl
 
 
 def _frame(
@@ -76,3 +81,46 @@ def test_a_short_runs_warmup_is_found_where_it_ends() -> None:
     assert ends[("warmup", 10.0)] + ends[("warmup", 11.0)] >= 27, ends
     assert flat[("none", 0.0)] >= 27, flat
     assert ramp == {("inconclusive", None): 30}, ramp
+
+
+@pytest.mark.parametrize("hostname", [True, False])
+def test_distributed_threads_add_up_over_the_load_generators(
+    tmp_path: Path, hostname: bool
+) -> None:
+    """Three generators × 20 threads, no think time, in one suite: JMeter's allThreads
+    counts one engine, so averaging it over all rows said 20 threads and a busy fraction
+    near 3 (audit s3b: 20 threads, busy 1.485, think −0.016 s, "closed-loop-saturated").
+    Threads are now summed per Hostname, or per file without one: 60, busy ≈ 1."""
+    with open_store() as store:
+        for i, host in enumerate(("lg-a", "lg-b", "lg-c")):
+            path = tmp_path / f"{host}.jtl"
+            write_jtl(
+                path, 12_000, seed=10 + i, duration_s=120, warmup_s=0, threads=20,
+                hostname=host if hostname else None,
+            )  # fmt: skip
+            ingest_file(store, path, options=IngestOptions(suite="dist"))
+        (suite,) = load_report(store)["suites"]
+    law = suite["littles_law"]
+    assert law["threads"] == pytest.approx(60, abs=0.5)
+    assert law["busy_fraction"] == pytest.approx(1.0, abs=0.05)
+    assert law["verdict"] == "saturated"
+    assert suite["labels"][0]["threads_steady"] == pytest.approx(60, abs=0.5)
+
+
+def test_a_busy_fraction_above_one_is_inconsistent_data_not_saturation() -> None:
+    """X·R > N is impossible for N threads: 20 threads, 600/s at 49.5 ms (busy 1.485)
+    was "saturated: 20 threads explain 149 % of the throughput"; it is now a
+    littles-law-inconsistent warning naming the likely causes. Within the tolerance
+    (the estimates' noise) a saturated loop stays saturated."""
+    law = littles_law("dist", threads=20, throughput=600.3, latency_ms=49.48)
+    assert law is not None and law.finding is not None
+    assert law.verdict == "inconsistent"
+    assert law.finding.rule == "littles-law-inconsistent"
+    assert law.finding.severity == "warning"
+    assert "allThreads counts one engine" in law.finding.message
+    assert "stall" in law.finding.message
+    noisy = littles_law("s", threads=8, throughput=28.16, latency_ms=288.7, tolerance=0.04)
+    assert noisy is not None and noisy.verdict == "saturated"  # busy 1.016
+    assert noisy.finding is not None and noisy.finding.rule == "closed-loop-saturated"
+    beyond = littles_law("s", threads=8, throughput=28.16, latency_ms=288.7, tolerance=0.01)
+    assert beyond is not None and beyond.verdict == "inconsistent"

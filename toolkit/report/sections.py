@@ -1372,7 +1372,13 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
         )
     busy = law["busy_fraction"]
     tone: Tone
-    if busy >= 0.9:
+    if law.get("verdict") == "inconsistent":
+        verdict, tone = (
+            "inconsistent data: more requests in flight than threads (thread counts miss "
+            "load generators, or a stall)",
+            "bad",
+        )
+    elif busy >= 0.9:
         verdict, tone = (
             "saturated closed loop: threads never pause, throughput is set by latency "
             "(coordinated omission)",
