@@ -124,3 +124,16 @@ def test_a_busy_fraction_above_one_is_inconsistent_data_not_saturation() -> None
     assert noisy.finding is not None and noisy.finding.rule == "closed-loop-saturated"
     beyond = littles_law("s", threads=8, throughput=28.16, latency_ms=288.7, tolerance=0.01)
     assert beyond is not None and beyond.verdict == "inconsistent"
+
+
+@pytest.mark.real
+def test_apdex_is_null_when_the_file_records_no_elapsed_time(real_dir: Path) -> None:
+    """Bug56811.xml (JMeter's test file) has 51 samples and no elapsed times (t= absent):
+    APDEX read 0 on every label and on the dashboard's Total (no sample "satisfied");
+    with nothing measured it is not reported (DESIGN: NULL = not reported)."""
+    with open_store() as store:
+        ingest_file(store, real_dir / "jmeter" / "bin__testfiles__Bug56811.xml")
+        (suite,) = load_report(store)["suites"]
+    assert suite["labels"][0]["samples"] == 51
+    assert {lab["apdex"] for lab in suite["labels"]} == {None}
+    assert {row["apdex"] for row in suite["dashboard"]} == {None}

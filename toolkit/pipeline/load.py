@@ -39,10 +39,13 @@ ALL = "ALL"
 JMETER_STATISTIC_WINDOW = 20_000
 #: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
 APDEX_T_MS, APDEX_F_MS = 500, 1500
-#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F]
+#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F], out of
+#: ``apdex_n``, the samples with an elapsed time and a success flag: a file that records
+#: neither (NULL: not reported) has no APDEX, not 0 (Bug56811.xml: 51 samples, no times)
 _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
     count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS} AND elapsed_ms <= {APDEX_F_MS})
-    AS tolerated"""
+    AS tolerated,
+    count(*) FILTER (success IS NOT NULL AND elapsed_ms IS NOT NULL) AS apdex_n"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
 #: The samples the load analysis reads: all but empty transaction-controller samples
@@ -236,7 +239,7 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
               sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
-    apdex = f"{_APDEX_COUNTS}, count(*) AS apdex_n"
+    apdex = _APDEX_COUNTS
     per_label = store.frame(
         f"""SELECT label, {agg}, {apdex} FROM {_SAMPLES} WHERE suite_id = ?
             GROUP BY label ORDER BY label""",
@@ -357,7 +360,7 @@ def analyze_load_suite(
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
-        rec["label"]: apdex_score(rec["satisfied"], rec["tolerated"], rec["samples"])
+        rec["label"]: apdex_score(rec["satisfied"], rec["tolerated"], rec["apdex_n"])
         for rec in counts.iter_rows(named=True)
     }
     results: dict[str, LabelLoad] = {}
