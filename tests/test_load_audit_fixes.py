@@ -14,7 +14,7 @@ import pytest
 
 from toolkit import IngestOptions, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, littles_law, warmup_end
-from toolkit.pipeline.load import load_report
+from toolkit.pipeline.load import load_report, window_series
 from toolkit.synthetic import write_jtl
 
 
@@ -137,3 +137,45 @@ def test_apdex_is_null_when_the_file_records_no_elapsed_time(real_dir: Path) -> 
     assert suite["labels"][0]["samples"] == 51
     assert {lab["apdex"] for lab in suite["labels"]} == {None}
     assert {row["apdex"] for row in suite["dashboard"]} == {None}
+
+
+def test_window_series_shows_a_stall_as_zero_windows(tmp_path: Path) -> None:
+    """A 20 s stall in a 60 s run: window_series left the empty windows out, so a chart
+    drew a straight line across the stall (the analysis counts them as 0). Every window
+    of the suite is now a row, empty ones with n = throughput = 0 and no latency."""
+    path = tmp_path / "stall.jtl"
+    lines = ["timeStamp,elapsed,label,responseCode,success,allThreads"]
+    t0 = 1_795_300_000_000
+    for ms in range(0, 60_000, 100):
+        if not 20_000 <= ms < 40_000:
+            lines.append(f"{t0 + ms},20,req,200,true,2")
+    path.write_text("\n".join(lines) + "\n")
+    with open_store() as store:
+        ingest_file(store, path)
+        frame = window_series(store, 1, window_s=1.0)
+        label = window_series(store, 1, window_s=1.0, label="req")
+    assert frame["w"].to_list() == list(range(60))
+    stall = frame.filter((pl.col("t_s") >= 20) & (pl.col("t_s") < 40))
+    assert stall.height == 20
+    assert stall["n"].to_list() == [0] * 20 and stall["throughput"].to_list() == [0.0] * 20
+    assert stall["p50"].null_count() == 20
+    assert frame.filter(pl.col("t_s") < 19)["throughput"].to_list() == [10.0] * 19
+    assert label.equals(frame)
+
+
+@pytest.mark.real
+def test_a_rare_labels_chart_keeps_its_last_sample(real_dir: Path) -> None:
+    """HTMLReportTestFile.csv's JR-KO label has 3 samples (completing in windows 9, 28
+    and 47 of a 61-window run): the report dropped the label's own last window with data
+    as if it were the test's partial end, and charted 2 points. The series now runs
+    over every window of the suite and the plot drops only the test's final window."""
+    from toolkit.report.sections import _load_series
+
+    with open_store() as store:
+        ingest_file(store, real_dir / "jmeter" / "bin__testfiles__HTMLReportTestFile.csv")
+        (suite,) = load_report(store)["suites"]
+        series = _load_series(store, 1, suite, "JR-KO", 1.0)
+        whole = _load_series(store, 1, suite, "ALL", 1.0)
+    points = [(t, x) for t, x in zip(series["t_s"], series["throughput"], strict=True) if x]
+    assert points == [(9.0, 1.0), (28.0, 1.0), (47.0, 1.0)]
+    assert series["t_s"] == whole["t_s"] == [float(i) for i in range(60)]

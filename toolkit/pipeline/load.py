@@ -113,9 +113,16 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
 def window_series(
     store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
 ) -> pl.DataFrame:
-    """Per-window series of one label (or ALL): ``t_s`` (window start from the first sample),
-    ``n``, ``throughput`` (/s, by completion time), ``errors``, ``mean_ms``, exact
-    ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``. For plots and reports.
+    """Per-window series of one label (or ALL): ``w`` and ``t_s`` (window index and start
+    in s from the suite's first sample start), ``n``, ``throughput`` (/s, by completion
+    time), ``errors``, ``mean_ms``, exact ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``
+    (summed over load generators, as in :func:`_windows`). For plots and reports.
+
+    Every window of the suite is a row, from its first to the one holding its last
+    completion: a window where the label completed nothing has ``n``, ``throughput`` and
+    ``errors`` 0 and null latencies and threads (a stall is a drop to 0, as the analysis
+    counts it). The last row is the test's final, partial window (the test stops inside
+    it); a plot drops that one only.
 
     The percentiles use the estimator of every other percentile here, commons-math LEGACY
     (:func:`~toolkit.analyze.timeseries.legacy_percentile`; research/jmeter.md §4.3, §7):
@@ -123,33 +130,44 @@ def window_series(
     else linear interpolation between the order statistics around it. Computed in SQL
     from each window's value histogram, so no window's samples reach Python.
     """
-    t0_row = store.con.execute(
-        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
-    ).fetchone()
-    if t0_row is None or t0_row[0] is None:
-        return pl.DataFrame()
     window_ms = max(1, round(window_s * 1000))
+    span = store.con.execute(
+        f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_SAMPLES} WHERE suite_id = ?)
+            SELECT any_value(t.t0),
+                   min((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT,
+                   max((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT
+            FROM t, {_SAMPLES} s
+            WHERE s.suite_id = ? AND s.start_ms IS NOT NULL AND s.elapsed_ms IS NOT NULL""",
+        [suite_id, window_ms, window_ms, suite_id],
+    ).fetchone()
+    if span is None or span[0] is None or span[1] is None:
+        return pl.DataFrame()
+    t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
-    params: list[Any] = [int(t0_row[0]), window_ms, suite_id]
+    params: list[Any] = [t0, window_ms, suite_id]
     if one_label:
         params.append(label)
-    params += [window_ms, window_s]
     levels = ", ".join(f"{p:g}" for p in PERCENTILES)
     pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
     names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
         f"""WITH kept AS (
                 SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
-                       coalesce(all_threads, grp_threads) AS threads
+                       {_ENGINE} AS engine, coalesce(all_threads, grp_threads) AS threads
                 FROM {_SAMPLES}
                 WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
                   AND {cond}),
             per_window AS (
                 SELECT w, count(*) AS n, count(*) FILTER (success = false) AS errors,
                        avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
-                       max(elapsed_ms) AS max_ms, avg(threads) AS threads
+                       max(elapsed_ms) AS max_ms
                 FROM kept GROUP BY w),
+            -- JMeter's thread counts are per engine: each one's mean, added up
+            engines AS (
+                SELECT w, sum(threads) AS threads
+                FROM (SELECT w, engine, avg(threads) AS threads FROM kept GROUP BY w, engine)
+                GROUP BY w),
             -- value histogram per window with cumulative counts: order statistic k is
             -- the smallest value whose cumulative count reaches k
             hist AS (
@@ -170,13 +188,24 @@ def window_series(
                        END::DOUBLE AS value
                 FROM positions q JOIN hist h ON h.w = q.w
                 GROUP BY q.w, q.p, q.pos, q.n)
-        SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
-               {names}, threads
+        SELECT w, n, errors, mean_ms, {names}, engines.threads::DOUBLE AS threads
         FROM per_window JOIN (SELECT w, {pivot} FROM legacy GROUP BY w) USING (w)
+             JOIN engines USING (w)
         ORDER BY w""",
         params,
     )
-    return frame
+    every = pl.DataFrame({"w": pl.int_range(first_w, last_w + 1, dtype=pl.Int64, eager=True)})
+    full = every.join(frame.with_columns(pl.col("w").cast(pl.Int64)), on="w", how="left")
+    return full.select(
+        "w",
+        (pl.col("w") * window_ms / 1000.0).alias("t_s"),
+        pl.col("n").fill_null(0),
+        (pl.col("n").fill_null(0) / window_s).alias("throughput"),
+        pl.col("errors").fill_null(0),
+        "mean_ms",
+        *(pl.col(percentile_key(p)) for p in PERCENTILES),
+        "threads",
+    )
 
 
 def _histograms(

@@ -1230,7 +1230,8 @@ def _load_series(
         }
     from toolkit.pipeline.load import window_series
 
-    # the last window is partial (the test stops inside it), as in the analysis
+    # every window of the suite, empty ones as 0; the last one is the test's final,
+    # partial window (the test stops inside it): dropped, as in the analysis
     frame = window_series(store, suite_id, window_s=window_s, label=label).head(-1)
     if frame.is_empty():
         return {"label": label, "window_s": window_s, "t_s": [], "throughput": [], "latency_ms": {}}
