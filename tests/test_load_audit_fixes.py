@@ -14,7 +14,7 @@ import pytest
 
 from toolkit import IngestOptions, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, littles_law, warmup_end
-from toolkit.pipeline.load import load_report, window_series
+from toolkit.pipeline.load import compare_report, load_report, window_series
 from toolkit.synthetic import write_jtl
 
 
@@ -179,3 +179,40 @@ def test_a_rare_labels_chart_keeps_its_last_sample(real_dir: Path) -> None:
     points = [(t, x) for t, x in zip(series["t_s"], series["throughput"], strict=True) if x]
     assert points == [(9.0, 1.0), (28.0, 1.0), (47.0, 1.0)]
     assert series["t_s"] == whole["t_s"] == [float(i) for i in range(60)]
+
+
+def test_a_label_named_all_keeps_its_own_row(tmp_path: Path) -> None:
+    """A JMeter label literally named ALL was overwritten by the whole-suite row: two
+    identical ALL rows of 3,000 samples, the label's own 1,050 lost. ALL stays the
+    suite (the CLI contract); the file's label is "ALL (label)" in the labels, the
+    dashboard, the window series, compare and the report's charts alike."""
+    from toolkit.report.sections import _load_series
+
+    paths = [tmp_path / "a.jtl", tmp_path / "b.jtl"]
+    for seed, path in enumerate(paths, 5):
+        write_jtl(
+            path, 3000, seed=seed, duration_s=120, warmup_s=20, labels=("ALL", "Total", "x"),
+            weights=None,
+        )  # fmt: skip
+    with open_store() as store:
+        for path in paths:
+            ingest_file(store, path)
+        suite = load_report(store)["suites"][0]
+        labels = {lab["label"]: lab for lab in suite["labels"]}
+        assert [lab["label"] for lab in suite["labels"]][:2] == ["ALL", "ALL (label)"]
+        assert len(labels) == len(suite["labels"]) == 4
+        assert labels["ALL"]["samples"] == 3000
+        own = labels["ALL (label)"]["samples"]
+        assert own + labels["Total"]["samples"] + labels["x"]["samples"] == 3000
+        assert 900 <= own <= 1100
+        dashboard = {row["transaction"]: row["sampleCount"] for row in suite["dashboard"]}
+        assert dashboard["ALL (label)"] == own and "ALL" not in dashboard
+        assert int(window_series(store, 1, label="ALL (label)")["n"].sum()) == own
+        assert int(window_series(store, 1, label="ALL")["n"].sum()) == 3000
+        series = _load_series(store, 1, suite, "ALL (label)", 1.0)
+        assert 0 < sum(series["throughput"]) <= own
+        rows = {r["label"]: r for r in compare_report(store, "a", "b")["labels"]}
+        assert set(rows) == {"ALL", "ALL (label)", "Total", "x"}
+        assert (
+            rows["ALL (label)"]["throughput"]["a"] == labels["ALL (label)"]["throughput"]["steady"]
+        )

@@ -48,12 +48,22 @@ _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS 
     count(*) FILTER (success IS NOT NULL AND elapsed_ms IS NOT NULL) AS apdex_n"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
+#: Appended to a JMeter label literally named ALL: ``ALL`` is the whole suite in the
+#: results (DESIGN.md CLI contract), so the file's own ALL becomes ``ALL (label)`` (and
+#: ``ALL (label)`` becomes ``ALL (label) (label)``: the renaming stays one-to-one).
+USER_ALL_SUFFIX = " (label)"
+_LABEL = (
+    f"CASE WHEN starts_with(label, '{ALL}') AND regexp_full_match(label, "
+    f"'{ALL}( \\(label\\))*') THEN label || '{USER_ALL_SUFFIX}' ELSE label END"
+)
 #: The samples the load analysis reads: all but empty transaction-controller samples
 #: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
 #: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+#: Labels are renamed by :data:`USER_ALL_SUFFIX` here, so every table, series and
+#: comparison of ``warmup load`` names a label the same way.
 _SAMPLES = (
-    "(SELECT * FROM samples WHERE NOT coalesce(starts_with(response_message, "
-    f"'{EMPTY_TC_PREFIX}'), false))"
+    f"(SELECT * REPLACE ({_LABEL} AS label) FROM samples WHERE NOT "
+    f"coalesce(starts_with(response_message, '{EMPTY_TC_PREFIX}'), false))"
 )
 
 
