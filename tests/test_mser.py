@@ -31,3 +31,22 @@ def test_finds_a_known_transient_and_says_flat_runs_have_none() -> None:
     assert not result.inconclusive
     flat = rng.normal(10, 0.5, 1000)
     assert mser(flat).truncation < 100
+
+
+def test_a_minimum_at_the_last_truncation_tried_is_inconclusive_for_every_length() -> None:
+    """A pure ramp has its MSER minimum at the largest truncation tried, whatever n is.
+    The cap was checked as d* ≥ n/2 − batch in observations, but the truncations tried
+    stop at (⌊m/2⌋ − 1)·batch: for n = 101, 104, 105, 478 the pinned d* (45, 45, 45, 230)
+    fell below that, and a ramp read as a transient ending there."""
+    for n in range(10, 600):
+        result = mser(np.arange(n, dtype=float))
+        m = n // 5
+        assert result.truncation == 5 * (max(1, m // 2) - 1), n
+        assert result.inconclusive, n
+
+
+def test_a_minimum_before_the_cap_is_conclusive() -> None:
+    rng = np.random.default_rng(3)
+    for n in (101, 104, 105, 478, 500):
+        x = rng.normal(10, 1, n) + np.where(np.arange(n) < n // 5, 8.0, 0.0)
+        assert not mser(x).inconclusive, n

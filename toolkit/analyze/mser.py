@@ -20,8 +20,9 @@ class MserResult:
 
     ``truncation`` is d* in original observations (a multiple of ``batch``): the first
     ``truncation`` points are the transient. ``curve[j]`` is MSER(j·batch) over batch
-    means. ``inconclusive`` is True when d* lies in the last part of the allowed range
-    (d* ≥ max_frac·n − batch), i.e. there is no clear transient or the run is too short.
+    means. ``inconclusive`` is True when d* is the largest truncation tried
+    ((⌊max_frac·m⌋ − 1)·batch for m batches: MSER is pinned at its cap, so the transient
+    may go on past it), or when there are fewer than 2 batches.
     """
 
     truncation: int
@@ -70,5 +71,9 @@ def mser(
     curve = sse / (k * k)
     best = int(np.argmin(curve))  # first of equal minima
     truncation = best * batch
-    inconclusive = truncation >= max_frac * n - batch
-    return MserResult(truncation, batch, curve, bool(inconclusive), n)
+    # pinned at the cap: the minimum is at the last truncation tried, so a later one
+    # (not tried) may be lower still. Compared with the cap in observations
+    # (d* ≥ max_frac·n − batch) this missed every run whose m is odd or whose n is no
+    # multiple of the batch (a pure ramp of 101 points was a "transient" ending at 45)
+    inconclusive = best == max_d - 1
+    return MserResult(truncation, batch, curve, inconclusive, n)

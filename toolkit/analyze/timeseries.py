@@ -336,6 +336,11 @@ def mean_ci(
     return MeanCI(centre, centre - half, centre + half, int(means.size))
 
 
+#: fewer batches than this (of ``batch`` windows) make a series "short" for
+#: :func:`analyze_windows`, which then runs MSER-1 over its windows
+SHORT_RUN_BATCHES = 20
+
+
 @dataclass(frozen=True)
 class LabelLoad:
     """Windowed analysis of one label (or ``ALL``) of a load suite."""
@@ -373,7 +378,9 @@ def analyze_windows(
     windows of the label are partial and left out of the series: the test stops inside the
     last one, and the first holds only what completed after the label's first samples
     started somewhere inside it (on flat runs it read as a rising start: a "warm-up" of one
-    window in 18 of 30 seeds).
+    window in 18 of 30 seeds). A series of fewer than :data:`SHORT_RUN_BATCHES` batches
+    runs with batch 1 (MSER-1 over the windows, themselves batch means; research/
+    warmup-science.md §8.11): MSER-5 on 28 windows tries truncations {0, 5} only.
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -394,6 +401,13 @@ def analyze_windows(
         threads[w] = windows["threads"].cast(pl.Float64).fill_null(np.nan).to_numpy()
     n, mean_ms, threads = n[1:-1], mean_ms[1:-1], threads[1:-1]
     first += 1  # the series starts at the label's first full window
+    if n.size < SHORT_RUN_BATCHES * batch:
+        # a short run: MSER-5 over a few batches tries only truncations 0, 5, … below
+        # n/2, so a transient longer than that pins it at its cap (30 windows, a 10 s
+        # latency warm-up: only {0, 5} tried), and halves of one or two batches hide a
+        # trend. The windows are already batch means (research/warmup-science.md §8.11):
+        # MSER-1 over them
+        batch = 1
     warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
     if warm.status == "inconclusive":
         # a cool-down is a trend at the end of the run: without it, is there a steady part?
@@ -482,6 +496,9 @@ def cooldown_start(
     return int(x.size - back.end_window)
 
 
+LittlesVerdict = Literal["thinking", "saturated", "inconsistent"]
+
+
 @dataclass(frozen=True)
 class LittlesLaw:
     """Little's law N = X·(R + Z) on the steady part (Little 1961).
@@ -490,7 +507,10 @@ class LittlesLaw:
     ``think_s`` = N/X − R is the implied think time. A busy fraction near 1 means a closed
     loop with no think time: throughput is set by latency (a saturated client or server),
     and latency percentiles suffer coordinated omission (a slow response delays the next
-    request instead of being measured against a fixed arrival schedule).
+    request instead of being measured against a fixed arrival schedule). Above 1 (beyond
+    the estimates' noise) the data are inconsistent: N threads cannot be in more than N
+    requests at once, so N is too low or X·R too high. ``verdict``: ``thinking`` (busy
+    fraction below ``saturated_at``), ``saturated`` or ``inconsistent``.
     """
 
     threads: float
@@ -499,6 +519,7 @@ class LittlesLaw:
     busy_fraction: float
     think_s: float
     finding: Finding | None
+    verdict: LittlesVerdict = "thinking"
 
 
 def littles_law(
@@ -508,10 +529,16 @@ def littles_law(
     throughput: float | None,
     latency_ms: float | None,
     saturated_at: float = 0.9,
+    tolerance: float = 0.02,
 ) -> LittlesLaw | None:
     """Check Little's law for a closed-loop load test; None when an input is missing.
 
-    ``saturated_at`` = 0.9: above it, threads are in a request ≥ 90 % of the time.
+    ``saturated_at`` = 0.9: above it, threads are in a request ≥ 90 % of the time. A busy
+    fraction above 1 + ``tolerance`` (the relative uncertainty of X·R; 2 % by default,
+    the caller passes its CIs' when wider) is impossible for a closed loop of N threads:
+    "littles-law-inconsistent" (the thread counts miss load generators — JMeter's
+    allThreads counts one engine — or the steady part holds a stall whose long samples
+    all complete at once) instead of a saturation verdict.
     """
     if not threads or not throughput or latency_ms is None or threads <= 0:
         return None
@@ -519,7 +546,34 @@ def littles_law(
     busy = throughput * r / threads
     think = threads / throughput - r
     finding = None
-    if busy >= saturated_at:
+    verdict: LittlesVerdict = "thinking"
+    numbers: dict[str, float | int | str | None] = {
+        "busy_fraction": busy,
+        "threads": threads,
+        "throughput": throughput,
+    }
+    if busy > 1 + tolerance:
+        verdict = "inconsistent"
+        finding = Finding(
+            rule="littles-law-inconsistent",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"{threads:.3g} threads cannot sustain {throughput:.4g}/s at a steady mean "
+                f"latency of {latency_ms:.3g} ms: that keeps {throughput * r:.3g} requests "
+                f"in flight ({busy:.0%} of the threads; Little's law allows at most 100 %). "
+                "The thread count is likely too low (JMeter's allThreads counts one engine: "
+                "a distributed test's files need a Hostname column, or one file per "
+                "engine) or a stall in the steady part ends in a burst of long samples"
+            ),
+            advice=(
+                "check the allThreads/grpThreads columns against the test plan and look "
+                "for stalls in the throughput chart before reading the Little's-law figures"
+            ),
+            numbers=numbers,
+        )
+    elif busy >= saturated_at:
+        verdict = "saturated"
         finding = Finding(
             rule="closed-loop-saturated",
             severity="warning",
@@ -534,9 +588,9 @@ def littles_law(
                 "add think time or a constant-throughput timer (open-loop arrivals), "
                 "or more threads, before reading latency percentiles as user experience"
             ),
-            numbers={"busy_fraction": busy, "threads": threads, "throughput": throughput},
+            numbers=numbers,
         )
-    return LittlesLaw(threads, throughput, r, busy, think, finding)
+    return LittlesLaw(threads, throughput, r, busy, think, finding, verdict)
 
 
 @dataclass(frozen=True)

@@ -40,22 +40,35 @@ ALL = "ALL"
 JMETER_STATISTIC_WINDOW = 20_000
 #: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
 APDEX_T_MS, APDEX_F_MS = 500, 1500
-#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F]
+#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F], out of
+#: ``apdex_n``, the samples with an elapsed time and a success flag: a file that records
+#: neither (NULL: not reported) has no APDEX, not 0 (Bug56811.xml: 51 samples, no times)
 _APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
     count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS} AND elapsed_ms <= {APDEX_F_MS})
-    AS tolerated"""
+    AS tolerated,
+    count(*) FILTER (success IS NOT NULL AND elapsed_ms IS NOT NULL) AS apdex_n"""
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
 #: JMeter's own test for a transaction-controller sample (its message), which the
 #: dashboard uses: a transaction the test stopped inside (no message) counts there as a
 #: sample, while ``is_transaction`` also flags it (ingest.jmeter.mark_interrupted_transactions)
 _JMETER_TC = f"coalesce(starts_with(response_message, '{TC_PREFIX}'), false)"
+#: Appended to a JMeter label literally named ALL: ``ALL`` is the whole suite in the
+#: results (DESIGN.md CLI contract), so the file's own ALL becomes ``ALL (label)`` (and
+#: ``ALL (label)`` becomes ``ALL (label) (label)``: the renaming stays one-to-one).
+USER_ALL_SUFFIX = " (label)"
+_LABEL = (
+    f"CASE WHEN starts_with(label, '{ALL}') AND regexp_full_match(label, "
+    f"'{ALL}( \\(label\\))*') THEN label || '{USER_ALL_SUFFIX}' ELSE label END"
+)
 #: The samples the load analysis reads: all but empty transaction-controller samples
 #: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
 #: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+#: Labels are renamed by :data:`USER_ALL_SUFFIX` here, so every table, series and
+#: comparison of ``warmup load`` names a label the same way.
 _SAMPLES = (
-    "(SELECT * FROM samples WHERE NOT coalesce(starts_with(response_message, "
-    f"'{EMPTY_TC_PREFIX}'), false))"
+    f"(SELECT * REPLACE ({_LABEL} AS label) FROM samples WHERE NOT "
+    f"coalesce(starts_with(response_message, '{EMPTY_TC_PREFIX}'), false))"
 )
 
 
@@ -87,15 +100,26 @@ class _Scope:
     params: list[Any]
 
 
+#: The load generator (JMeter engine) a sample comes from: its ``Hostname``, else its
+#: file. JMeter's allThreads/grpThreads count one engine's threads only.
+_ENGINE = "coalesce(hostname, 'source ' || source_id::VARCHAR)"
+
+
 def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: bool) -> pl.DataFrame:
+    """Per window ``w`` (and label): ``n``, ``mean_ms`` and ``threads``, the active threads
+    summed over the load generators (each one's mean allThreads, else grpThreads, in the
+    window; a distributed test's engines each count their own threads only)."""
     key = "label, " if by_label else ""
     where = "" if by_label else f"AND {_ALL_FILTER}"
     return store.frame(
-        f"""SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, count(*) AS n,
-                   avg(elapsed_ms) AS mean_ms,
-                   avg(coalesce(all_threads, grp_threads)) AS threads
-            FROM {_SAMPLES}
-            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
+        f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(sum_ms) / sum(n) AS mean_ms,
+                   sum(threads) AS threads
+            FROM (SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
+                         {_ENGINE} AS engine, count(*) AS n, sum(elapsed_ms)::DOUBLE AS sum_ms,
+                         avg(coalesce(all_threads, grp_threads)) AS threads
+                  FROM {_SAMPLES}
+                  WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
+                  GROUP BY ALL)
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
     )
@@ -104,9 +128,16 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
 def window_series(
     store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
 ) -> pl.DataFrame:
-    """Per-window series of one label (or ALL): ``t_s`` (window start from the first sample),
-    ``n``, ``throughput`` (/s, by completion time), ``errors``, ``mean_ms``, exact
-    ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``. For plots and reports.
+    """Per-window series of one label (or ALL): ``w`` and ``t_s`` (window index and start
+    in s from the suite's first sample start), ``n``, ``throughput`` (/s, by completion
+    time), ``errors``, ``mean_ms``, exact ``p50 p90 p95 p99 p99_9`` (ms) and ``threads``
+    (summed over load generators, as in :func:`_windows`). For plots and reports.
+
+    Every window of the suite is a row, from its first to the one holding its last
+    completion: a window where the label completed nothing has ``n``, ``throughput`` and
+    ``errors`` 0 and null latencies and threads (a stall is a drop to 0, as the analysis
+    counts it). The last row is the test's final, partial window (the test stops inside
+    it); a plot drops that one only.
 
     The percentiles use the estimator of every other percentile here, commons-math LEGACY
     (:func:`~toolkit.analyze.timeseries.legacy_percentile`; research/jmeter.md §4.3, §7):
@@ -114,33 +145,44 @@ def window_series(
     else linear interpolation between the order statistics around it. Computed in SQL
     from each window's value histogram, so no window's samples reach Python.
     """
-    t0_row = store.con.execute(
-        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
-    ).fetchone()
-    if t0_row is None or t0_row[0] is None:
-        return pl.DataFrame()
     window_ms = max(1, round(window_s * 1000))
+    span = store.con.execute(
+        f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_SAMPLES} WHERE suite_id = ?)
+            SELECT any_value(t.t0),
+                   min((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT,
+                   max((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT
+            FROM t, {_SAMPLES} s
+            WHERE s.suite_id = ? AND s.start_ms IS NOT NULL AND s.elapsed_ms IS NOT NULL""",
+        [suite_id, window_ms, window_ms, suite_id],
+    ).fetchone()
+    if span is None or span[0] is None or span[1] is None:
+        return pl.DataFrame()
+    t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
-    params: list[Any] = [int(t0_row[0]), window_ms, suite_id]
+    params: list[Any] = [t0, window_ms, suite_id]
     if one_label:
         params.append(label)
-    params += [window_ms, window_s]
     levels = ", ".join(f"{p:g}" for p in PERCENTILES)
     pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
     names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
         f"""WITH kept AS (
                 SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
-                       coalesce(all_threads, grp_threads) AS threads
+                       {_ENGINE} AS engine, coalesce(all_threads, grp_threads) AS threads
                 FROM {_SAMPLES}
                 WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
                   AND {cond}),
             per_window AS (
                 SELECT w, count(*) AS n, count(*) FILTER (success = false) AS errors,
                        avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
-                       max(elapsed_ms) AS max_ms, avg(threads) AS threads
+                       max(elapsed_ms) AS max_ms
                 FROM kept GROUP BY w),
+            -- JMeter's thread counts are per engine: each one's mean, added up
+            engines AS (
+                SELECT w, sum(threads) AS threads
+                FROM (SELECT w, engine, avg(threads) AS threads FROM kept GROUP BY w, engine)
+                GROUP BY w),
             -- value histogram per window with cumulative counts: order statistic k is
             -- the smallest value whose cumulative count reaches k
             hist AS (
@@ -161,13 +203,24 @@ def window_series(
                        END::DOUBLE AS value
                 FROM positions q JOIN hist h ON h.w = q.w
                 GROUP BY q.w, q.p, q.pos, q.n)
-        SELECT w, w * ? / 1000.0 AS t_s, n, n / ? AS throughput, errors, mean_ms,
-               {names}, threads
+        SELECT w, n, errors, mean_ms, {names}, engines.threads::DOUBLE AS threads
         FROM per_window JOIN (SELECT w, {pivot} FROM legacy GROUP BY w) USING (w)
+             JOIN engines USING (w)
         ORDER BY w""",
         params,
     )
-    return frame
+    every = pl.DataFrame({"w": pl.int_range(first_w, last_w + 1, dtype=pl.Int64, eager=True)})
+    full = every.join(frame.with_columns(pl.col("w").cast(pl.Int64)), on="w", how="left")
+    return full.select(
+        "w",
+        (pl.col("w") * window_ms / 1000.0).alias("t_s"),
+        pl.col("n").fill_null(0),
+        (pl.col("n").fill_null(0) / window_s).alias("throughput"),
+        pl.col("errors").fill_null(0),
+        "mean_ms",
+        *(pl.col(percentile_key(p)) for p in PERCENTILES),
+        "threads",
+    )
 
 
 def _histograms(
@@ -233,7 +286,7 @@ def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[Dashboar
               sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
-    apdex = f"{_APDEX_COUNTS}, count(*) AS apdex_n"
+    apdex = _APDEX_COUNTS
     per_label = store.frame(
         f"""SELECT label, {agg}, {apdex} FROM {_SAMPLES} WHERE suite_id = ?
             GROUP BY label ORDER BY label""",
@@ -297,6 +350,19 @@ def _label_json(
     }
 
 
+def _littles_tolerance(res: LabelLoad, floor: float = 0.02) -> float:
+    """Relative uncertainty of X·R on the steady part: the 95 % CIs' relative half-widths
+    of throughput and mean latency, added in quadrature; at least ``floor``. A busy
+    fraction above 1 by more than this is inconsistent data, not noise (generated
+    8-thread closed loops of 2,000 samples read 0.98–1.03 over six seeds)."""
+    parts = [
+        (ci.hi - ci.lo) / 2 / abs(ci.mean)
+        for ci in (res.throughput_steady, res.latency_steady_mean)
+        if ci is not None and ci.mean
+    ]
+    return max(floor, float(np.sqrt(sum(p * p for p in parts))))
+
+
 def _empty_latency() -> dict[str, Any]:
     return {
         **{percentile_key(p): None for p in PERCENTILES},
@@ -342,7 +408,7 @@ def analyze_load_suite(
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
-        rec["label"]: apdex_score(rec["satisfied"], rec["tolerated"], rec["samples"])
+        rec["label"]: apdex_score(rec["satisfied"], rec["tolerated"], rec["apdex_n"])
         for rec in counts.iter_rows(named=True)
     }
     results: dict[str, LabelLoad] = {}
@@ -428,6 +494,7 @@ def analyze_load_suite(
         threads=all_res.threads_steady,
         throughput=all_res.throughput_steady.mean if all_res.throughput_steady else None,
         latency_ms=all_steady["mean"] if all_steady else None,
+        tolerance=_littles_tolerance(all_res),
     )
     if little is not None and little.finding is not None:
         findings.append(little.finding)
@@ -445,6 +512,7 @@ def analyze_load_suite(
                 "latency_s": little.latency_s,
                 "busy_fraction": little.busy_fraction,
                 "think_s": little.think_s,
+                "verdict": little.verdict,
             }
             if little is not None
             else None

@@ -1241,7 +1241,8 @@ def _load_series(
         }
     from toolkit.pipeline.load import window_series
 
-    # the last window is partial (the test stops inside it), as in the analysis
+    # every window of the suite, empty ones as 0; the last one is the test's final,
+    # partial window (the test stops inside it): dropped, as in the analysis
     frame = window_series(store, suite_id, window_s=window_s, label=label).head(-1)
     if frame.is_empty():
         return {"label": label, "window_s": window_s, "t_s": [], "throughput": [], "latency_ms": {}}
@@ -1432,7 +1433,13 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
         return Text(f"{suite['suite']}: Little's law not checked ({_no_littles_law(suite)}).")
     busy = law["busy_fraction"]
     tone: Tone
-    if busy >= 0.9:
+    if law.get("verdict") == "inconsistent":
+        verdict, tone = (
+            "inconsistent data: more requests in flight than threads (thread counts miss "
+            "load generators, or a stall)",
+            "bad",
+        )
+    elif busy >= 0.9:
         verdict, tone = (
             "saturated closed loop: threads never pause, throughput is set by latency "
             "(coordinated omission)",
