@@ -612,3 +612,22 @@ def test_a_transaction_the_test_stopped_inside_is_no_sample(
     assert all(x["is_transaction"] for x in labels if x["label"] in tc_labels)
     if name == "default":
         assert len(interrupted) == 3 and expected == 1564
+
+
+def test_one_slow_sample_does_not_hide_a_cool_down() -> None:
+    """100 windows at 100/s, then 20 falling to 10/s, latency flat but for one window with a
+    21.8 s sample: reversed, that window sits just inside MSER's cap, so the latency series
+    alone pinned MSER there ("inconclusive") and the cool-down went unseen (steady 92.8/s,
+    cool-down included). The cool-down is the throughput's: found at 99 s ±5 %, steady
+    100/s."""
+    rng = np.random.default_rng(3)
+    counts = np.array([100.0] * 100 + [round(100 - 4.5 * (s - 99)) for s in range(100, 120)])
+    latency = rng.uniform(48, 52, counts.size)
+    latency[71] = (99 * 50 + 21_782) / 100
+    frame = pl.DataFrame({"w": np.arange(counts.size), "n": counts, "mean_ms": latency})
+    res = analyze_windows(
+        "home", frame, window_s=1.0, samples=int(counts.sum()), errors=0, duration_s=120.0
+    )
+    assert res.cooldown_s is not None and abs(res.cooldown_s - 99) <= 5, res.cooldown_s
+    assert res.throughput_steady is not None
+    assert abs(res.throughput_steady.mean - 100) < 1, res.throughput_steady

@@ -20,14 +20,14 @@ from summariser_logs import console, windows
 import toolkit
 from toolkit.cli import app
 from toolkit.cli.report import file_size
-from toolkit.report.figures import plot_text
-from toolkit.report.numbers import (
+from toolkit.numbers import (
     error_pct_above,
     fmt_error_pct,
     fmt_interval,
     fmt_num,
     fmt_ratio,
 )
+from toolkit.report.figures import plot_text
 
 WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
 START_MS = 1_700_000_000_000

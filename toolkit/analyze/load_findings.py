@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import warmup_end
+from toolkit.numbers import fmt_error_pct, fmt_num
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
 #: transient in (its ``min_windows``); the first and last window of a run are partial
@@ -56,14 +57,14 @@ ALL_FAIL_MIN_SAMPLES = 10
 
 
 def _s(value: float) -> str:
-    """Seconds for a message: whole seconds when the value is whole, else 3 digits."""
-    return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.3g}"
+    """Seconds for a message: plain digits (:func:`toolkit.numbers.fmt_num`)."""
+    return fmt_num(value)
 
 
 def _pct(share: float) -> str:
-    """A share as a percentage for a message (``50 %``, ``1.2 %``, ``0.05 %``)."""
-    value = share * 100
-    return f"{value:.0f} %" if value >= 10 or value == 0 else f"{value:.2g} %"
+    """A share as a percentage for a message, as the tables show it (``50%``, ``1.2%``,
+    ``0.05%``)."""
+    return fmt_error_pct(share)
 
 
 def _window_text(window_s: float) -> str:
@@ -231,8 +232,8 @@ def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float
     changes = [s.start_s for s in steps[1:]]
     levels = "→".join(_threads(s.threads) for s in steps)
     per_step = ", ".join(
-        f"{_threads(s.threads)} threads {s.throughput:.4g}/s"
-        + (f" at {s.mean_ms:.3g} ms" if s.mean_ms is not None else "")
+        f"{_threads(s.threads)} threads {fmt_num(s.throughput)}/s"
+        + (f" at {fmt_num(s.mean_ms)} ms" if s.mean_ms is not None else "")
         for s in steps
     )
     at = (
@@ -410,13 +411,15 @@ def warmup_findings(
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
         if tp.get("steady") is not None and tp.get("overall") is not None:
             parts.append(
-                f"steady throughput {tp['steady']:.4g}/s vs {tp['overall']:.4g}/s over the "
+                f"steady throughput {fmt_num(tp['steady'], sig=4)}/s vs "
+                f"{fmt_num(tp['overall'], sig=4)}/s over the "
                 "whole run"
             )
         lat_all, lat_steady = _mean(lat.get("overall")), _mean(lat.get("steady"))
         if lat_all is not None and lat_steady is not None:
             parts.append(
-                f"mean latency {lat_steady:.3g} ms steady vs {lat_all:.3g} ms over the whole run"
+                f"mean latency {fmt_num(lat_steady)} ms steady vs {fmt_num(lat_all)} ms over the "
+                "whole run"
             )
         if len(steps) > 1 and steps[0].end_s <= end_s + 1e-9:
             parts.append("the part before it holds earlier load steps, not a warm-up")
@@ -624,7 +627,7 @@ def error_findings(
         )
     if failing:
         listed = ", ".join(
-            f"{name} ({n} samples" + (f", mean {m:.3g} ms)" if m is not None else ")")
+            f"{name} ({n} samples" + (f", mean {fmt_num(m)} ms)" if m is not None else ")")
             for name, n, m in failing
         )
         one = len(failing) == 1
@@ -642,8 +645,8 @@ def error_findings(
             all_overall = _mean((all_label.get("latency_ms") or {}).get("overall"))
             message += (
                 f"; {'its' if one else 'their'} fast failures pull ALL's mean latency down"
-                + (f" to {all_overall:.3g} ms" if all_overall is not None else "")
-                + f" (ALL's successful samples: {ok_mean_ms_all:.3g} ms)"
+                + (f" to {fmt_num(all_overall)} ms" if all_overall is not None else "")
+                + f" (ALL's successful samples: {fmt_num(ok_mean_ms_all)} ms)"
             )
             numbers["failed_mean_ms"] = fast
             numbers["ok_mean_ms_all"] = ok_mean_ms_all

@@ -32,6 +32,7 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
+from toolkit.numbers import fmt_num
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -487,6 +488,13 @@ def cooldown_start(
         x, lat, window_s=window_s, batch=batch, z=z, min_effect=min_effect,
         min_windows=min_windows,
     )  # fmt: skip
+    if back.status == "inconclusive" and lat is not None:
+        # the cool-down is defined by the throughput: a latency series that alone keeps
+        # MSER at its cap (one slow sample near the middle of the run) must not hide it
+        back = warmup_end(
+            x, None, window_s=window_s, batch=batch, z=z, min_effect=min_effect,
+            min_windows=min_windows,
+        )  # fmt: skip
     if back.status != "warmup" or not back.end_window:
         return None
     # threads finishing lower the throughput; a run still climbing at its end is not
@@ -559,9 +567,10 @@ def littles_law(
             severity="warning",
             subject=subject,
             message=(
-                f"{threads:.3g} threads cannot sustain {throughput:.4g}/s at a steady mean "
-                f"latency of {latency_ms:.3g} ms: that keeps {throughput * r:.3g} requests "
-                f"in flight ({busy:.0%} of the threads; Little's law allows at most 100 %). "
+                f"{fmt_num(threads)} threads cannot sustain {fmt_num(throughput, sig=4)}/s at a "
+                f"steady mean latency of {fmt_num(latency_ms)} ms: that keeps "
+                f"{fmt_num(throughput * r)} requests "
+                f"in flight ({busy:.0%} of the threads; Little's law allows at most 100%). "
                 "The thread count is likely too low (JMeter's allThreads counts one engine: "
                 "a distributed test's files need a Hostname column, or one file per "
                 "engine) or a stall in the steady part ends in a burst of long samples"
@@ -579,8 +588,9 @@ def littles_law(
             severity="warning",
             subject=subject,
             message=(
-                f"{threads:.3g} threads × steady latency {latency_ms:.3g} ms explain "
-                f"{busy:.0%} of the measured {throughput:.4g}/s (Little's law): the threads "
+                f"{fmt_num(threads)} threads × steady latency {fmt_num(latency_ms)} ms explain "
+                f"{busy:.0%} of the measured {fmt_num(throughput, sig=4)}/s (Little's law): "
+                "the threads "
                 "never pause, so throughput is set by latency and percentiles carry "
                 "coordinated-omission bias"
             ),

@@ -45,7 +45,7 @@ WindowOption = Annotated[
 
 def _fmt(value: Any) -> str:
     """A table number in plain digits (``21,782``, ``12.3``; never ``2.178e+04``)."""
-    from toolkit.report.numbers import fmt_num
+    from toolkit.numbers import fmt_num
 
     if value is None:
         return "-"
@@ -95,7 +95,7 @@ def _print_load(payload: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from toolkit.report.numbers import fmt_error_pct, fmt_interval
+    from toolkit.numbers import fmt_error_pct, fmt_interval
 
     console = Console(markup=False, highlight=False)
     for suite in payload["suites"]:
@@ -246,7 +246,7 @@ def _print_compare(payload: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from toolkit.report.numbers import fmt_ratio
+    from toolkit.numbers import fmt_ratio
 
     level = f"{payload.get('level', 0.95):.0%}"
     table = _table(

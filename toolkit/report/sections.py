@@ -17,6 +17,14 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding, Severity
 from toolkit.errors import UsageError
+from toolkit.numbers import (
+    error_pct_above,
+    error_pct_text,
+    fmt_error_pct,
+    fmt_interval,
+    fmt_num,
+    fmt_ratio,
+)
 from toolkit.report import figures
 from toolkit.report.model import (
     Badge,
@@ -30,14 +38,6 @@ from toolkit.report.model import (
     Table,
     Text,
     Tone,
-)
-from toolkit.report.numbers import (
-    error_pct_above,
-    error_pct_text,
-    fmt_error_pct,
-    fmt_interval,
-    fmt_num,
-    fmt_ratio,
 )
 from toolkit.store import Store
 
