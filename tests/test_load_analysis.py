@@ -153,6 +153,12 @@ def test_littles_law_flags_closed_loop() -> None:
     thinking = littles_law("s", threads=10, throughput=10, latency_ms=100)
     assert thinking is not None and thinking.finding is None
     assert thinking.think_s == pytest.approx(0.9)
+    # X·R just above N (within the 2 % noise): saturated, think time 0, never negative (the
+    # demo showed -988 µs); far above N: inconsistent, no think time at all (was -16 ms)
+    noisy = littles_law("s", threads=10, throughput=1000, latency_ms=10.1)
+    assert noisy is not None and noisy.verdict == "saturated" and noisy.think_s == 0.0
+    wrong = littles_law("s", threads=10, throughput=1000, latency_ms=15)
+    assert wrong is not None and wrong.verdict == "inconsistent" and wrong.think_s is None
 
 
 def test_window_series_and_parse_window(tmp_path: Path, store: Store) -> None:

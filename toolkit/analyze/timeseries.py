@@ -512,7 +512,9 @@ class LittlesLaw:
     """Little's law N = X·(R + Z) on the steady part (Little 1961).
 
     ``busy_fraction`` = X·R/N, the share of its time a thread spends waiting for a response;
-    ``think_s`` = N/X − R is the implied think time. A busy fraction near 1 means a closed
+    ``think_s`` = N/X − R is the implied think time (0 for a busy fraction just above 1,
+    within the estimates' noise; None when the data are inconsistent: a negative think time
+    means nothing). A busy fraction near 1 means a closed
     loop with no think time: throughput is set by latency (a saturated client or server),
     and latency percentiles suffer coordinated omission (a slow response delays the next
     request instead of being measured against a fixed arrival schedule). Above 1 (beyond
@@ -525,7 +527,7 @@ class LittlesLaw:
     throughput: float
     latency_s: float
     busy_fraction: float
-    think_s: float
+    think_s: float | None
     finding: Finding | None
     verdict: LittlesVerdict = "thinking"
 
@@ -552,7 +554,7 @@ def littles_law(
         return None
     r = latency_ms / 1000.0
     busy = throughput * r / threads
-    think = threads / throughput - r
+    think: float | None = max(0.0, threads / throughput - r)
     finding = None
     verdict: LittlesVerdict = "thinking"
     numbers: dict[str, float | int | str | None] = {
@@ -561,7 +563,7 @@ def littles_law(
         "throughput": throughput,
     }
     if busy > 1 + tolerance:
-        verdict = "inconsistent"
+        verdict, think = "inconsistent", None
         finding = Finding(
             rule="littles-law-inconsistent",
             severity="warning",

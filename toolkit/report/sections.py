@@ -86,6 +86,8 @@ def fmt_seconds(value: float | None) -> str:
         return "–"
     if value < 0:
         return "−" + fmt_seconds(-value)
+    if value == 0:
+        return "0 s"
     if value < 1e-3:
         return f"{value * 1e6:.3g} µs"
     if value < 1:
