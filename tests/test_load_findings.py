@@ -13,7 +13,13 @@ import pytest
 
 import toolkit
 from toolkit import Store, ingest_file
-from toolkit.analyze.load_findings import MIN_WINDOWS, WindowSeries, load_steps
+from toolkit.analyze.load_findings import (
+    MIN_WINDOWS,
+    WindowSeries,
+    full_windows,
+    load_steps,
+    warmup_findings,
+)
 from toolkit.analyze.timeseries import warmup_end
 from toolkit.pipeline.load import load_report
 from toolkit.synthetic import write_jtl
@@ -176,6 +182,53 @@ def test_real_short_files_say_why(
 ) -> None:
     found = rules(suite_of(store, real_dir / "jmeter" / name))
     assert found[rule]["message"].startswith(start)
+
+
+_TAURUS = "Blazemeter+taurus__tests__resources__jmeter__jtl__"
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"{_TAURUS}doublequoting.jtl",
+        f"{_TAURUS}quote-guessing-crash.jtl",
+        f"{_TAURUS}embedded_resources__kpi_ed.jtl",
+        f"{_TAURUS}slow-stdev.jtl",
+    ],
+)
+def test_real_too_short_advice_works(real_dir: Path, name: str) -> None:
+    """The suggested --window, run, is no longer too short; with fewer samples than the
+    rule's windows no window is suggested (was: 200 ms → 9 full windows on doublequoting,
+    500 ms → 8 on quote-guessing-crash, 50 ms → 0 on the 1-sample kpi_ed)."""
+    path = real_dir / "jmeter" / name
+    with toolkit.open_store() as store:
+        suite = suite_of(store, path)
+    found = rules(suite)["load-too-short"]
+    samples = suite["labels"][0]["samples"]
+    window = found["numbers"].get("suggested_window_s")
+    if samples < MIN_WINDOWS:
+        assert window is None and "--window" not in found["advice"]
+        assert found["message"].startswith(f"only {samples} sample")
+        assert "too few" in found["message"]
+        return
+    assert window is not None
+    assert f"--window {window * 1000:g}ms" in found["advice"]
+    with toolkit.open_store() as again:
+        smaller = suite_of(again, path, window_s=window)
+    assert smaller["labels"][0]["warmup_status"] != "too-short"
+    assert "load-too-short" not in rules(smaller)
+
+
+def test_too_short_advice_counts_full_windows_from_the_completions() -> None:
+    """12 s between the first sample start and the last completion, but the first
+    completion 6.5 s in: 1 s windows would be 12 by duration, yet only 5 are full."""
+    label = {"label": "ALL", "samples": 50, "warmup_status": "too-short", "duration_s": 12.0}
+    (found,) = warmup_findings("s", label, windows=4, window_s=2.0, completion_ms=(6_500, 12_000))
+    assert full_windows(6_500, 12_000, 1000) == 5
+    assert full_windows(6_500, 12_000, 500) == MIN_WINDOWS
+    assert found.numbers["suggested_window_s"] == 0.5
+    assert "--window 500ms" in found.advice
 
 
 # --- 3. stepped load -----------------------------------------------------------------------

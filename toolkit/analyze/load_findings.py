@@ -67,6 +67,19 @@ def _pct(share: float) -> str:
     return fmt_error_pct(share)
 
 
+def full_windows(first_end_ms: int, last_end_ms: int, window_ms: int) -> int:
+    """Full windows of ``window_ms`` a series has whose first and last completion are
+    ``first_end_ms`` and ``last_end_ms`` (ms from the suite's first sample start), as
+    :func:`~toolkit.analyze.timeseries.analyze_windows` counts them: every window from the
+    one holding the first completion to the one holding the last, less those two (partial
+    and left out)."""
+    return max(0, last_end_ms // window_ms - first_end_ms // window_ms - 1)
+
+
+#: windows the too-short advice may suggest (s), largest first
+WINDOW_CHOICES = (30.0, 10.0, 5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+
+
 def _window_text(window_s: float) -> str:
     """A ``--window`` value for advice: ``500ms``, ``2s``."""
     if window_s < 1:
@@ -297,6 +310,7 @@ def warmup_findings(
     summariser: bool = False,
     steps: Sequence[LoadStep] = (),
     timed: bool = True,
+    completion_ms: tuple[int, int] | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -304,7 +318,10 @@ def warmup_findings(
     non-zero length). ``window_s`` is None for a summariser log (its windows are the
     log's). A stepped run (``steps``) gets no "run longer" advice: its trend is the steps.
     ``timed`` False: no sample has a start time and elapsed (JTL without ``timeStamp`` or
-    ``elapsed`` columns), so there are no windows at all.
+    ``elapsed`` columns), so there are no windows at all. ``completion_ms``: ALL's first
+    and last completion (ms from the first sample start), for the too-short advice: a
+    smaller ``--window`` is suggested only when it gives the rule its full windows
+    (:func:`full_windows`), and none when the run has fewer samples than that.
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -347,6 +364,11 @@ def warmup_findings(
     if status == "too-short":
         need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
         duration = float(all_label.get("duration_s") or 0.0)
+        numbers: dict[str, float | int | str | None] = {
+            "windows": windows,
+            "need": need,
+            "window_s": window_s,
+        }
         if summariser:
             message = (
                 f"{windows} summariser window{'s' if windows != 1 else ''} over "
@@ -357,6 +379,14 @@ def warmup_findings(
                 "print summariser lines more often (jmeter -Jsummariser.interval=5) or "
                 "analyse the JTL, or run longer"
             )
+        elif samples < need:
+            # fewer samples than the windows the rule needs: no window size makes a series
+            message = (
+                f"only {samples} sample{'s' if samples != 1 else ''} over {_s(duration)} s: "
+                f"too few for the warm-up rule, which needs a series of ≥ {need} windows; "
+                "no warm-up end or steady figures"
+            )
+            advice = "run longer (or with more threads) to analyse the warm-up"
         else:
             assert window_s is not None
             message = (
@@ -364,16 +394,23 @@ def warmup_findings(
                 f"over {_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end "
                 "or steady figures"
             )
-            smaller = [
-                c
-                for c in (30, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
-                if c < window_s and duration / c >= need + 2
-            ]
-            advice = (
-                f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
-                if smaller
-                else "run longer"
+            # a smaller window only helps when it really gives ``need`` full windows
+            # between the first and the last completion, counted as the analysis does
+            smaller = (
+                [
+                    c
+                    for c in WINDOW_CHOICES
+                    if c < window_s
+                    and full_windows(*completion_ms, max(1, round(c * 1000))) >= need
+                ]
+                if completion_ms is not None
+                else []
             )
+            if smaller:
+                advice = f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
+                numbers["suggested_window_s"] = smaller[0]
+            else:
+                advice = "run longer"
         found.append(
             Finding(
                 rule="load-too-short",
@@ -381,7 +418,7 @@ def warmup_findings(
                 subject=subject,
                 message=message,
                 advice=advice,
-                numbers={"windows": windows, "need": need, "window_s": window_s},
+                numbers=numbers,
             )
         )
     elif status == "inconclusive" and not steps:

@@ -62,12 +62,23 @@ def sample_suite_findings(
         errors=frame["errors"].fill_null(0).to_numpy(),
     )
     steps = load_steps(series)
+    span = store.con.execute(
+        f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?
+            FROM {_SAMPLES}
+            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+              AND {_ALL_FILTER}""",
+        [t0, t0, suite_id],
+    ).fetchone()
+    completion_ms = (
+        (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
+    )
     found = warmup_findings(
         name,
         all_label,
         windows=max(0, series.n.size - 2),
         window_s=window_s,
         steps=steps,
+        completion_ms=completion_ms,
     )
     if steps:
         found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
