@@ -3,6 +3,7 @@ suites, too-short runs, stepped thread counts, gaps, errors, latency-only warm-u
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from toolkit.analyze.load_findings import (
     warmup_findings,
 )
 from toolkit.analyze.timeseries import warmup_end
+from toolkit.errors import UnrecognisedFormatError
 from toolkit.pipeline.load import load_report
 from toolkit.synthetic import write_jtl
 
@@ -427,3 +429,61 @@ def test_finding_labels_are_escaped_in_the_report(tmp_path: Path) -> None:
         )
     assert "label &lt;script&gt;alert(1)&lt;/script&gt; (" in html
     assert XSS not in html
+
+
+def test_load_findings_fold_above_four_suites() -> None:
+    """A kind found in more than 4 suites is one finding naming the worst suite and
+    listing the others with their figure; 4 suites keep their own findings."""
+    from toolkit.analyze.findings import Finding
+    from toolkit.report.sections import MAX_SUITE_FINDINGS, fold_load_findings
+
+    def errors(suite: str, rate: float) -> Finding:
+        return Finding(
+            "load-errors",
+            "warning",
+            suite,
+            f"{suite}: {rate:.0%} failed",
+            "fix",
+            {"error_rate": rate},
+        )
+
+    few = [errors(f"s{i}", 0.1 * (i + 1)) for i in range(MAX_SUITE_FINDINGS)]
+    assert fold_load_findings(few, 10) == few
+    many = [errors(f"s{i}", 0.1 * (i + 1)) for i in range(7)]
+    gap = Finding("load-gap", "warning", "s0", "s0: gap", "look", {"length_s": 6.0})
+    (folded, kept) = fold_load_findings([*many, gap], 9)
+    assert kept == gap
+    assert folded.rule == "load-errors" and folded.subject == "7 of 9 load suites"
+    assert folded.message.startswith(
+        "7 of 9 load suites have 5% or more failed samples; the worst: s6: 70% failed; also "
+        "s5 60%, s4 50%"
+    )
+    assert folded.advice == "s6: fix"
+    assert folded.numbers["suites"] == 7
+
+
+@pytest.mark.real
+def test_real_folder_report_folds_load_findings(real_dir: Path) -> None:
+    """`warmup report` on the real JMeter folder: 54 load findings before (16
+    load-too-short, 12 load-errors, 13 without timestamps), now no kind in more than 4
+    findings of its own."""
+    from collections import Counter
+
+    from toolkit.report.render import build_report
+    from toolkit.report.sections import MAX_SUITE_FINDINGS
+
+    with toolkit.open_store() as store:
+        for path in sorted((real_dir / "jmeter").iterdir()):
+            with contextlib.suppress(UnrecognisedFormatError):  # skipped by the CLI too
+                ingest_file(store, path)
+        report = build_report(store, generated_at=datetime(2026, 5, 19, tzinfo=UTC))
+    load = [f for f in report.findings if f.rule.startswith("load-")]
+    kinds = Counter(
+        (f.rule, f.numbers.get("reason")) for f in load if " load suites" not in f.subject
+    )
+    assert max(kinds.values()) <= MAX_SUITE_FINDINGS
+    folded = {f.rule for f in load if " load suites" in f.subject}
+    assert {"load-errors", "load-too-short"} <= folded
+    errors = next(f for f in load if f.rule == "load-errors")
+    assert "load suites have 5% or more failed samples; the worst: " in errors.message
+    assert len(load) < 20

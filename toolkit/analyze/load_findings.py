@@ -357,7 +357,13 @@ def warmup_findings(
                     "save both (JMeter's defaults: jmeter.save.saveservice.timestamp_format=ms, "
                     "jmeter.save.saveservice.time=true)"
                 ),
-                numbers={"windows": 0, "need": MIN_WINDOWS, "window_s": window_s},
+                numbers={
+                    "windows": 0,
+                    "need": MIN_WINDOWS,
+                    "window_s": window_s,
+                    "samples": samples,
+                    "reason": "no-timestamps",
+                },
             )
         )
         return found
@@ -368,6 +374,8 @@ def warmup_findings(
             "windows": windows,
             "need": need,
             "window_s": window_s,
+            "samples": samples,
+            "reason": "summariser" if summariser else "few-windows",
         }
         if summariser:
             message = (
@@ -387,6 +395,7 @@ def warmup_findings(
                 "no warm-up end or steady figures"
             )
             advice = "run longer (or with more threads) to analyse the warm-up"
+            numbers["reason"] = "few-samples"
         else:
             assert window_s is not None
             message = (
