@@ -487,3 +487,23 @@ def test_real_folder_report_folds_load_findings(real_dir: Path) -> None:
     errors = next(f for f in load if f.rule == "load-errors")
     assert "load suites have 5% or more failed samples; the worst: " in errors.message
     assert len(load) < 20
+
+
+def test_no_steady_state_from_a_pause_names_the_gap(tmp_path: Path, store: Store) -> None:
+    """A 60 s pause in the middle of a flat 600 s run: no steady state because of the gap
+    (as load-gap says), not "still trends at the end … run longer" (audit s4a_pause60)."""
+    rng = np.random.default_rng(41)
+    starts, el = open_loop(rng, 600, lambda t: 30, lambda t: 20)
+    keep = (starts < 240) | (starts >= 300)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "pause60.jtl", starts[keep], el[keep]))
+    found = rules(suite)
+    assert suite["labels"][0]["warmup_status"] == "inconclusive"
+    gap = found["load-gap"]["numbers"]
+    none = found["load-no-steady-state"]
+    assert none["message"] == (
+        "no steady state: the run is not stationary because of the "
+        f"{gap['length_s']:g} s with no completed sample from {gap['start_s']:g} s to "
+        f"{gap['end_s']:g} s (load-gap), not a trend at its end"
+    )
+    assert "run longer" not in none["advice"]
+    assert none["numbers"]["cause"] == "load-gap"

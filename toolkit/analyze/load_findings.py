@@ -301,6 +301,25 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
     return float(value) if value is not None else None
 
 
+def _cause_text(cause: Finding) -> str:
+    """A ``load-gap`` or ``load-error-change`` finding as the reason of a non-stationary
+    run, with its figures."""
+    x = cause.numbers
+    if cause.rule == "load-gap":
+        if int(x.get("gaps") or 1) == 1:
+            return (
+                f"the {_s(float(x['length_s'] or 0))} s with no completed sample from "
+                f"{_s(float(x['start_s'] or 0))} s to {_s(float(x['end_s'] or 0))} s (load-gap)"
+            )
+        return (
+            f"{x['gaps']} stretches with no completed sample ({_s(float(x['length_s'] or 0))} s "
+            "in all; load-gap)"
+        )
+    if cause.rule == "load-error-change":
+        return f"the error rate's change at {_s(float(x['at_s'] or 0))} s (load-error-change)"
+    return cause.rule
+
+
 def warmup_findings(
     subject: str,
     all_label: Mapping[str, Any],
@@ -311,6 +330,7 @@ def warmup_findings(
     steps: Sequence[LoadStep] = (),
     timed: bool = True,
     completion_ms: tuple[int, int] | None = None,
+    causes: Sequence[Finding] = (),
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -322,6 +342,8 @@ def warmup_findings(
     and last completion (ms from the first sample start), for the too-short advice: a
     smaller ``--window`` is suggested only when it gives the rule its full windows
     (:func:`full_windows`), and none when the run has fewer samples than that.
+    ``causes``: the suite's ``load-gap`` and ``load-error-change`` findings; with one, an
+    inconclusive run's ``load-no-steady-state`` names it instead of advising a longer run.
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -428,6 +450,25 @@ def warmup_findings(
                 message=message,
                 advice=advice,
                 numbers=numbers,
+            )
+        )
+    elif status == "inconclusive" and not steps and causes:
+        # a gap or an error-rate change breaks the run into parts: that, not a trend a
+        # longer run would outlast, is why no steady state is found
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=(
+                    f"no steady state: the run is not stationary because of "
+                    f"{' and '.join(_cause_text(c) for c in causes)}, not a trend at its end"
+                ),
+                advice=(
+                    "read the parts before and after it apart, or rerun without it before "
+                    "comparing (a longer run would not remove it)"
+                ),
+                numbers={"windows": windows, "cause": ",".join(c.rule for c in causes)},
             )
         )
     elif status == "inconclusive" and not steps:

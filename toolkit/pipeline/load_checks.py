@@ -72,17 +72,7 @@ def sample_suite_findings(
     completion_ms = (
         (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
     )
-    found = warmup_findings(
-        name,
-        all_label,
-        windows=max(0, series.n.size - 2),
-        window_s=window_s,
-        steps=steps,
-        completion_ms=completion_ms,
-    )
-    if steps:
-        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
-    found += gap_findings(name, series, all_label=all_label)
+    gaps = gap_findings(name, series, all_label=all_label)
     failed = store.frame(
         f"""SELECT label, avg(elapsed_ms) FILTER (success = false) AS failed_ms
             FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label""",
@@ -93,7 +83,7 @@ def sample_suite_findings(
             WHERE suite_id = ? AND {_ALL_FILTER}""",
         [t0, suite_id],
     ).fetchone()
-    found += error_findings(
+    errors = error_findings(
         name,
         labels,
         failed_mean_ms={str(r["label"]): r["failed_ms"] for r in failed.iter_rows(named=True)},
@@ -101,6 +91,19 @@ def sample_suite_findings(
         series=series,
         until_s=None if ok_row is None or ok_row[1] is None else float(ok_row[1]),
     )
+    found = warmup_findings(
+        name,
+        all_label,
+        windows=max(0, series.n.size - 2),
+        window_s=window_s,
+        steps=steps,
+        completion_ms=completion_ms,
+        causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
+    )
+    if steps:
+        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
+    found += gaps
+    found += errors
     return found
 
 
