@@ -130,10 +130,35 @@ def test_short_summariser_log_says_why(tmp_path: Path, store: Store) -> None:
 
 @pytest.mark.real
 def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) -> None:
+    """A 12 s run's windows of 0.244, 5.81, 6 and 0.125 s: too short (a warning naming the
+    2 full-length windows), not "throughput still trends" at problem severity."""
     suite = suite_of(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt")
     status = suite["labels"][0]["warmup_status"]
     assert status in ("inconclusive", "too-short")
-    assert {"load-no-steady-state", "load-too-short"} & set(rules(suite))
+    found = rules(suite)
+    assert "load-no-steady-state" not in found
+    short = found["load-too-short"]
+    assert short["severity"] == "warning"
+    assert short["numbers"]["full_windows"] == 2
+    assert short["message"].startswith("4 summariser windows over 12.2 s (0.244, 5.81, 6, 0.125 s)")
+    assert "-Jsummariser.interval=2" in short["advice"]
+
+
+def test_summariser_log_with_partial_windows_is_too_short() -> None:
+    """Two cut windows around three full ones: 3 full-length windows < 4 is too short
+    (a warning), not a trend; 4 full-length windows that trend stay "still trends"."""
+    label = {"label": "ALL", "samples": 900, "warmup_status": "inconclusive", "duration_s": 93.0}
+    (short,) = warmup_findings(
+        "log", label, windows=5, window_s=None, summariser=True, summary_seconds=[2, 30, 30, 30, 1]
+    )
+    assert short.rule == "load-too-short" and short.severity == "warning"
+    assert short.numbers["full_windows"] == 3
+    assert short.message.startswith("5 summariser windows over 93 s (2, 30, 30, 30, 1 s), 3 of")
+    assert "-Jsummariser.interval=15" in short.advice
+    (trend,) = warmup_findings(
+        "log", label, windows=4, window_s=None, summariser=True, summary_seconds=[30, 30, 30, 30]
+    )
+    assert trend.rule == "load-no-steady-state"
 
 
 # --- 2. too short, no samples -------------------------------------------------------------

@@ -301,6 +301,18 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
     return float(value) if value is not None else None
 
 
+#: a summariser window is of full length from this share of the longest one (the first
+#: and last windows of a log are cut by the start and the end of the test)
+SUMMARY_FULL_SHARE = 0.9
+
+
+def full_summary_windows(seconds: Sequence[float]) -> int:
+    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
+    (the log's ``summariser.interval``)."""
+    longest = max(seconds, default=0.0)
+    return sum(1 for x in seconds if longest > 0 and x >= SUMMARY_FULL_SHARE * longest)
+
+
 def _cause_text(cause: Finding) -> str:
     """A ``load-gap`` or ``load-error-change`` finding as the reason of a non-stationary
     run, with its figures."""
@@ -331,6 +343,7 @@ def warmup_findings(
     timed: bool = True,
     completion_ms: tuple[int, int] | None = None,
     causes: Sequence[Finding] = (),
+    summary_seconds: Sequence[float] | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -344,6 +357,9 @@ def warmup_findings(
     (:func:`full_windows`), and none when the run has fewer samples than that.
     ``causes``: the suite's ``load-gap`` and ``load-error-change`` findings; with one, an
     inconclusive run's ``load-no-steady-state`` names it instead of advising a longer run.
+    ``summary_seconds``: a summariser log's window lengths (s); with fewer than
+    ``SUMMARY_MIN_WINDOWS`` of full length (:func:`full_summary_windows`), an inconclusive
+    log is too short, not trending (a 12 s run's 0.25, 5.8, 6 and 0.125 s windows).
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -389,6 +405,9 @@ def warmup_findings(
             )
         )
         return found
+    full = full_summary_windows(summary_seconds) if summary_seconds is not None else None
+    if summariser and status == "inconclusive" and full is not None and full < SUMMARY_MIN_WINDOWS:
+        status = "too-short"
     if status == "too-short":
         need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
         duration = float(all_label.get("duration_s") or 0.0)
@@ -399,7 +418,25 @@ def warmup_findings(
             "samples": samples,
             "reason": "summariser" if summariser else "few-windows",
         }
-        if summariser:
+        if summariser and full is not None and full < windows:
+            assert summary_seconds is not None
+            lengths = ", ".join(_s(x) for x in summary_seconds[:8])
+            message = (
+                f"{windows} summariser window{'s' if windows != 1 else ''} over "
+                f"{_s(duration)} s ({lengths}{' …' if len(summary_seconds) > 8 else ''} s), "
+                f"{full} of full length; the warm-up rule needs ≥ {need} full-length "
+                "windows: too short to tell a warm-up or a trend, no steady figures"
+            )
+            numbers["full_windows"] = full
+            # an interval that fits need + 2 windows (the first and last are cut) in the run
+            interval = math.floor(duration / (need + 2))
+            advice = (
+                f"print summariser lines more often (jmeter -Jsummariser.interval={interval}) "
+                "or analyse the JTL, or run longer"
+                if 1 <= interval < max(summary_seconds)
+                else "run longer (or analyse the JTL)"
+            )
+        elif summariser:
             message = (
                 f"{windows} summariser window{'s' if windows != 1 else ''} over "
                 f"{_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end or "

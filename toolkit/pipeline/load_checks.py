@@ -113,7 +113,14 @@ def summary_suite_findings(
     """Warm-up/too-short/no-steady-state and error-rate findings of a summariser-log
     suite from its ``ALL`` label dict (``main``: the summariser ALL comes from), as
     ``--json`` dicts."""
-    windows = summariser_windows(store, suite_id, main, timed_only=True).height if main else 0
-    found = warmup_findings(name, all_label, windows=windows, window_s=None, summariser=True)
+    frame = summariser_windows(store, suite_id, main, timed_only=True) if main else None
+    found = warmup_findings(
+        name,
+        all_label,
+        windows=frame.height if frame is not None else 0,
+        window_s=None,
+        summariser=True,
+        summary_seconds=[float(x) for x in frame["seconds"]] if frame is not None else None,
+    )
     found += error_findings(name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
     return [f.as_json() for f in found]
