@@ -532,3 +532,41 @@ def test_no_steady_state_from_a_pause_names_the_gap(tmp_path: Path, store: Store
     )
     assert "run longer" not in none["advice"]
     assert none["numbers"]["cause"] == "load-gap"
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bin__testfiles__BatchTestLocal.csv",
+        "bin__testfiles__Bug52968.xml",
+        "bin__testfiles__Bug56811.xml",
+        "bin__testfiles__TestResultStatusAction.csv",
+    ],
+)
+def test_errors_without_timings_do_not_mention_missing_figures(
+    real_dir: Path, store: Store, name: str
+) -> None:
+    """Files with no timestamps have no throughput or latency: load-errors says the share
+    is the only figure, not that failures "count in the throughput and latency figures …
+    can set the p95"."""
+    found = rules(suite_of(store, real_dir / "jmeter" / name))["load-errors"]
+    assert found["message"].endswith("so that share is its only figure")
+    assert "p95" not in found["message"] and "throughput" not in found["advice"]
+
+
+def test_summariser_errors_name_its_figures() -> None:
+    from toolkit.analyze.load_findings import error_findings
+
+    label = {
+        "label": "ALL",
+        "samples": 100,
+        "errors": 20,
+        "throughput": {"overall": 3.3},
+        "latency_ms": {"overall": {"mean": 50.0, "p95": None}},
+    }
+    (found,) = error_findings("log", [label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
+    assert found.message == (
+        "20% of the samples failed (20 of 100); failed samples count in the throughput and "
+        "mean latency, as in JMeter's summariser"
+    )

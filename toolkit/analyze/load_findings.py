@@ -720,18 +720,41 @@ def error_findings(
     samples, errors = int(all_label.get("samples") or 0), int(all_label.get("errors") or 0)
     if samples and errors / samples >= ERROR_RATE_WARN:
         share = errors / samples
+        # what the failures distort: only the figures this suite has
+        overall_lat = (all_label.get("latency_ms") or {}).get("overall") or {}
+        has_p95 = overall_lat.get("p95") is not None
+        has_mean = overall_lat.get("mean") is not None
+        has_tp = (all_label.get("throughput") or {}).get("overall") is not None
+        if has_p95:
+            effect = (
+                "; failed samples count in the throughput and latency figures, as in "
+                "JMeter's dashboard, and at 5% or more they can set the p95"
+            )
+            advice = (
+                "find the cause of the failures before reading throughput or latency as "
+                "the system's; compare runs only at similar error rates"
+            )
+        elif has_mean or has_tp:
+            effect = (
+                "; failed samples count in the throughput and mean latency, as in JMeter's "
+                "summariser"
+            )
+            advice = (
+                "find the cause of the failures before reading throughput or latency as "
+                "the system's; compare runs only at similar error rates"
+            )
+        else:
+            effect = (
+                "; the file has no timings (elapsed, timeStamp), so that share is its only figure"
+            )
+            advice = "find the cause of the failures; compare runs only at similar error rates"
         found.append(
             Finding(
                 rule="load-errors",
                 severity="warning",
                 subject=subject,
-                message=(
-                    f"{_pct(share)} of the samples failed ({errors} of {samples}); failed "
-                    "samples count in the throughput and latency figures, as in JMeter's "
-                    "dashboard, and at 5 % or more they can set the p95"
-                ),
-                advice="find the cause of the failures before reading throughput or "
-                "latency as the system's; compare runs only at similar error rates",
+                message=f"{_pct(share)} of the samples failed ({errors} of {samples}){effect}",
+                advice=advice,
                 numbers={"error_rate": share, "errors": errors, "samples": samples},
             )
         )
