@@ -570,3 +570,31 @@ def test_summariser_errors_name_its_figures() -> None:
         "20% of the samples failed (20 of 100); failed samples count in the throughput and "
         "mean latency, as in JMeter's summariser"
     )
+
+
+def test_singular_in_messages(tmp_path: Path, store: Store) -> None:
+    """ "the one sample has no start time", not "none of the 1 samples"; "1 thread" in a
+    step's figures."""
+    from toolkit.analyze.load_findings import LoadStep, step_finding
+
+    path = tmp_path / "one.csv"
+    path.write_text("label,responseCode,responseMessage,success\nreq,200,OK,true\n")
+    found = rules(suite_of(store, path))["load-too-short"]
+    assert found["message"].startswith("the one sample has no start time and elapsed time (")
+    steps = [
+        LoadStep(1.0, 0.0, 60.0, 0.0, 5.0, 200.0),
+        LoadStep(2.0, 60.0, 120.0, 0.0, 10.0, 200.0),
+    ]
+    message = step_finding("s", steps, warmup_end_s=None).message
+    assert "(1 thread 5/s at 200 ms, 2 threads 10/s at 200 ms," in message
+
+
+@pytest.mark.real
+def test_window_seconds_have_no_binary_noise(real_dir: Path, store: Store) -> None:
+    """kpi-pair1.jtl at 50 ms windows: the warm-up ends at window 6, 0.3 s (was
+    0.30000000000000004 in --json)."""
+    path = real_dir / "jmeter" / f"{_TAURUS}kpi-pair1.jtl"
+    suite = suite_of(store, path, window_s=0.05)
+    end = suite["labels"][0]["warmup_end_s"]
+    assert end is not None and repr(end) == repr(round(end, 6))
+    assert end == 0.3

@@ -135,7 +135,8 @@ def dense_series(
         return out
 
     return WindowSeries(
-        t_s=np.arange(first, last + 1, dtype=np.float64) * window_s,
+        # rounded to 1 µs (windows are whole ms): 6 × 0.05 s is 0.3 s, not 0.30000000000000004
+        t_s=np.round(np.arange(first, last + 1, dtype=np.float64) * window_s, 6),
         n=fill(n, 0.0),
         mean_ms=fill(mean_ms, np.nan),
         threads=fill(threads, np.nan),
@@ -238,6 +239,11 @@ def _threads(level: float) -> str:
     return f"{level:.0f}" if abs(level - round(level)) < 0.05 else f"{level:.1f}"
 
 
+def _threads_word(level: float) -> str:
+    """``1 thread``, ``20 threads``."""
+    return f"{_threads(level)} thread{'' if _threads(level) == '1' else 's'}"
+
+
 def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float | None) -> Finding:
     """``load-steps``: the thread count changes in steps; each step has its own steady
     state. ``warmup_end_s``: where the warm-up rule cut ALL, to say when the "warm-up" it
@@ -245,7 +251,7 @@ def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float
     changes = [s.start_s for s in steps[1:]]
     levels = "→".join(_threads(s.threads) for s in steps)
     per_step = ", ".join(
-        f"{_threads(s.threads)} threads {fmt_num(s.throughput)}/s"
+        f"{_threads_word(s.threads)} {fmt_num(s.throughput)}/s"
         + (f" at {fmt_num(s.mean_ms)} ms" if s.mean_ms is not None else "")
         for s in steps
     )
@@ -387,8 +393,12 @@ def warmup_findings(
                 severity="warning",
                 subject=subject,
                 message=(
-                    f"none of the {samples} samples has a start time and an elapsed time "
-                    "(no timeStamp or elapsed column): no windows, so no throughput, "
+                    (
+                        "the one sample has no start time and elapsed time "
+                        if samples == 1
+                        else f"none of the {samples} samples has a start time and an elapsed time "
+                    )
+                    + "(no timeStamp or elapsed column): no windows, so no throughput, "
                     "warm-up end or steady figures"
                 ),
                 advice=(
