@@ -598,3 +598,18 @@ def test_window_seconds_have_no_binary_noise(real_dir: Path, store: Store) -> No
     end = suite["labels"][0]["warmup_end_s"]
     assert end is not None and repr(end) == repr(round(end, 6))
     assert end == 0.3
+
+
+def test_no_steady_state_from_an_error_change_names_it() -> None:
+    from toolkit.analyze.findings import Finding
+
+    label = {"label": "ALL", "samples": 9000, "warmup_status": "inconclusive", "duration_s": 300}
+    change = Finding(
+        "load-error-change", "warning", "s", "…", "…", {"at_s": 150.0, "before": 0.0, "after": 0.5}
+    )
+    (found,) = warmup_findings("s", label, windows=298, window_s=1.0, causes=[change])
+    assert found.message == (
+        "no steady state: the run is not stationary because of the error rate's change at "
+        "150 s (load-error-change), not a trend at its end"
+    )
+    assert "run longer" not in found.advice
