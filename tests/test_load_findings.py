@@ -3,6 +3,7 @@ suites, too-short runs, stepped thread counts, gaps, errors, latency-only warm-u
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,8 +14,15 @@ import pytest
 
 import toolkit
 from toolkit import Store, ingest_file
-from toolkit.analyze.load_findings import MIN_WINDOWS, WindowSeries, load_steps
+from toolkit.analyze.load_findings import (
+    MIN_WINDOWS,
+    WindowSeries,
+    full_windows,
+    load_steps,
+    warmup_findings,
+)
 from toolkit.analyze.timeseries import warmup_end
+from toolkit.errors import UnrecognisedFormatError
 from toolkit.pipeline.load import load_report
 from toolkit.synthetic import write_jtl
 
@@ -122,10 +130,35 @@ def test_short_summariser_log_says_why(tmp_path: Path, store: Store) -> None:
 
 @pytest.mark.real
 def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) -> None:
+    """A 12 s run's windows of 0.244, 5.81, 6 and 0.125 s: too short (a warning naming the
+    2 full-length windows), not "throughput still trends" at problem severity."""
     suite = suite_of(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt")
     status = suite["labels"][0]["warmup_status"]
     assert status in ("inconclusive", "too-short")
-    assert {"load-no-steady-state", "load-too-short"} & set(rules(suite))
+    found = rules(suite)
+    assert "load-no-steady-state" not in found
+    short = found["load-too-short"]
+    assert short["severity"] == "warning"
+    assert short["numbers"]["full_windows"] == 2
+    assert short["message"].startswith("4 summariser windows over 12.2 s (0.244, 5.81, 6, 0.125 s)")
+    assert "-Jsummariser.interval=2" in short["advice"]
+
+
+def test_summariser_log_with_partial_windows_is_too_short() -> None:
+    """Two cut windows around three full ones: 3 full-length windows < 4 is too short
+    (a warning), not a trend; 4 full-length windows that trend stay "still trends"."""
+    label = {"label": "ALL", "samples": 900, "warmup_status": "inconclusive", "duration_s": 93.0}
+    (short,) = warmup_findings(
+        "log", label, windows=5, window_s=None, summariser=True, summary_seconds=[2, 30, 30, 30, 1]
+    )
+    assert short.rule == "load-too-short" and short.severity == "warning"
+    assert short.numbers["full_windows"] == 3
+    assert short.message.startswith("5 summariser windows over 93 s (2, 30, 30, 30, 1 s), 3 of")
+    assert "-Jsummariser.interval=15" in short.advice
+    (trend,) = warmup_findings(
+        "log", label, windows=4, window_s=None, summariser=True, summary_seconds=[30, 30, 30, 30]
+    )
+    assert trend.rule == "load-no-steady-state"
 
 
 # --- 2. too short, no samples -------------------------------------------------------------
@@ -176,6 +209,53 @@ def test_real_short_files_say_why(
 ) -> None:
     found = rules(suite_of(store, real_dir / "jmeter" / name))
     assert found[rule]["message"].startswith(start)
+
+
+_TAURUS = "Blazemeter+taurus__tests__resources__jmeter__jtl__"
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"{_TAURUS}doublequoting.jtl",
+        f"{_TAURUS}quote-guessing-crash.jtl",
+        f"{_TAURUS}embedded_resources__kpi_ed.jtl",
+        f"{_TAURUS}slow-stdev.jtl",
+    ],
+)
+def test_real_too_short_advice_works(real_dir: Path, name: str) -> None:
+    """The suggested --window, run, is no longer too short; with fewer samples than the
+    rule's windows no window is suggested (was: 200 ms → 9 full windows on doublequoting,
+    500 ms → 8 on quote-guessing-crash, 50 ms → 0 on the 1-sample kpi_ed)."""
+    path = real_dir / "jmeter" / name
+    with toolkit.open_store() as store:
+        suite = suite_of(store, path)
+    found = rules(suite)["load-too-short"]
+    samples = suite["labels"][0]["samples"]
+    window = found["numbers"].get("suggested_window_s")
+    if samples < MIN_WINDOWS:
+        assert window is None and "--window" not in found["advice"]
+        assert found["message"].startswith(f"only {samples} sample")
+        assert "too few" in found["message"]
+        return
+    assert window is not None
+    assert f"--window {window * 1000:g}ms" in found["advice"]
+    with toolkit.open_store() as again:
+        smaller = suite_of(again, path, window_s=window)
+    assert smaller["labels"][0]["warmup_status"] != "too-short"
+    assert "load-too-short" not in rules(smaller)
+
+
+def test_too_short_advice_counts_full_windows_from_the_completions() -> None:
+    """12 s between the first sample start and the last completion, but the first
+    completion 6.5 s in: 1 s windows would be 12 by duration, yet only 5 are full."""
+    label = {"label": "ALL", "samples": 50, "warmup_status": "too-short", "duration_s": 12.0}
+    (found,) = warmup_findings("s", label, windows=4, window_s=2.0, completion_ms=(6_500, 12_000))
+    assert full_windows(6_500, 12_000, 1000) == 5
+    assert full_windows(6_500, 12_000, 500) == MIN_WINDOWS
+    assert found.numbers["suggested_window_s"] == 0.5
+    assert "--window 500ms" in found.advice
 
 
 # --- 3. stepped load -----------------------------------------------------------------------
@@ -374,3 +454,162 @@ def test_finding_labels_are_escaped_in_the_report(tmp_path: Path) -> None:
         )
     assert "label &lt;script&gt;alert(1)&lt;/script&gt; (" in html
     assert XSS not in html
+
+
+def test_load_findings_fold_above_four_suites() -> None:
+    """A kind found in more than 4 suites is one finding naming the worst suite and
+    listing the others with their figure; 4 suites keep their own findings."""
+    from toolkit.analyze.findings import Finding
+    from toolkit.report.sections import MAX_SUITE_FINDINGS, fold_load_findings
+
+    def errors(suite: str, rate: float) -> Finding:
+        return Finding(
+            "load-errors",
+            "warning",
+            suite,
+            f"{suite}: {rate:.0%} failed",
+            "fix",
+            {"error_rate": rate},
+        )
+
+    few = [errors(f"s{i}", 0.1 * (i + 1)) for i in range(MAX_SUITE_FINDINGS)]
+    assert fold_load_findings(few, 10) == few
+    many = [errors(f"s{i}", 0.1 * (i + 1)) for i in range(7)]
+    gap = Finding("load-gap", "warning", "s0", "s0: gap", "look", {"length_s": 6.0})
+    (folded, kept) = fold_load_findings([*many, gap], 9)
+    assert kept == gap
+    assert folded.rule == "load-errors" and folded.subject == "7 of 9 load suites"
+    assert folded.message.startswith(
+        "7 of 9 load suites have 5% or more failed samples; the worst: s6: 70% failed; also "
+        "s5 60%, s4 50%"
+    )
+    assert folded.advice == "s6: fix"
+    assert folded.numbers["suites"] == 7
+
+
+@pytest.mark.real
+def test_real_folder_report_folds_load_findings(real_dir: Path) -> None:
+    """`warmup report` on the real JMeter folder: 54 load findings before (16
+    load-too-short, 12 load-errors, 13 without timestamps), now no kind in more than 4
+    findings of its own."""
+    from collections import Counter
+
+    from toolkit.report.render import build_report
+    from toolkit.report.sections import MAX_SUITE_FINDINGS
+
+    with toolkit.open_store() as store:
+        for path in sorted((real_dir / "jmeter").iterdir()):
+            with contextlib.suppress(UnrecognisedFormatError):  # skipped by the CLI too
+                ingest_file(store, path)
+        report = build_report(store, generated_at=datetime(2026, 5, 19, tzinfo=UTC))
+    load = [f for f in report.findings if f.rule.startswith("load-")]
+    kinds = Counter(
+        (f.rule, f.numbers.get("reason")) for f in load if " load suites" not in f.subject
+    )
+    assert max(kinds.values()) <= MAX_SUITE_FINDINGS
+    folded = {f.rule for f in load if " load suites" in f.subject}
+    assert {"load-errors", "load-too-short"} <= folded
+    errors = next(f for f in load if f.rule == "load-errors")
+    assert "load suites have 5% or more failed samples; the worst: " in errors.message
+    assert len(load) < 20
+
+
+def test_no_steady_state_from_a_pause_names_the_gap(tmp_path: Path, store: Store) -> None:
+    """A 60 s pause in the middle of a flat 600 s run: no steady state because of the gap
+    (as load-gap says), not "still trends at the end … run longer" (audit s4a_pause60)."""
+    rng = np.random.default_rng(41)
+    starts, el = open_loop(rng, 600, lambda t: 30, lambda t: 20)
+    keep = (starts < 240) | (starts >= 300)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "pause60.jtl", starts[keep], el[keep]))
+    found = rules(suite)
+    assert suite["labels"][0]["warmup_status"] == "inconclusive"
+    gap = found["load-gap"]["numbers"]
+    none = found["load-no-steady-state"]
+    assert none["message"] == (
+        "no steady state: the run is not stationary because of the "
+        f"{gap['length_s']:g} s with no completed sample from {gap['start_s']:g} s to "
+        f"{gap['end_s']:g} s (load-gap), not a trend at its end"
+    )
+    assert "run longer" not in none["advice"]
+    assert none["numbers"]["cause"] == "load-gap"
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bin__testfiles__BatchTestLocal.csv",
+        "bin__testfiles__Bug52968.xml",
+        "bin__testfiles__Bug56811.xml",
+        "bin__testfiles__TestResultStatusAction.csv",
+    ],
+)
+def test_errors_without_timings_do_not_mention_missing_figures(
+    real_dir: Path, store: Store, name: str
+) -> None:
+    """Files with no timestamps have no throughput or latency: load-errors says the share
+    is the only figure, not that failures "count in the throughput and latency figures …
+    can set the p95"."""
+    found = rules(suite_of(store, real_dir / "jmeter" / name))["load-errors"]
+    assert found["message"].endswith("so that share is its only figure")
+    assert "p95" not in found["message"] and "throughput" not in found["advice"]
+
+
+def test_summariser_errors_name_its_figures() -> None:
+    from toolkit.analyze.load_findings import error_findings
+
+    label = {
+        "label": "ALL",
+        "samples": 100,
+        "errors": 20,
+        "throughput": {"overall": 3.3},
+        "latency_ms": {"overall": {"mean": 50.0, "p95": None}},
+    }
+    (found,) = error_findings("log", [label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
+    assert found.message == (
+        "20% of the samples failed (20 of 100); failed samples count in the throughput and "
+        "mean latency, as in JMeter's summariser"
+    )
+
+
+def test_singular_in_messages(tmp_path: Path, store: Store) -> None:
+    """ "the one sample has no start time", not "none of the 1 samples"; "1 thread" in a
+    step's figures."""
+    from toolkit.analyze.load_findings import LoadStep, step_finding
+
+    path = tmp_path / "one.csv"
+    path.write_text("label,responseCode,responseMessage,success\nreq,200,OK,true\n")
+    found = rules(suite_of(store, path))["load-too-short"]
+    assert found["message"].startswith("the one sample has no start time and elapsed time (")
+    steps = [
+        LoadStep(1.0, 0.0, 60.0, 0.0, 5.0, 200.0),
+        LoadStep(2.0, 60.0, 120.0, 0.0, 10.0, 200.0),
+    ]
+    message = step_finding("s", steps, warmup_end_s=None).message
+    assert "(1 thread 5/s at 200 ms, 2 threads 10/s at 200 ms," in message
+
+
+@pytest.mark.real
+def test_window_seconds_have_no_binary_noise(real_dir: Path, store: Store) -> None:
+    """kpi-pair1.jtl at 50 ms windows: the warm-up ends at window 6, 0.3 s (was
+    0.30000000000000004 in --json)."""
+    path = real_dir / "jmeter" / f"{_TAURUS}kpi-pair1.jtl"
+    suite = suite_of(store, path, window_s=0.05)
+    end = suite["labels"][0]["warmup_end_s"]
+    assert end is not None and repr(end) == repr(round(end, 6))
+    assert end == 0.3
+
+
+def test_no_steady_state_from_an_error_change_names_it() -> None:
+    from toolkit.analyze.findings import Finding
+
+    label = {"label": "ALL", "samples": 9000, "warmup_status": "inconclusive", "duration_s": 300}
+    change = Finding(
+        "load-error-change", "warning", "s", "…", "…", {"at_s": 150.0, "before": 0.0, "after": 0.5}
+    )
+    (found,) = warmup_findings("s", label, windows=298, window_s=1.0, causes=[change])
+    assert found.message == (
+        "no steady state: the run is not stationary because of the error rate's change at "
+        "150 s (load-error-change), not a trend at its end"
+    )
+    assert "run longer" not in found.advice

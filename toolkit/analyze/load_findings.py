@@ -67,6 +67,19 @@ def _pct(share: float) -> str:
     return fmt_error_pct(share)
 
 
+def full_windows(first_end_ms: int, last_end_ms: int, window_ms: int) -> int:
+    """Full windows of ``window_ms`` a series has whose first and last completion are
+    ``first_end_ms`` and ``last_end_ms`` (ms from the suite's first sample start), as
+    :func:`~toolkit.analyze.timeseries.analyze_windows` counts them: every window from the
+    one holding the first completion to the one holding the last, less those two (partial
+    and left out)."""
+    return max(0, last_end_ms // window_ms - first_end_ms // window_ms - 1)
+
+
+#: windows the too-short advice may suggest (s), largest first
+WINDOW_CHOICES = (30.0, 10.0, 5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+
+
 def _window_text(window_s: float) -> str:
     """A ``--window`` value for advice: ``500ms``, ``2s``."""
     if window_s < 1:
@@ -122,7 +135,8 @@ def dense_series(
         return out
 
     return WindowSeries(
-        t_s=np.arange(first, last + 1, dtype=np.float64) * window_s,
+        # rounded to 1 µs (windows are whole ms): 6 × 0.05 s is 0.3 s, not 0.30000000000000004
+        t_s=np.round(np.arange(first, last + 1, dtype=np.float64) * window_s, 6),
         n=fill(n, 0.0),
         mean_ms=fill(mean_ms, np.nan),
         threads=fill(threads, np.nan),
@@ -225,6 +239,11 @@ def _threads(level: float) -> str:
     return f"{level:.0f}" if abs(level - round(level)) < 0.05 else f"{level:.1f}"
 
 
+def _threads_word(level: float) -> str:
+    """``1 thread``, ``20 threads``."""
+    return f"{_threads(level)} thread{'' if _threads(level) == '1' else 's'}"
+
+
 def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float | None) -> Finding:
     """``load-steps``: the thread count changes in steps; each step has its own steady
     state. ``warmup_end_s``: where the warm-up rule cut ALL, to say when the "warm-up" it
@@ -232,7 +251,7 @@ def step_finding(subject: str, steps: Sequence[LoadStep], *, warmup_end_s: float
     changes = [s.start_s for s in steps[1:]]
     levels = "→".join(_threads(s.threads) for s in steps)
     per_step = ", ".join(
-        f"{_threads(s.threads)} threads {fmt_num(s.throughput)}/s"
+        f"{_threads_word(s.threads)} {fmt_num(s.throughput)}/s"
         + (f" at {fmt_num(s.mean_ms)} ms" if s.mean_ms is not None else "")
         for s in steps
     )
@@ -288,6 +307,37 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
     return float(value) if value is not None else None
 
 
+#: a summariser window is of full length from this share of the longest one (the first
+#: and last windows of a log are cut by the start and the end of the test)
+SUMMARY_FULL_SHARE = 0.9
+
+
+def full_summary_windows(seconds: Sequence[float]) -> int:
+    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
+    (the log's ``summariser.interval``)."""
+    longest = max(seconds, default=0.0)
+    return sum(1 for x in seconds if longest > 0 and x >= SUMMARY_FULL_SHARE * longest)
+
+
+def _cause_text(cause: Finding) -> str:
+    """A ``load-gap`` or ``load-error-change`` finding as the reason of a non-stationary
+    run, with its figures."""
+    x = cause.numbers
+    if cause.rule == "load-gap":
+        if int(x.get("gaps") or 1) == 1:
+            return (
+                f"the {_s(float(x['length_s'] or 0))} s with no completed sample from "
+                f"{_s(float(x['start_s'] or 0))} s to {_s(float(x['end_s'] or 0))} s (load-gap)"
+            )
+        return (
+            f"{x['gaps']} stretches with no completed sample ({_s(float(x['length_s'] or 0))} s "
+            "in all; load-gap)"
+        )
+    if cause.rule == "load-error-change":
+        return f"the error rate's change at {_s(float(x['at_s'] or 0))} s (load-error-change)"
+    return cause.rule
+
+
 def warmup_findings(
     subject: str,
     all_label: Mapping[str, Any],
@@ -297,6 +347,9 @@ def warmup_findings(
     summariser: bool = False,
     steps: Sequence[LoadStep] = (),
     timed: bool = True,
+    completion_ms: tuple[int, int] | None = None,
+    causes: Sequence[Finding] = (),
+    summary_seconds: Sequence[float] | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -304,7 +357,15 @@ def warmup_findings(
     non-zero length). ``window_s`` is None for a summariser log (its windows are the
     log's). A stepped run (``steps``) gets no "run longer" advice: its trend is the steps.
     ``timed`` False: no sample has a start time and elapsed (JTL without ``timeStamp`` or
-    ``elapsed`` columns), so there are no windows at all.
+    ``elapsed`` columns), so there are no windows at all. ``completion_ms``: ALL's first
+    and last completion (ms from the first sample start), for the too-short advice: a
+    smaller ``--window`` is suggested only when it gives the rule its full windows
+    (:func:`full_windows`), and none when the run has fewer samples than that.
+    ``causes``: the suite's ``load-gap`` and ``load-error-change`` findings; with one, an
+    inconclusive run's ``load-no-steady-state`` names it instead of advising a longer run.
+    ``summary_seconds``: a summariser log's window lengths (s); with fewer than
+    ``SUMMARY_MIN_WINDOWS`` of full length (:func:`full_summary_windows`), an inconclusive
+    log is too short, not trending (a 12 s run's 0.25, 5.8, 6 and 0.125 s windows).
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -332,22 +393,60 @@ def warmup_findings(
                 severity="warning",
                 subject=subject,
                 message=(
-                    f"none of the {samples} samples has a start time and an elapsed time "
-                    "(no timeStamp or elapsed column): no windows, so no throughput, "
+                    (
+                        "the one sample has no start time and elapsed time "
+                        if samples == 1
+                        else f"none of the {samples} samples has a start time and an elapsed time "
+                    )
+                    + "(no timeStamp or elapsed column): no windows, so no throughput, "
                     "warm-up end or steady figures"
                 ),
                 advice=(
                     "save both (JMeter's defaults: jmeter.save.saveservice.timestamp_format=ms, "
                     "jmeter.save.saveservice.time=true)"
                 ),
-                numbers={"windows": 0, "need": MIN_WINDOWS, "window_s": window_s},
+                numbers={
+                    "windows": 0,
+                    "need": MIN_WINDOWS,
+                    "window_s": window_s,
+                    "samples": samples,
+                    "reason": "no-timestamps",
+                },
             )
         )
         return found
+    full = full_summary_windows(summary_seconds) if summary_seconds is not None else None
+    if summariser and status == "inconclusive" and full is not None and full < SUMMARY_MIN_WINDOWS:
+        status = "too-short"
     if status == "too-short":
         need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
         duration = float(all_label.get("duration_s") or 0.0)
-        if summariser:
+        numbers: dict[str, float | int | str | None] = {
+            "windows": windows,
+            "need": need,
+            "window_s": window_s,
+            "samples": samples,
+            "reason": "summariser" if summariser else "few-windows",
+        }
+        if summariser and full is not None and full < windows:
+            assert summary_seconds is not None
+            lengths = ", ".join(_s(x) for x in summary_seconds[:8])
+            message = (
+                f"{windows} summariser window{'s' if windows != 1 else ''} over "
+                f"{_s(duration)} s ({lengths}{' …' if len(summary_seconds) > 8 else ''} s), "
+                f"{full} of full length; the warm-up rule needs ≥ {need} full-length "
+                "windows: too short to tell a warm-up or a trend, no steady figures"
+            )
+            numbers["full_windows"] = full
+            # an interval that fits need + 2 windows (the first and last are cut) in the run
+            interval = math.floor(duration / (need + 2))
+            advice = (
+                f"print summariser lines more often (jmeter -Jsummariser.interval={interval}) "
+                "or analyse the JTL, or run longer"
+                if 1 <= interval < max(summary_seconds)
+                else "run longer (or analyse the JTL)"
+            )
+        elif summariser:
             message = (
                 f"{windows} summariser window{'s' if windows != 1 else ''} over "
                 f"{_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end or "
@@ -357,6 +456,15 @@ def warmup_findings(
                 "print summariser lines more often (jmeter -Jsummariser.interval=5) or "
                 "analyse the JTL, or run longer"
             )
+        elif samples < need:
+            # fewer samples than the windows the rule needs: no window size makes a series
+            message = (
+                f"only {samples} sample{'s' if samples != 1 else ''} over {_s(duration)} s: "
+                f"too few for the warm-up rule, which needs a series of ≥ {need} windows; "
+                "no warm-up end or steady figures"
+            )
+            advice = "run longer (or with more threads) to analyse the warm-up"
+            numbers["reason"] = "few-samples"
         else:
             assert window_s is not None
             message = (
@@ -364,16 +472,23 @@ def warmup_findings(
                 f"over {_s(duration)} s; the warm-up rule needs ≥ {need}: no warm-up end "
                 "or steady figures"
             )
-            smaller = [
-                c
-                for c in (30, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
-                if c < window_s and duration / c >= need + 2
-            ]
-            advice = (
-                f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
-                if smaller
-                else "run longer"
+            # a smaller window only helps when it really gives ``need`` full windows
+            # between the first and the last completion, counted as the analysis does
+            smaller = (
+                [
+                    c
+                    for c in WINDOW_CHOICES
+                    if c < window_s
+                    and full_windows(*completion_ms, max(1, round(c * 1000))) >= need
+                ]
+                if completion_ms is not None
+                else []
             )
+            if smaller:
+                advice = f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
+                numbers["suggested_window_s"] = smaller[0]
+            else:
+                advice = "run longer"
         found.append(
             Finding(
                 rule="load-too-short",
@@ -381,7 +496,26 @@ def warmup_findings(
                 subject=subject,
                 message=message,
                 advice=advice,
-                numbers={"windows": windows, "need": need, "window_s": window_s},
+                numbers=numbers,
+            )
+        )
+    elif status == "inconclusive" and not steps and causes:
+        # a gap or an error-rate change breaks the run into parts: that, not a trend a
+        # longer run would outlast, is why no steady state is found
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=(
+                    f"no steady state: the run is not stationary because of "
+                    f"{' and '.join(_cause_text(c) for c in causes)}, not a trend at its end"
+                ),
+                advice=(
+                    "read the parts before and after it apart, or rerun without it before "
+                    "comparing (a longer run would not remove it)"
+                ),
+                numbers={"windows": windows, "cause": ",".join(c.rule for c in causes)},
             )
         )
     elif status == "inconclusive" and not steps:
@@ -596,18 +730,41 @@ def error_findings(
     samples, errors = int(all_label.get("samples") or 0), int(all_label.get("errors") or 0)
     if samples and errors / samples >= ERROR_RATE_WARN:
         share = errors / samples
+        # what the failures distort: only the figures this suite has
+        overall_lat = (all_label.get("latency_ms") or {}).get("overall") or {}
+        has_p95 = overall_lat.get("p95") is not None
+        has_mean = overall_lat.get("mean") is not None
+        has_tp = (all_label.get("throughput") or {}).get("overall") is not None
+        if has_p95:
+            effect = (
+                "; failed samples count in the throughput and latency figures, as in "
+                "JMeter's dashboard, and at 5% or more they can set the p95"
+            )
+            advice = (
+                "find the cause of the failures before reading throughput or latency as "
+                "the system's; compare runs only at similar error rates"
+            )
+        elif has_mean or has_tp:
+            effect = (
+                "; failed samples count in the throughput and mean latency, as in JMeter's "
+                "summariser"
+            )
+            advice = (
+                "find the cause of the failures before reading throughput or latency as "
+                "the system's; compare runs only at similar error rates"
+            )
+        else:
+            effect = (
+                "; the file has no timings (elapsed, timeStamp), so that share is its only figure"
+            )
+            advice = "find the cause of the failures; compare runs only at similar error rates"
         found.append(
             Finding(
                 rule="load-errors",
                 severity="warning",
                 subject=subject,
-                message=(
-                    f"{_pct(share)} of the samples failed ({errors} of {samples}); failed "
-                    "samples count in the throughput and latency figures, as in JMeter's "
-                    "dashboard, and at 5 % or more they can set the p95"
-                ),
-                advice="find the cause of the failures before reading throughput or "
-                "latency as the system's; compare runs only at similar error rates",
+                message=f"{_pct(share)} of the samples failed ({errors} of {samples}){effect}",
+                advice=advice,
                 numbers={"error_rate": share, "errors": errors, "samples": samples},
             )
         )

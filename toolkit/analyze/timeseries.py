@@ -361,6 +361,12 @@ class LabelLoad:
     cooldown_s: float | None = None
 
 
+def _window_seconds(index: int, window_s: float) -> float:
+    """The start (s) of window ``index``, rounded to 1 µs: windows are whole ms, so this
+    drops binary noise only (6 × 0.05 = 0.30000000000000004 → 0.3)."""
+    return round(index * window_s, 6)
+
+
 def analyze_windows(
     label: str,
     windows: pl.DataFrame,
@@ -444,7 +450,7 @@ def analyze_windows(
         warm = WarmupEnd(
             warm.status,
             absolute,
-            absolute * window_s if warm.status == "warmup" else 0.0,
+            _window_seconds(absolute, window_s) if warm.status == "warmup" else 0.0,
             warm.throughput_truncation,
             warm.latency_truncation,
         )
@@ -460,7 +466,7 @@ def analyze_windows(
         steady_lat,
         steady_threads,
         cooldown,
-        cooldown * window_s if cooldown is not None else None,
+        _window_seconds(cooldown, window_s) if cooldown is not None else None,
     )
 
 

@@ -62,16 +62,17 @@ def sample_suite_findings(
         errors=frame["errors"].fill_null(0).to_numpy(),
     )
     steps = load_steps(series)
-    found = warmup_findings(
-        name,
-        all_label,
-        windows=max(0, series.n.size - 2),
-        window_s=window_s,
-        steps=steps,
+    span = store.con.execute(
+        f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?
+            FROM {_SAMPLES}
+            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+              AND {_ALL_FILTER}""",
+        [t0, t0, suite_id],
+    ).fetchone()
+    completion_ms = (
+        (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
     )
-    if steps:
-        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
-    found += gap_findings(name, series, all_label=all_label)
+    gaps = gap_findings(name, series, all_label=all_label)
     failed = store.frame(
         f"""SELECT label, avg(elapsed_ms) FILTER (success = false) AS failed_ms
             FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label""",
@@ -82,7 +83,7 @@ def sample_suite_findings(
             WHERE suite_id = ? AND {_ALL_FILTER}""",
         [t0, suite_id],
     ).fetchone()
-    found += error_findings(
+    errors = error_findings(
         name,
         labels,
         failed_mean_ms={str(r["label"]): r["failed_ms"] for r in failed.iter_rows(named=True)},
@@ -90,6 +91,19 @@ def sample_suite_findings(
         series=series,
         until_s=None if ok_row is None or ok_row[1] is None else float(ok_row[1]),
     )
+    found = warmup_findings(
+        name,
+        all_label,
+        windows=max(0, series.n.size - 2),
+        window_s=window_s,
+        steps=steps,
+        completion_ms=completion_ms,
+        causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
+    )
+    if steps:
+        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
+    found += gaps
+    found += errors
     return found
 
 
@@ -99,7 +113,14 @@ def summary_suite_findings(
     """Warm-up/too-short/no-steady-state and error-rate findings of a summariser-log
     suite from its ``ALL`` label dict (``main``: the summariser ALL comes from), as
     ``--json`` dicts."""
-    windows = summariser_windows(store, suite_id, main, timed_only=True).height if main else 0
-    found = warmup_findings(name, all_label, windows=windows, window_s=None, summariser=True)
+    frame = summariser_windows(store, suite_id, main, timed_only=True) if main else None
+    found = warmup_findings(
+        name,
+        all_label,
+        windows=frame.height if frame is not None else 0,
+        window_s=None,
+        summariser=True,
+        summary_seconds=[float(x) for x in frame["seconds"]] if frame is not None else None,
+    )
     found += error_findings(name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
     return [f.as_json() for f in found]

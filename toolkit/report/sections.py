@@ -1220,6 +1220,108 @@ def load_findings(suite: dict[str, Any]) -> list[Finding]:
     return found
 
 
+#: Per load rule (and, for ``load-too-short``, its ``reason``): what the suites have, the
+#: number in ``numbers`` that ranks them, and whether larger is worse; rules not listed
+#: rank by suite name
+LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
+    "load-too-short/no-timestamps": (
+        "no start or elapsed time on any sample (no windows, throughput or warm-up end)",
+        "samples",
+        True,
+    ),
+    "load-too-short/few-samples": ("too few samples for the warm-up rule", "samples", False),
+    "load-too-short/few-windows": (
+        "fewer full windows than the warm-up rule needs",
+        "windows",
+        False,
+    ),
+    "load-too-short/summariser": ("too few summariser windows", "windows", False),
+    "load-no-samples": ("no samples", None, False),
+    "load-no-steady-state": ("no steady state", None, False),
+    "load-warmup": ("a warm-up", "warmup_end_s", True),
+    "load-steps": ("stepped thread counts", "steps", True),
+    "load-gap": ("stretches with no completed sample", "length_s", True),
+    "load-errors": ("5% or more failed samples", "error_rate", True),
+    "load-label-fails": ("labels whose every sample failed", "samples", True),
+    "load-error-change": ("an error rate that changes within the run", "g", True),
+    "jmeter-percentile-window": (
+        "labels over JMeter's 20,000-sample percentile window",
+        "labels",
+        True,
+    ),
+}
+
+
+def _load_fold_key(f: Finding) -> str:
+    reason = f.numbers.get("reason")
+    return f"{f.rule}/{reason}" if f.rule == "load-too-short" and reason else f.rule
+
+
+def _load_figure(value: float | int | str | None, key: str | None) -> str:
+    if value is None or key is None or isinstance(value, str):
+        return ""
+    if key == "error_rate":
+        return f" {fmt_error_pct(float(value))}"
+    if key == "windows":
+        return f" {plural(int(value), 'window')}"
+    if key == "samples":
+        return f" {plural(int(value), 'sample')}"
+    if key in ("warmup_end_s", "length_s"):
+        return f" {fmt_num(float(value))} s"
+    return f" {fmt_num(float(value))}"
+
+
+def fold_load_findings(found: Sequence[Finding], suites: int) -> list[Finding]:
+    """Load findings of all suites with a kind (rule; for ``load-too-short``, its reason)
+    found in more than ``MAX_SUITE_FINDINGS`` suites folded into one finding: the worst
+    suite's own sentence, and the others by name with their figure (as
+    :func:`detection_findings` folds the warm-up engine's). Order kept by first
+    appearance."""
+    by_kind: dict[str, list[Finding]] = {}
+    for f in found:
+        by_kind.setdefault(_load_fold_key(f), []).append(f)
+    out: list[Finding] = []
+    for kind, group in by_kind.items():
+        if len({f.subject for f in group}) <= MAX_SUITE_FINDINGS:
+            out.extend(group)
+            continue
+        what, key, larger_worse = LOAD_FOLDED.get(kind, (f"{group[0].rule} findings", None, False))
+
+        def rank(
+            f: Finding, key: str | None = key, sign: float = -1.0 if larger_worse else 1.0
+        ) -> tuple[int, float, str]:
+            sev = ("problem", "warning", "info").index(f.severity)
+            value = f.numbers.get(key) if key is not None else None
+            number = float(value) if isinstance(value, int | float) else math.inf
+            return sev, sign * number if math.isfinite(number) else math.inf, f.subject
+
+        group.sort(key=rank)
+        worst = group[0]
+        others = [
+            f"{f.subject}{_load_figure(f.numbers.get(key) if key else None, key)}"
+            for f in group[1:]
+        ]
+        subjects = len({f.subject for f in group})
+        message = f"{subjects} of {suites} load suites have {what}; the worst: {worst.message}" + (
+            f"; also {name_list(others, limit=6)}" if others else ""
+        )
+        out.append(
+            Finding(
+                rule=worst.rule,
+                severity=worst.severity,
+                subject=f"{subjects} of {suites} load suites",
+                message=message,
+                advice=f"{worst.subject}: {worst.advice}",
+                numbers={
+                    "suites": subjects,
+                    "worst": worst.subject,
+                    **({key: worst.numbers.get(key)} if key else {}),
+                },
+            )
+        )
+    return out
+
+
 def _load_series(
     store: Store, suite_id: int, suite: dict[str, Any], label: str, window_s: float
 ) -> dict[str, Any]:
@@ -1489,12 +1591,12 @@ def load_section(ctx: ReportContext) -> Section | None:
         return None
     ids, payload = result
     blocks: list[Block] = []
-    findings: list[Finding] = []
+    suite_findings: list[Finding] = []
     plotted: list[dict[str, Any]] = []
     budget = MAX_LOAD_CHARTS
     n_charts = 0
     for n, (suite_id, suite) in enumerate(zip(ids, payload["suites"], strict=True)):
-        findings.extend(load_findings(suite))
+        suite_findings.extend(load_findings(suite))
         labels = suite["labels"]
         all_label = next(lab for lab in labels if lab["label"] == "ALL")
         window = chart_window_s(all_label["duration_s"], float(suite["window_s"] or 1.0))
@@ -1552,6 +1654,7 @@ def load_section(ctx: ReportContext) -> Section | None:
             blocks.append(_dashboard_table(n, suite))
         blocks.append(_littles_law_table(n, suite))
     data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
+    findings = fold_load_findings(suite_findings, len(ids))
     return Section(
         "load",
         "Load test",
