@@ -157,6 +157,9 @@ def test_littles_law_flags_closed_loop() -> None:
     # demo showed -988 µs); far above N: inconsistent, no think time at all (was -16 ms)
     noisy = littles_law("s", threads=10, throughput=1000, latency_ms=10.1)
     assert noisy is not None and noisy.verdict == "saturated" and noisy.think_s == 0.0
+    one = littles_law("s", threads=1, throughput=4.237, latency_ms=235)
+    assert one is not None and one.finding is not None
+    assert one.finding.message.startswith("1 thread × ")  # was "1 threads"
     wrong = littles_law("s", threads=10, throughput=1000, latency_ms=15)
     assert wrong is not None and wrong.verdict == "inconsistent" and wrong.think_s is None
 

@@ -538,6 +538,10 @@ class LittlesLaw:
     verdict: LittlesVerdict = "thinking"
 
 
+def _threads_word(threads: float) -> str:
+    return "thread" if threads == 1 else "threads"
+
+
 def littles_law(
     subject: str,
     *,
@@ -575,7 +579,7 @@ def littles_law(
             severity="warning",
             subject=subject,
             message=(
-                f"{fmt_num(threads)} threads cannot sustain {fmt_num(throughput, sig=4)}/s at a "
+                f"{fmt_num(threads)} {_threads_word(threads)} cannot sustain {fmt_num(throughput, sig=4)}/s at a "
                 f"steady mean latency of {fmt_num(latency_ms)} ms: that keeps "
                 f"{fmt_num(throughput * r)} requests "
                 f"in flight ({busy:.0%} of the threads; Little's law allows at most 100%). "
@@ -596,7 +600,7 @@ def littles_law(
             severity="warning",
             subject=subject,
             message=(
-                f"{fmt_num(threads)} threads × steady latency {fmt_num(latency_ms)} ms explain "
+                f"{fmt_num(threads)} {_threads_word(threads)} × steady latency {fmt_num(latency_ms)} ms explain "
                 f"{busy:.0%} of the measured {fmt_num(throughput, sig=4)}/s (Little's law): "
                 "the threads "
                 "never pause, so throughput is set by latency and percentiles carry "
