@@ -8,13 +8,11 @@ import html as htmllib
 import json
 import random
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
-from report_checks import embedded_data, report_data_schema
+from report_checks import embedded_data, report_of
 from summariser_logs import console, windows
 
 import toolkit
@@ -29,7 +27,6 @@ from toolkit.numbers import (
 )
 from toolkit.report.figures import plot_text
 
-WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
 START_MS = 1_700_000_000_000
 
 
@@ -67,16 +64,6 @@ def shaped_jtl(path: Path) -> Path:
         lines.append(f"{ts},{elapsed},{label},{200 if ok else 500},{str(ok).lower()},20")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def report_of(*paths: Path, **kwargs: Any) -> tuple[str, Any]:
-    with toolkit.open_store() as store:
-        for path in paths:
-            toolkit.ingest_file(store, path)
-        text = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn", **kwargs)
-    data = embedded_data(text)
-    jsonschema.validate(data, report_data_schema())
-    return text, data
 
 
 def table_rows(text: str, table_id: str) -> list[list[tuple[str, str]]]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from report_checks import embedded_data, report_data_schema
+from report_checks import WHEN, embedded_data, report_data_schema, report_of
 
 import toolkit
 from toolkit.cli import app
@@ -20,7 +19,6 @@ from toolkit.report.render import build_report, render_html
 from toolkit.report.sections import MAX_LOAD_WINDOWS, chart_window_s
 from toolkit.synthetic import JtlTruth, write_jtl
 
-WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
 # the seed's two trajectories (seeds/002): cold + 9 hot runs, seconds
 SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
 SEED_B = [0.972, 0.461, 0.116, 0.066, 0.055, 0.030, 0.036, 0.039, 0.041, 0.041]
@@ -31,16 +29,6 @@ def clickbench(folder: Path, name: str, system: str, result: list[list[float]]) 
     doc = {"system": system, "date": "2026-05-19", "machine": "c6a.metal", "result": result}
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
-
-
-def report_of(*paths: Path, **kwargs: Any) -> tuple[str, Any]:
-    with toolkit.open_store() as store:
-        for path in paths:
-            toolkit.ingest_file(store, path)
-        html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn", **kwargs)
-    data = embedded_data(html)
-    jsonschema.validate(data, report_data_schema())
-    return html, data
 
 
 def section_html(html: str, section: str) -> str:

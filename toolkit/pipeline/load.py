@@ -106,16 +106,19 @@ _ENGINE = "coalesce(hostname, 'source ' || source_id::VARCHAR)"
 
 
 def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: bool) -> pl.DataFrame:
-    """Per window ``w`` (and label): ``n``, ``mean_ms`` and ``threads``, the active threads
-    summed over the load generators (each one's mean allThreads, else grpThreads, in the
-    window; a distributed test's engines each count their own threads only)."""
+    """Per window ``w`` (and label): ``n``, ``errors`` (failed samples), ``mean_ms`` and
+    ``threads``, the active threads summed over the load generators (each one's mean
+    allThreads, else grpThreads, in the window; a distributed test's engines each count
+    their own threads only)."""
     key = "label, " if by_label else ""
     where = "" if by_label else f"AND {_ALL_FILTER}"
     return store.frame(
-        f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(sum_ms) / sum(n) AS mean_ms,
-                   sum(threads) AS threads
+        f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(errors)::BIGINT AS errors,
+                   sum(sum_ms) / sum(n) AS mean_ms, sum(threads) AS threads
             FROM (SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
-                         {_ENGINE} AS engine, count(*) AS n, sum(elapsed_ms)::DOUBLE AS sum_ms,
+                         {_ENGINE} AS engine, count(*) AS n,
+                         count(*) FILTER (success = false) AS errors,
+                         sum(elapsed_ms)::DOUBLE AS sum_ms,
                          avg(coalesce(all_threads, grp_threads)) AS threads
                   FROM {_SAMPLES}
                   WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
@@ -240,7 +243,7 @@ def _histograms(
     try:
         return store.frame(
             f"""SELECT s.label, s.is_transaction, s.is_subresult,
-                      {_JMETER_TC.replace("response_message", "s.response_message")} AS jmeter_tc,
+                      {_JMETER_TC} AS jmeter_tc,
                       s.elapsed_ms, count(*) AS n
                FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL

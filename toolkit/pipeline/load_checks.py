@@ -1,5 +1,5 @@
 """The store side of :mod:`toolkit.analyze.load_findings`: the few aggregates its rules need
-beyond :mod:`toolkit.pipeline.load`'s (errors per window, mean latency of failed and
+beyond :mod:`toolkit.pipeline.load`'s (the span of ALL's completions, mean latency of failed and
 successful samples), in SQL, and the findings of one suite."""
 
 from __future__ import annotations
@@ -42,17 +42,7 @@ def sample_suite_findings(
         return warmup_findings(
             name, all_label, windows=0, window_s=window_s, timed=False
         ) + error_findings(name, labels, failed_mean_ms={}, ok_mean_ms_all=None, series=None)
-    window_ms = max(1, round(window_s * 1000))
-    errs = store.frame(
-        f"""SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
-                   count(*) FILTER (success = false) AS errors
-            FROM {_SAMPLES}
-            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
-              AND {_ALL_FILTER}
-            GROUP BY ALL ORDER BY ALL""",
-        [t0, window_ms, suite_id],
-    )
-    frame = windows_all.join(errs, on="w", how="left").sort("w")
+    frame = windows_all.sort("w")
     series = dense_series(
         frame["w"].to_numpy(),
         frame["n"].to_numpy(),
@@ -62,13 +52,15 @@ def sample_suite_findings(
         errors=frame["errors"].fill_null(0).to_numpy(),
     )
     steps = load_steps(series)
-    span = store.con.execute(
-        f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?
-            FROM {_SAMPLES}
-            WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
-              AND {_ALL_FILTER}""",
-        [t0, t0, suite_id],
+    # one pass over ALL's samples: the span of its completions, the mean elapsed of its
+    # successful samples and its last start
+    row = store.con.execute(
+        f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?,
+                   avg(elapsed_ms) FILTER (success), (max(start_ms) - ?) / 1000.0
+            FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
+        [t0, t0, t0, suite_id],
     ).fetchone()
+    span, ok_row = (row[:2], row[2:]) if row is not None else (None, None)
     completion_ms = (
         (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
     )
@@ -78,11 +70,6 @@ def sample_suite_findings(
             FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label""",
         [suite_id],
     )
-    ok_row = store.con.execute(
-        f"""SELECT avg(elapsed_ms) FILTER (success), (max(start_ms) - ?) / 1000.0 FROM {_SAMPLES}
-            WHERE suite_id = ? AND {_ALL_FILTER}""",
-        [t0, suite_id],
-    ).fetchone()
     errors = error_findings(
         name,
         labels,
