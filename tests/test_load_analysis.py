@@ -640,3 +640,25 @@ def test_one_slow_sample_does_not_hide_a_cool_down() -> None:
     assert res.cooldown_s is not None and abs(res.cooldown_s - 99) <= 5, res.cooldown_s
     assert res.throughput_steady is not None
     assert abs(res.throughput_steady.mean - 100) < 1, res.throughput_steady
+
+
+def test_thread_ramp_end_is_where_threads_reach_their_plateau() -> None:
+    from toolkit.analyze.timeseries import thread_ramp_end
+
+    # 10 threads started 13 windows apart, a plateau, then a ramp-down at the end
+    ramp = np.minimum(np.arange(600) // 13 + 1, 10).astype(float)
+    ramp[-50:] = np.linspace(10, 1, 50)
+    assert thread_ramp_end(ramp) == 117
+    # a window's count is a mean over its samples: 9.4 is not yet the 10th thread
+    ramp[117] = 9.4
+    assert thread_ramp_end(ramp) == 118
+    # threads running from the start: no ramp; unknown counts: None
+    assert thread_ramp_end(np.full(100, 50.0)) == 0
+    assert thread_ramp_end(np.full(100, np.nan)) is None
+    # a setUp group's spike of 5 % of the windows is no plateau
+    spike = np.full(200, 20.0)
+    spike[:10] = 21.0
+    assert thread_ramp_end(spike) == 0
+    # 1,000 threads: 2 % below the plateau counts as reached (980)
+    big = np.concatenate([np.linspace(0, 1000, 61), np.full(300, 1000.0)])
+    assert thread_ramp_end(big) == 59

@@ -293,6 +293,29 @@ def warmup_end(
     return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc)
 
 
+def thread_ramp_end(
+    threads: npt.ArrayLike, *, plateau_quantile: float = 0.9, tolerance: float = 0.02
+) -> int | None:
+    """The first window in which the active threads reach their plateau: the end of a
+    thread group's ramp-up (JMeter starts a group's threads one by one over its ramp-up
+    period; a closed loop's throughput and latency are not steady before the last one
+    runs).
+
+    ``threads[i]``: active threads in window i (NaN where unknown). The plateau is the
+    ``plateau_quantile`` = 90 % quantile of the known counts, so a spike shorter than a
+    tenth of the run (a setUp group) is not one; it is reached at ``tolerance`` = 2 % (at
+    least half a thread) below it, as a window's count is a mean over its samples. 0 when
+    the threads start at the plateau, None when no count is known.
+    """
+    t = np.asarray(threads, dtype=np.float64)
+    known = np.flatnonzero(np.isfinite(t))
+    if known.size == 0:
+        return None
+    level = float(np.quantile(t[known], plateau_quantile))
+    reached = known[t[known] >= level - max(0.5, tolerance * level)]
+    return int(reached[0]) if reached.size else None
+
+
 @dataclass(frozen=True)
 class MeanCI:
     """A mean with a two-sided confidence interval (batch means, Student t)."""
