@@ -659,6 +659,76 @@ def test_thread_ramp_end_is_where_threads_reach_their_plateau() -> None:
     spike = np.full(200, 20.0)
     spike[:10] = 21.0
     assert thread_ramp_end(spike) == 0
+    # a sparse label's counts: known in its own windows only, at the plateau from the first
+    sparse = np.full(80, np.nan)
+    sparse[[39, 60]] = 20.0
+    assert thread_ramp_end(sparse) == 0
+    # threads that come and go (2 or 3 at a time): no plateau to reach
+    assert thread_ramp_end(np.array([1.0] * 15 + [2.0, 3.0] * 60)) is None
     # 1,000 threads: 2 % below the plateau counts as reached (980)
     big = np.concatenate([np.linspace(0, 1000, 61), np.full(300, 1000.0)])
     assert thread_ramp_end(big) == 59
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name", ["bin__testfiles__sample_log1.jtl", "bin__testfiles__sample_log2.jtl"]
+)
+def test_real_thread_ramp_up_is_a_floor_under_the_warmup_end(
+    real_dir: Path, store: Store, name: str
+) -> None:
+    """sample_log1/2.jtl (real, 2005) carry no thread counts; their 10 threads start ~15 s
+    apart. Throughput levels off at ~80 s while latency rises with each new thread until
+    the last one runs: MSER alone read 72 s. The thread names give each thread's span,
+    so the warm-up ends where the last thread started (read here from the XML, ``ts`` =
+    end time), and the active threads make Little's law checkable: 10 threads with no
+    think time are all busy (X·R ≈ N)."""
+    import xml.etree.ElementTree as ET
+
+    path = real_dir / "jmeter" / name
+    starts: dict[str, int] = {}
+    for sample in ET.parse(path).getroot():
+        start = int(sample.get("ts", 0)) - int(sample.get("t", 0))
+        tn = str(sample.get("tn"))
+        starts[tn] = min(start, starts.get(tn, start))
+    last_start_s = (max(starts.values()) - min(starts.values())) / 1000.0
+    assert len(starts) == 10 and 130.0 < last_start_s < 136.0
+    ingest_file(store, path)
+    suite = load_report(store)["suites"][0]
+    all_ = suite["labels"][0]
+    assert all_["warmup_status"] == "warmup"
+    # windows of 1 s: the window the last thread starts in, or the next
+    assert last_start_s - 1.0 <= all_["rampup_end_s"] <= last_start_s + 1.0
+    assert all_["warmup_end_s"] >= all_["rampup_end_s"]
+    assert all_["warmup_end_s"] <= last_start_s + 5.0
+    law = suite["littles_law"]
+    assert 9.0 < law["threads"] <= 10.0
+    assert 0.97 <= law["busy_fraction"] <= 1.02, law
+    ramp = next(f for f in suite["findings"] if f["rule"] == "load-warmup")
+    assert "the threads ramp up until then" in ramp["message"]
+    # the report's chart gets the same active threads, from the thread names
+    series = window_series(store, 1)
+    assert series["threads"].drop_nulls().max() == 10
+
+
+def test_a_ramp_whose_throughput_levels_off_early_still_ends_the_warmup_late() -> None:
+    """A closed loop against a saturated server: 10 threads start 13 windows apart,
+    throughput is flat (Poisson 16/s) from window 40, mean latency rises with the threads
+    (Little's law: N/X) under heavy-tailed noise. With the thread counts the warm-up ends
+    where the last thread starts (window 117, + 1 for the partial first window the
+    series drops); without them MSER ends it earlier or finds no steady state."""
+    rng = np.random.default_rng(3)
+    size = 600
+    threads = np.minimum(np.arange(size) // 13 + 1, 10).astype(float)
+    rate = np.minimum(16.0, 0.4 * np.arange(size) + 2.0)
+    n = rng.poisson(rate).astype(float)
+    mean_ms = threads / 16.0 * 1000.0 * rng.lognormal(0.0, 0.6, size)
+    frame = pl.DataFrame({"w": np.arange(size), "n": n, "mean_ms": mean_ms, "threads": threads})
+    args = {"window_s": 1.0, "samples": int(n.sum()), "errors": 0, "duration_s": float(size)}
+    with_threads = analyze_windows("ALL", frame, **args)
+    without = analyze_windows("ALL", frame.drop("threads"), **args)
+    assert with_threads.rampup_s == 117.0
+    assert with_threads.warmup.status == "warmup"
+    assert with_threads.warmup.end_s is not None and 117.0 <= with_threads.warmup.end_s <= 125.0
+    assert without.rampup_s is None
+    assert without.warmup.end_s is None or without.warmup.end_s < 100.0

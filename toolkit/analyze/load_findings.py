@@ -543,6 +543,15 @@ def warmup_findings(
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
+        ramp_s = all_label.get("rampup_end_s")
+        if ramp_s:
+            # the thread ramp-up is a floor under the warm-up end (timeseries._after_ramp)
+            parts[0] += (
+                ": the threads ramp up until then"
+                if abs(end_s - float(ramp_s)) < 1e-9
+                else f" (the threads ramp up until {_s(float(ramp_s))} s, the transient "
+                "lasts beyond)"
+            )
         if tp.get("steady") is not None and tp.get("overall") is not None:
             parts.append(
                 f"steady throughput {fmt_num(tp['steady'], sig=4)}/s vs "
@@ -566,6 +575,7 @@ def warmup_findings(
                 advice="report steady-state figures, or drop the warm-up before comparing runs",
                 numbers={
                     "warmup_end_s": end_s,
+                    "rampup_end_s": ramp_s,
                     "throughput_steady": tp.get("steady"),
                     "throughput_overall": tp.get("overall"),
                     "latency_mean_steady_ms": lat_steady,

@@ -294,7 +294,11 @@ def warmup_end(
 
 
 def thread_ramp_end(
-    threads: npt.ArrayLike, *, plateau_quantile: float = 0.9, tolerance: float = 0.02
+    threads: npt.ArrayLike,
+    *,
+    plateau_quantile: float = 0.9,
+    tolerance: float = 0.02,
+    hold: float = 0.2,
 ) -> int | None:
     """The first window in which the active threads reach their plateau: the end of a
     thread group's ramp-up (JMeter starts a group's threads one by one over its ramp-up
@@ -305,15 +309,27 @@ def thread_ramp_end(
     ``plateau_quantile`` = 90 % quantile of the known counts, so a spike shorter than a
     tenth of the run (a setUp group) is not one; it is reached at ``tolerance`` = 2 % (at
     least half a thread) below it, as a window's count is a mean over its samples. 0 when
-    the threads start at the plateau, None when no count is known.
+    the first known count is at the plateau; None when no count is known, or when the threads do
+    not hold the plateau once they reach it: below it in more than ``hold`` = 20 % of the
+    windows up to the last one at it (threads that come and go, as in real
+    sample_log1c.jtl, where each thread ends before the third next one starts and 2 or 3
+    run at a time: no ramp to a plateau to wait for).
     """
     t = np.asarray(threads, dtype=np.float64)
     known = np.flatnonzero(np.isfinite(t))
     if known.size == 0:
         return None
     level = float(np.quantile(t[known], plateau_quantile))
-    reached = known[t[known] >= level - max(0.5, tolerance * level)]
-    return int(reached[0]) if reached.size else None
+    at = t[known] >= level - max(0.5, tolerance * level)
+    reached = np.flatnonzero(at)
+    if reached.size == 0:
+        return None
+    between = at[reached[0] : reached[-1] + 1]
+    if float(between.mean()) < 1.0 - hold:
+        return None
+    # the first count known already at the plateau: no ramp, however late that window
+    # (a label sampled every 40 s has counts in its own windows only)
+    return int(known[reached[0]]) if reached[0] > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -382,6 +398,11 @@ class LabelLoad:
     #: part, counted like ``warmup.end_window``; None when the run holds steady to its end
     cooldown_window: int | None = None
     cooldown_s: float | None = None
+    #: the window in which the active threads reached their plateau
+    #: (:func:`thread_ramp_end`), counted like ``warmup.end_window``; None without thread
+    #: counts or when every thread ran from the start
+    rampup_window: int | None = None
+    rampup_s: float | None = None
 
 
 def _window_seconds(index: int, window_s: float) -> float:
@@ -438,14 +459,10 @@ def analyze_windows(
         # trend. The windows are already batch means (research/warmup-science.md §8.11):
         # MSER-1 over them
         batch = 1
-    warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
-    if warm.status == "inconclusive":
-        # a cool-down is a trend at the end of the run: without it, is there a steady part?
-        rescue = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
-        if rescue is not None:
-            again = warmup_end(n[:rescue], mean_ms[:rescue], window_s=window_s, batch=batch)
-            if again.status in ("warmup", "none"):
-                warm = again
+    warm = _warmup_before_cooldown(n, mean_ms, window_s=window_s, batch=batch)
+    ramp = thread_ramp_end(threads)
+    if ramp is not None and ramp > 0 and warm.status != "too-short":
+        warm = _after_ramp(warm, ramp, n, mean_ms, window_s=window_s, batch=batch)
     steady_tp = steady_lat = None
     steady_threads = None
     stop: int | None = None  # window indices here count from ``first``
@@ -478,6 +495,7 @@ def analyze_windows(
             warm.latency_truncation,
         )
     cooldown = first + stop if stop is not None else None
+    rampup = first + ramp if ramp else None
     return LabelLoad(
         label,
         samples,
@@ -490,6 +508,58 @@ def analyze_windows(
         steady_threads,
         cooldown,
         _window_seconds(cooldown, window_s) if cooldown is not None else None,
+        rampup,
+        _window_seconds(rampup, window_s) if rampup is not None else None,
+    )
+
+
+def _warmup_before_cooldown(
+    n: npt.NDArray[np.float64], mean_ms: npt.NDArray[np.float64], *, window_s: float, batch: int
+) -> WarmupEnd:
+    """:func:`warmup_end`, and where that is inconclusive, again before a cool-down
+    (:func:`cooldown_start`): a cool-down is a trend at the end of the run, and without
+    it the run may well have a steady part."""
+    warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
+    if warm.status == "inconclusive":
+        rescue = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
+        if rescue is not None:
+            again = warmup_end(n[:rescue], mean_ms[:rescue], window_s=window_s, batch=batch)
+            if again.status in ("warmup", "none"):
+                warm = again
+    return warm
+
+
+def _after_ramp(
+    warm: WarmupEnd,
+    ramp: int,
+    n: npt.NDArray[np.float64],
+    mean_ms: npt.NDArray[np.float64],
+    *,
+    window_s: float,
+    batch: int,
+    max_frac: float = 0.5,
+) -> WarmupEnd:
+    """The warm-up end given that the threads ramp up until window ``ramp``
+    (:func:`thread_ramp_end`): a closed loop is not steady before its last thread runs,
+    whatever MSER finds in a ramp whose throughput levels off early (real sample_log1.jtl:
+    throughput flat from ~80 s while latency rises with each new thread until ~130 s;
+    MSER-5 read 72 s). A transient found beyond the ramp stands; otherwise the warm-up
+    rule runs again on the windows after the ramp, for a transient of its own (JIT,
+    caches) that starts only when every thread runs. A ramp beyond ``max_frac`` of the
+    series leaves no steady state to measure (MSER's own n/2 cap): inconclusive."""
+    if ramp > max_frac * n.size:
+        return WarmupEnd("inconclusive", None, None, warm.throughput_truncation,
+                         warm.latency_truncation)  # fmt: skip
+    if warm.status == "warmup" and warm.end_window is not None and warm.end_window >= ramp:
+        return warm
+    after = _warmup_before_cooldown(n[ramp:], mean_ms[ramp:], window_s=window_s, batch=batch)
+    if after.status == "inconclusive":
+        return WarmupEnd("inconclusive", None, None, warm.throughput_truncation,
+                         warm.latency_truncation)  # fmt: skip
+    own = after.end_window if after.status == "warmup" and after.end_window else 0
+    end = ramp + own
+    return WarmupEnd(
+        "warmup", end, end * window_s, warm.throughput_truncation, warm.latency_truncation
     )
 
 

@@ -105,14 +105,65 @@ class _Scope:
 _ENGINE = "coalesce(hostname, 'source ' || source_id::VARCHAR)"
 
 
+def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl.DataFrame | None:
+    """Active threads per window ``w`` from the thread names, for a suite whose samples
+    carry no thread counts (no ``allThreads``/``grpThreads``: JMeter before 2.4, or a
+    listener saving fewer fields): a thread (a ``threadName`` of one load generator) is
+    active from its first sample's start to its last sample's end, as JMeter's threads
+    run from their start to their end; a window counts every thread active in any part
+    of it. None when the suite has thread counts, or no thread names."""
+    known = store.con.execute(
+        f"""SELECT count(all_threads) + count(grp_threads), count(nullif(thread_name, ''))
+            FROM {_SAMPLES} WHERE suite_id = ?""",
+        [suite_id],
+    ).fetchall()[0]
+    if known[0] or not known[1]:
+        return None
+    spans = store.frame(
+        f"""SELECT ((min(start_ms) - ?) // ?)::BIGINT AS first_w,
+                   ((max(start_ms + elapsed_ms) - ?) // ?)::BIGINT AS last_w
+            FROM {_SAMPLES}
+            WHERE suite_id = ? AND nullif(thread_name, '') IS NOT NULL
+              AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+            GROUP BY {_ENGINE}, thread_name""",
+        [t0, window_ms, t0, window_ms, suite_id],
+    )
+    if spans.height == 0:
+        return None
+    first = spans["first_w"].to_numpy()
+    last = spans["last_w"].to_numpy()
+    lo = int(first.min())
+    # +1 where a thread starts, -1 after the window it ends in: the running sum is the
+    # number of threads active in each window
+    delta = np.zeros(int(last.max()) - lo + 2)
+    np.add.at(delta, first - lo, 1.0)
+    np.add.at(delta, last - lo + 1, -1.0)
+    active = np.cumsum(delta)[:-1]
+    return pl.DataFrame({"w": np.arange(lo, lo + active.size, dtype=np.int64), "threads": active})
+
+
+def _with_thread_activity(frame: pl.DataFrame, activity: pl.DataFrame | None) -> pl.DataFrame:
+    """``frame`` with its ``threads`` column from :func:`_thread_activity` where that has
+    one (windows missing from ``frame`` stay missing)."""
+    if activity is None or frame.height == 0:
+        return frame
+    joined = frame.drop("threads").join(
+        activity.rename({"threads": "_active"}),
+        left_on=pl.col("w").cast(pl.Int64),
+        right_on="w",
+        how="left",
+    )
+    return joined.rename({"_active": "threads"}).select(frame.columns)
+
+
 def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: bool) -> pl.DataFrame:
     """Per window ``w`` (and label): ``n``, ``errors`` (failed samples), ``mean_ms`` and
     ``threads``, the active threads summed over the load generators (each one's mean
     allThreads, else grpThreads, in the window; a distributed test's engines each count
-    their own threads only)."""
+    their own threads only), else counted from the thread names (:func:`_thread_activity`)."""
     key = "label, " if by_label else ""
     where = "" if by_label else f"AND {_ALL_FILTER}"
-    return store.frame(
+    frame = store.frame(
         f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(errors)::BIGINT AS errors,
                    sum(sum_ms) / sum(n) AS mean_ms, sum(threads) AS threads
             FROM (SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
@@ -126,6 +177,7 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
     )
+    return _with_thread_activity(frame, _thread_activity(store, suite_id, t0, window_ms))
 
 
 def window_series(
@@ -212,6 +264,7 @@ def window_series(
         ORDER BY w""",
         params,
     )
+    frame = _with_thread_activity(frame, _thread_activity(store, suite_id, t0, window_ms))
     every = pl.DataFrame({"w": pl.int_range(first_w, last_w + 1, dtype=pl.Int64, eager=True)})
     full = every.join(frame.with_columns(pl.col("w").cast(pl.Int64)), on="w", how="left")
     return full.select(
@@ -337,6 +390,7 @@ def _label_json(
         "warmup_end_s": warm.end_s,
         "warmup_status": warm.status,
         "cooldown_start_s": result.cooldown_s,
+        "rampup_end_s": result.rampup_s,
         "is_transaction": is_transaction,
         "throughput": {
             "overall": result.throughput_overall,
@@ -599,6 +653,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
         "cooldown_start_s": result.cooldown_s,
+        "rampup_end_s": None,
         "is_transaction": False,
         "throughput": {
             "overall": result.throughput_overall,
