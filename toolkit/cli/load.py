@@ -99,8 +99,11 @@ def _print_load(payload: dict[str, Any]) -> None:
 
     console = Console(markup=False, highlight=False)
     for suite in payload["suites"]:
+        # the suite's name (a file name: any length) heads both tables on its own line,
+        # so the narrow latency table does not fold it into its title
+        console.print(Text(f"{suite['suite']} ({suite['source']})"), style="bold")
         rates = _table(
-            f"{suite['suite']} ({suite['source']})",
+            "throughput",
             "label",
             "samples",
             "errors",
@@ -113,7 +116,7 @@ def _print_load(payload: dict[str, Any]) -> None:
         )
         if with_pcts:
             latency = _table(
-                f"{suite['suite']}: latency ms",
+                "latency ms",
                 "label",
                 "steady\np50",
                 "\np95",
@@ -124,7 +127,7 @@ def _print_load(payload: dict[str, Any]) -> None:
             )
         else:
             latency = _table(
-                f"{suite['suite']}: mean latency ms",
+                "mean latency ms",
                 "label",
                 "steady\nmean",
                 "all\nmean",
