@@ -219,11 +219,18 @@ def test_quotes_in_chart_titles_show_as_typed(browser: Any, tmp_path: Path) -> N
     assert quote in titles and attack in titles, titles
     assert not any("&quot;" in t or "&amp;" in t or "&gt;" in t for t in titles)
     # hover text of a latency above 10 s: plain digits (".4g" showed "2.178e+4")
-    p99 = page.evaluate("document.getElementById('fig-load-0').data[3].y")
+    traces = page.evaluate(
+        "document.getElementById('fig-load-0').data"
+        ".map(t => ({name: t.name, y: t.y, xaxis: t.xaxis, yaxis: t.yaxis}))"
+    )
+    curve = next(i for i, t in enumerate(traces) if t["name"] == "p99")
+    p99 = traces[curve]["y"]
     peak = max(range(len(p99)), key=lambda k: p99[k] or 0)
     assert p99[peak] == 21_780  # the drawn series keeps 4 significant digits
+    subplot = traces[curve]["xaxis"] + traces[curve]["yaxis"]
     page.evaluate(
-        f"Plotly.Fx.hover('fig-load-0', [{{curveNumber: 3, pointNumber: {peak}}}], 'x2y2')"
+        f"Plotly.Fx.hover('fig-load-0', [{{curveNumber: {curve}, pointNumber: {peak}}}], "
+        f"'{subplot}')"
     )
     page.wait_for_timeout(200)
     hover = page.eval_on_selector_all(

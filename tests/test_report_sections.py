@@ -190,7 +190,10 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     assert {"load-warmup", "closed-loop-saturated"} <= rules
     # ALL + the busiest labels are drawn with the warm-up cut at the detected end
     traces, layout = figure_json(html, "fig-load-0")
-    assert [t["name"] for t in traces] == ["throughput", "p50", "p95", "p99"]
+    assert [t["name"] for t in traces] == ["active threads", "throughput", "p50", "p95", "p99"]
+    # the generator's 50 threads, on the top panel's right axis
+    assert set(traces[0]["y"]) == {50} and traces[0]["yaxis"] == "y2"
+    assert plotted_threads(load) == {50.0}
     cut = [
         s for s in layout["shapes"] if s["type"] == "rect" and s["fillcolor"].startswith("rgba(136")
     ]
@@ -374,3 +377,27 @@ def test_many_load_tests_share_the_chart_budget(tmp_path: Path) -> None:
     ]
     assert html.count('id="table-load-') == MAX_LOAD_CHARTS + 2
     assert "7 labels in the tables below, not drawn" in html
+
+
+def plotted_threads(load: dict[str, Any]) -> set[float]:
+    """The distinct active-thread counts of ALL's plotted series."""
+    (plotted,) = (s for s in load["series"] if s["label"] == "ALL")
+    return {v for v in plotted["threads"] if v is not None}
+
+
+@pytest.mark.real
+def test_real_thread_ramp_is_drawn_from_thread_names(real_dir: Path) -> None:
+    """sample_log1.jtl has no thread counts: the chart's active threads come from the
+    thread names, 1 rising to 10 (one more every ~15 s), beside the warm-up it sets."""
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
+        report = build_report(store, generated_at=WHEN)
+    html = render_html(report)
+    traces, _ = figure_json(html, "fig-load-0")
+    assert traces[0]["name"] == "active threads"
+    ys = [y for y in traces[0]["y"] if y is not None]
+    first_ten = next(i for i, y in enumerate(traces[0]["y"]) if y == 10)
+    rising = [y for y in traces[0]["y"][: first_ten + 1] if y is not None]
+    assert rising[0] == 1 and max(ys) == 10 and rising == sorted(rising)
+    assert 130 <= traces[0]["x"][first_ten] <= 136
+    assert "grey line = active threads (right axis)" in section_html(html, "load")

@@ -328,19 +328,54 @@ def load_chart(
     steady_throughput: float | None,
     steady_ci: tuple[float, float] | None,
     cooldown_start_s: float | None = None,
+    threads: Sequence[float | None] | None = None,
 ) -> go.Figure:
     """Throughput (top) and latency percentiles (bottom, log) over test time, one label.
 
     ``t_s``: window starts in seconds since the test start (already aggregated per window).
     The warm-up cut and a cool-down are shaded grey; the steady throughput is a dashed line
-    with its CI band.
+    with its CI band. ``threads``: the active threads per window, drawn on the top panel's
+    right axis (JMeter's "Active Threads Over Time"), so a thread ramp-up shows beside the
+    warm-up it explains; None or all unknown: not drawn.
     """
     from plotly.subplots import make_subplots
 
+    drawn_threads = list(threads) if threads is not None else []
+    with_threads = any(v is not None for v in drawn_threads)
     fig = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.45, 0.55]
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.08,
+        row_heights=[0.45, 0.55],
+        specs=[[{"secondary_y": with_threads}], [{}]],
     )
     fig.update_layout(template=TEMPLATE, height=420, title={"text": title}, margin={"b": 70})
+    if with_threads:
+        xt, th = thin(t_s, drawn_threads)
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(xt, 6),
+                y=_rounded(th),
+                name="active threads",
+                mode="lines",
+                line={"color": GREY, "width": 1, "shape": "hv"},
+                hovertemplate="%{x:,.0f} s: %{y:,.4~r} threads<extra></extra>",
+            ),
+            row=1,
+            col=1,
+            secondary_y=True,
+        )
+        fig.update_yaxes(
+            title={"text": "active threads"},
+            rangemode="tozero",
+            showgrid=False,
+            tickmode="auto",
+            tickformat=",~r",
+            row=1,
+            col=1,
+            secondary_y=True,
+        )
     x, tp, *pcts = thin(t_s, throughput, *percentiles.values())
     fig.add_trace(
         go.Scatter(
@@ -408,7 +443,9 @@ def load_chart(
             row=1,
             col=1,
         )
-    fig.update_yaxes(title={"text": "samples/s"}, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(
+        title={"text": "samples/s"}, rangemode="tozero", row=1, col=1, secondary_y=False
+    )
     fig.update_yaxes(
         title={"text": "latency (log)"},
         **log_axis(

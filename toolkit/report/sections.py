@@ -1356,6 +1356,7 @@ def _load_series(
         "t_s": frame["t_s"].to_list(),
         "throughput": frame["throughput"].to_list(),
         "latency_ms": {p: frame[p].to_list() for p in ("p50", "p95", "p99")},
+        "threads": frame["threads"].to_list(),
     }
 
 
@@ -1610,8 +1611,11 @@ def load_section(ctx: ReportContext) -> Section | None:
         remaining = max(budget // left, 1) if budget > 0 else 0
         chosen = [all_label, *others][:remaining]
         budget -= len(chosen)
+        suite_threads: list[float | None] | None = None
         for lab in chosen:
             series = _load_series(ctx.store, suite_id, suite, lab["label"], window)
+            if lab is all_label:
+                suite_threads = series.get("threads")
             series["suite"] = suite["suite"]
             plotted.append(series)
             tp = lab["throughput"]
@@ -1630,6 +1634,9 @@ def load_section(ctx: ReportContext) -> Section | None:
                         steady_throughput=tp["steady"],
                         steady_ci=(ci[0], ci[1]) if ci is not None else None,
                         cooldown_start_s=lab.get("cooldown_start_s") if steady_ok else None,
+                        # the suite's threads (ALL's series, drawn first): a label's own
+                        # windows know them only where it completed a sample
+                        threads=suite_threads,
                     ),
                     caption=(
                         f"Per {series['window_s']:g} s window"
@@ -1637,7 +1644,13 @@ def load_section(ctx: ReportContext) -> Section | None:
                         else "Per summariser line"
                     )
                     + ": throughput (top) and latency (bottom, log); grey = warm-up (and, at the "
-                    "end, a cool-down), dashed green = steady throughput with its 95 % CI band.",
+                    "end, a cool-down), dashed green = steady throughput with its 95 % CI band"
+                    + (
+                        ", grey line = active threads (right axis)"
+                        if any(v is not None for v in suite_threads or ())
+                        else ""
+                    )
+                    + ".",
                 )
             )
             n_charts += 1
