@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import summariser_logs
 
 import toolkit
 from toolkit import Store, ingest_file
@@ -133,8 +135,10 @@ def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) 
     """A 12 s run's windows of 0.244, 5.81, 6 and 0.125 s: too short (a warning naming the
     2 full-length windows), not "throughput still trends" at problem severity."""
     suite = suite_of(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt")
-    status = suite["labels"][0]["warmup_status"]
-    assert status in ("inconclusive", "too-short")
+    all_ = suite["labels"][0]
+    # the status agrees with the finding (it read "inconclusive" under a too-short finding)
+    assert all_["warmup_status"] == "too-short"
+    assert all_["warmup_end_s"] is None and all_["throughput"]["steady"] is None
     found = rules(suite)
     assert "load-no-steady-state" not in found
     short = found["load-too-short"]
@@ -159,6 +163,22 @@ def test_summariser_log_with_partial_windows_is_too_short() -> None:
         "log", label, windows=4, window_s=None, summariser=True, summary_seconds=[30, 30, 30, 30]
     )
     assert trend.rule == "load-no-steady-state"
+
+
+def test_summariser_log_with_three_full_windows_is_too_short(tmp_path: Path, store: Store) -> None:
+    """A flat log of 3 full 30 s windows between two cut ones (2 s, 1 s): 5 windows let
+    MSER run and call it steady ("none", steady figures over 63 s) while the finding said
+    too short. Status, steady figures and finding now agree: too-short, none, too short."""
+    ws = summariser_logs.closed_loop([10] * 5, seed=1, latency_ms=50)
+    ws = [replace(ws[0], count=ws[0].count // 15, seconds=2.0), *ws[1:4],
+          replace(ws[4], count=ws[4].count // 30, seconds=1.0)]  # fmt: skip
+    path = tmp_path / "short.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    all_ = suite["labels"][0]
+    assert all_["warmup_status"] == "too-short"
+    assert all_["throughput"]["steady"] is None and all_["latency_ms"]["steady"] is None
+    assert rules(suite)["load-too-short"]["numbers"]["full_windows"] == 3
 
 
 # --- 2. too short, no samples -------------------------------------------------------------

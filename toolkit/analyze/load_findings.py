@@ -19,15 +19,19 @@ import numpy as np
 import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
-from toolkit.analyze.timeseries import warmup_end
+from toolkit.analyze.timeseries import (
+    SUMMARY_MIN_FULL_WINDOWS,
+    full_summary_windows,
+    warmup_end,
+)
 from toolkit.numbers import fmt_error_pct, fmt_num
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
 #: transient in (its ``min_windows``); the first and last window of a run are partial
 #: and not counted
 MIN_WINDOWS = 10
-#: the same for summariser windows (``timeseries._SUMMARY_MIN_WINDOWS``)
-SUMMARY_MIN_WINDOWS = 4
+#: the same for summariser windows, of full length (:func:`full_summary_windows`)
+SUMMARY_MIN_WINDOWS = SUMMARY_MIN_FULL_WINDOWS
 #: a plateau of the thread count is a load step when it lasts this long (s) and
 #: ``MIN_WINDOWS`` windows; Ultimate/Concurrency Thread Group steps last minutes
 STEP_MIN_S = 30.0
@@ -305,18 +309,6 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
         return None
     value = latency.get("mean")
     return float(value) if value is not None else None
-
-
-#: a summariser window is of full length from this share of the longest one (the first
-#: and last windows of a log are cut by the start and the end of the test)
-SUMMARY_FULL_SHARE = 0.9
-
-
-def full_summary_windows(seconds: Sequence[float]) -> int:
-    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
-    (the log's ``summariser.interval``)."""
-    longest = max(seconds, default=0.0)
-    return sum(1 for x in seconds if longest > 0 and x >= SUMMARY_FULL_SHARE * longest)
 
 
 def _cause_text(cause: Finding) -> str:

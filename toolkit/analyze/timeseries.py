@@ -770,7 +770,9 @@ def analyze_summary_windows(
     """The same warm-up end, cool-down and steady throughput from ``summary +`` windows.
 
     The summariser windows are already aggregates (30 s by default), so MSER runs with
-    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped. A
+    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped, and
+    a log with fewer than ``SUMMARY_MIN_FULL_WINDOWS`` windows of full length
+    (:func:`full_summary_windows`) is "too-short". A
     cool-down (threads finishing one by one) is the same rule run backwards
     (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
     and the cool-down, its CI a t interval over the window rates.
@@ -782,6 +784,11 @@ def analyze_summary_windows(
     total = float(s.sum())
     overall = float(c.sum()) / total if total else None
     rates = c / s if c.size else c
+    if full_summary_windows(s) < SUMMARY_MIN_FULL_WINDOWS:
+        # the first and last windows are cut by the test's start and end: a 12 s run's
+        # 0.244, 5.81, 6 and 0.125 s windows are 2 of full length, too few for any rule
+        return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
+                           None, 0)  # fmt: skip
     warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
     if warm.status == "inconclusive":
         # a cool-down is a trend at the end of the run: without it, is there a steady part?
@@ -823,6 +830,21 @@ def analyze_summary_windows(
 
 #: fewest summariser windows to look for a transient in (4 × 30 s by default)
 _SUMMARY_MIN_WINDOWS = 4
+#: fewest summariser windows of full length (:func:`full_summary_windows`) a log needs
+#: for the warm-up rule; with fewer its status is "too-short"
+SUMMARY_MIN_FULL_WINDOWS = _SUMMARY_MIN_WINDOWS
+#: a summariser window is of full length from this share of the longest one (the first
+#: and last windows of a log are cut by the start and the end of the test)
+SUMMARY_FULL_SHARE = 0.9
+
+
+def full_summary_windows(seconds: npt.ArrayLike) -> int:
+    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
+    (the log's ``summariser.interval``), in s."""
+    s = np.asarray(seconds, dtype=np.float64)
+    if s.size == 0 or not float(s.max()) > 0:
+        return 0
+    return int(np.count_nonzero(s >= SUMMARY_FULL_SHARE * float(s.max())))
 
 
 def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: float) -> int | None:
