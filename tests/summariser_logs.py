@@ -52,19 +52,29 @@ def closed_loop(
     think_ms: float = 0.0,
     seconds: float = 30.0,
     error_rate: list[float] | None = None,
+    capacity: float | None = None,
 ) -> list[Window]:
-    """One window of about ``seconds`` per entry of ``threads`` (``Active:``) for a closed
-    loop: N threads each completing a request every latency + think time, so the rate is
-    N ÷ (R + Z) by Little's law (Poisson noise on the counts); ``error_rate`` per window."""
+    """One window of about ``seconds`` per entry of ``threads`` for a closed loop: N
+    threads each completing a request every latency + think time, so the rate is
+    N ÷ (R + Z) by Little's law (Poisson noise on the counts); ``error_rate`` per window.
+    ``threads[i]`` is the line's ``Active:``, the count when it is printed (the window's
+    end): between two lines the threads change linearly, so a window runs with the mean of
+    its own and the previous line's count (the first window with its own). ``capacity``
+    (/s): a saturated server's throughput; beyond it more threads only queue, so the rate
+    stays at it and the latency is N ÷ capacity − think time (Little's law)."""
     rng = np.random.default_rng(seed)
     out = []
     for i, n in enumerate(threads):
         secs = seconds + float(rng.uniform(-0.45, 0.45))
-        rate = n / ((latency_ms + think_ms) / 1000.0)
+        mean_threads = (n + threads[i - 1]) / 2 if i else n
+        rate = mean_threads / ((latency_ms + think_ms) / 1000.0)
+        latency = latency_ms
+        if capacity is not None and rate > capacity:
+            rate, latency = capacity, mean_threads / capacity * 1000.0 - think_ms
         count = int(rng.poisson(rate * secs))
         share = error_rate[i] if error_rate is not None else 0.0
         errors = int(rng.binomial(count, share)) if count else 0
-        avg = round(latency_ms * (1 + float(rng.normal(0, 0.01))))
+        avg = round(latency * (1 + float(rng.normal(0, 0.01))))
         out.append(Window("", count, secs, 3, n, avg, errors))
     return out
 

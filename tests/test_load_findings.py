@@ -25,6 +25,7 @@ from toolkit.analyze.load_findings import (
 )
 from toolkit.analyze.timeseries import warmup_end
 from toolkit.errors import UnrecognisedFormatError
+from toolkit.numbers import fmt_num
 from toolkit.pipeline.load import load_report
 from toolkit.synthetic import write_jtl
 
@@ -113,6 +114,20 @@ def test_summariser_log_warmup_is_a_finding(tmp_path: Path, store: Store) -> Non
     warm = rules(suite)["load-warmup"]
     assert 200 <= warm["numbers"]["warmup_end_s"] <= 270
     assert warm["message"].startswith(f"warm-up ends {warm['numbers']['warmup_end_s']:.3g} s")
+
+
+def test_summariser_warmup_finding_names_the_thread_ramp(tmp_path: Path, store: Store) -> None:
+    """Active: 2 → 10 over 5 windows of 30 s, then 25 at 10: the load-warmup finding says
+    where the threads reach their plateau and how many there are."""
+    ws = summariser_logs.closed_loop([2, 4, 6, 8, 10] + [10] * 25, seed=4, think_ms=50)
+    path = tmp_path / "ramp.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    ramp_s = suite["labels"][0]["rampup_end_s"]
+    assert ramp_s == pytest.approx(sum(w.seconds for w in ws[:5]), rel=1e-3)
+    warm = rules(suite)["load-warmup"]
+    assert f"; threads ramp up until {fmt_num(ramp_s)} s (10 threads);" in warm["message"]
+    assert warm["numbers"]["rampup_end_s"] == ramp_s
 
 
 def test_summariser_log_without_steady_state_is_a_finding(tmp_path: Path, store: Store) -> None:

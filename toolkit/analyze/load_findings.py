@@ -311,6 +311,13 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
     return float(value) if value is not None else None
 
 
+def _ramp_text(end_s: float, threads: float | None) -> str:
+    """``threads ramp up until 90 s (10 threads)``."""
+    return f"threads ramp up until {_s(end_s)} s" + (
+        f" ({_threads_word(threads)})" if threads is not None else ""
+    )
+
+
 def _cause_text(cause: Finding) -> str:
     """A ``load-gap`` or ``load-error-change`` finding as the reason of a non-stationary
     run, with its figures."""
@@ -342,6 +349,8 @@ def warmup_findings(
     completion_ms: tuple[int, int] | None = None,
     causes: Sequence[Finding] = (),
     summary_seconds: Sequence[float] | None = None,
+    ramp_threads: float | None = None,
+    ramp_windows: int | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -358,6 +367,9 @@ def warmup_findings(
     ``summary_seconds``: a summariser log's window lengths (s); with fewer than
     ``SUMMARY_MIN_WINDOWS`` of full length (:func:`full_summary_windows`), an inconclusive
     log is too short, not trending (a 12 s run's 0.25, 5.8, 6 and 0.125 s windows).
+    ``ramp_threads``: the threads' plateau when ALL's ``rampup_end_s`` is set, named with
+    it; ``ramp_windows``: the windows up to that ramp-up end, which when more than half of
+    ``windows`` is why an inconclusive run has no steady state (threads still starting).
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -491,6 +503,31 @@ def warmup_findings(
                 numbers=numbers,
             )
         )
+    elif (
+        status == "inconclusive"
+        and not steps
+        and ramp_windows is not None
+        and ramp_windows > windows / 2
+        and all_label.get("rampup_end_s") is not None
+    ):
+        ramp_s = float(all_label["rampup_end_s"])
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=(
+                    f"{_ramp_text(ramp_s, ramp_threads)}, past half of the run "
+                    f"({ramp_windows} of {windows} windows): threads still start, no steady "
+                    "state in the run"
+                ),
+                advice=(
+                    "run longer or ramp up faster (the steady part after the ramp-up should "
+                    "be at least half of the run)"
+                ),
+                numbers={"windows": windows, "rampup_end_s": ramp_s, "threads": ramp_threads},
+            )
+        )
     elif status == "inconclusive" and not steps and causes:
         # a gap or an error-rate change breaks the run into parts: that, not a trend a
         # longer run would outlast, is why no steady state is found
@@ -535,6 +572,9 @@ def warmup_findings(
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
+        ramp_end = all_label.get("rampup_end_s")
+        if ramp_end is not None:
+            parts.append(_ramp_text(float(ramp_end), ramp_threads))
         if tp.get("steady") is not None and tp.get("overall") is not None:
             parts.append(
                 f"steady throughput {fmt_num(tp['steady'], sig=4)}/s vs "
@@ -558,6 +598,7 @@ def warmup_findings(
                 advice="report steady-state figures, or drop the warm-up before comparing runs",
                 numbers={
                     "warmup_end_s": end_s,
+                    "rampup_end_s": all_label.get("rampup_end_s"),
                     "throughput_steady": tp.get("steady"),
                     "throughput_overall": tp.get("overall"),
                     "latency_mean_steady_ms": lat_steady,

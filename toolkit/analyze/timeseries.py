@@ -757,12 +757,35 @@ class SummaryLoad:
     #: part, and its start in seconds from the first window's start; None without one
     cooldown_window: int | None = None
     cooldown_s: float | None = None
+    #: windows (of non-zero length) up to the one whose line first shows the threads'
+    #: plateau (``Active:``, :func:`thread_ramp_end`), its end in seconds from the first
+    #: window's start, and that plateau; None without a ramp or ``Active:`` counts
+    rampup_window: int | None = None
+    rampup_s: float | None = None
+    ramp_threads: float | None = None
+
+
+def _summary_settle(
+    rates: npt.NDArray[np.float64], *, trend_p: float, z: float, min_effect: float
+) -> WarmupEnd:
+    """:func:`_summary_warmup`, and when that is inconclusive, again before a cool-down
+    (a trend at the end of the run) if there is one."""
+    warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
+    if warm.status == "inconclusive":
+        # a cool-down is a trend at the end of the run: without it, is there a steady part?
+        rescue = _summary_cooldown(rates, z=z, min_effect=min_effect)
+        if rescue is not None:
+            again = _summary_warmup(rates[:rescue], trend_p=trend_p, z=z, min_effect=min_effect)
+            if again.status in ("warmup", "none"):
+                warm = again
+    return warm
 
 
 def analyze_summary_windows(
     counts: npt.ArrayLike,
     seconds: npt.ArrayLike,
     *,
+    threads: npt.ArrayLike | None = None,
     z: float = 3.0,
     min_effect: float = 0.05,
     trend_p: float = 0.01,
@@ -776,10 +799,24 @@ def analyze_summary_windows(
     cool-down (threads finishing one by one) is the same rule run backwards
     (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
     and the cool-down, its CI a t interval over the window rates.
+
+    ``threads``: each window's ``Active:`` count (None or NaN where the line has none, as
+    in old JMeters' logs: then no ramp-up is known and nothing changes). ``Active:`` is the count when the line is printed, at the window's end, so
+    the ramp-up ends with the first window whose line shows the plateau
+    (:func:`thread_ramp_end`): a closed loop is not steady while threads still start, so
+    the steady part starts after that window (the warm-up end moves there when MSER's is
+    earlier; MSER runs again after it when the whole run was inconclusive), and a ramp
+    that ends past half of the windows leaves no steady state ("inconclusive").
     """
     c = np.asarray(counts, dtype=np.float64)
     s = np.asarray(seconds, dtype=np.float64)
     keep = s > 0
+    t = None
+    if threads is not None:
+        t = np.asarray(
+            [np.nan if v is None else v for v in np.asarray(threads, dtype=object)],
+            dtype=np.float64,
+        )[keep]
     c, s = c[keep], s[keep]
     total = float(s.sum())
     overall = float(c.sum()) / total if total else None
@@ -789,14 +826,23 @@ def analyze_summary_windows(
         # 0.244, 5.81, 6 and 0.125 s windows are 2 of full length, too few for any rule
         return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
                            None, 0)  # fmt: skip
-    warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
-    if warm.status == "inconclusive":
-        # a cool-down is a trend at the end of the run: without it, is there a steady part?
-        rescue = _summary_cooldown(rates, z=z, min_effect=min_effect)
-        if rescue is not None:
-            again = _summary_warmup(rates[:rescue], trend_p=trend_p, z=z, min_effect=min_effect)
-            if again.status in ("warmup", "none"):
-                warm = again
+    warm = _summary_settle(rates, trend_p=trend_p, z=z, min_effect=min_effect)
+    ramp = thread_ramp_end(t) if t is not None else None
+    # windows up to and including the first that shows the plateau: they hold the ramp
+    ramp_w = ramp + 1 if ramp else None
+    if ramp_w is not None:
+        if ramp_w > c.size / 2:
+            # threads still starting past half of the run: no steady state in it
+            warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
+        elif warm.status in ("warmup", "none") and (warm.end_window or 0) < ramp_w:
+            warm = WarmupEnd("warmup", ramp_w, None, warm.throughput_truncation, None)
+        elif warm.status == "inconclusive":
+            # the ramp's own trend may be what kept MSER from a steady part
+            after = _summary_settle(rates[ramp_w:], trend_p=trend_p, z=z, min_effect=min_effect)
+            if after.status in ("warmup", "none") and after.end_window is not None:
+                warm = WarmupEnd(
+                    "warmup", ramp_w + after.end_window, None, warm.throughput_truncation, None
+                )
     steady: MeanCI | None = None
     steady_n = 0
     stop: int | None = None
@@ -825,6 +871,9 @@ def analyze_summary_windows(
         steady_n,
         stop,
         float(s[:stop].sum()) if stop is not None else None,
+        ramp_w,
+        float(s[:ramp_w].sum()) if ramp_w is not None else None,
+        float(t[ramp]) if t is not None and ramp_w is not None and ramp is not None else None,
     )
 
 

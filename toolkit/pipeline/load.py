@@ -337,6 +337,7 @@ def _label_json(
         "warmup_end_s": warm.end_s,
         "warmup_status": warm.status,
         "cooldown_start_s": result.cooldown_s,
+        "rampup_end_s": None,
         "is_transaction": is_transaction,
         "throughput": {
             "overall": result.throughput_overall,
@@ -569,7 +570,8 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     frame = summariser_windows(store, suite_id, summariser)
     counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
     seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
-    result = analyze_summary_windows(counts, seconds)
+    threads = frame["active_threads"].to_numpy() if frame.height else None
+    result = analyze_summary_windows(counts, seconds, threads=threads)
     total = int(counts.sum()) if counts.size else 0
     mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
     max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
@@ -599,6 +601,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
         "cooldown_start_s": result.cooldown_s,
+        "rampup_end_s": result.rampup_s,
         "is_transaction": False,
         "throughput": {
             "overall": result.throughput_overall,

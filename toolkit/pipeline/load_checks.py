@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from toolkit.analyze.findings import Finding
@@ -101,6 +102,13 @@ def summary_suite_findings(
     suite from its ``ALL`` label dict (``main``: the summariser ALL comes from), as
     ``--json`` dicts."""
     frame = summariser_windows(store, suite_id, main, timed_only=True) if main else None
+    ramp_threads = ramp_windows = None
+    ramp_s = all_label.get("rampup_end_s")
+    if frame is not None and ramp_s is not None:
+        # the ramp-up ends with a window's end: the windows up to it, and its Active:
+        ends = frame["seconds"].cum_sum().to_numpy()
+        ramp_windows = int(np.searchsorted(ends, float(ramp_s) - 1e-6)) + 1
+        ramp_threads = float(frame["active_threads"][ramp_windows - 1])
     found = warmup_findings(
         name,
         all_label,
@@ -108,6 +116,8 @@ def summary_suite_findings(
         window_s=None,
         summariser=True,
         summary_seconds=[float(x) for x in frame["seconds"]] if frame is not None else None,
+        ramp_threads=ramp_threads,
+        ramp_windows=ramp_windows,
     )
     found += error_findings(name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
     return [f.as_json() for f in found]

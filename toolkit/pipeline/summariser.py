@@ -42,10 +42,14 @@ def summariser_windows(
 ) -> pl.DataFrame:
     """The ``summary +`` windows of one summariser in log order: count, seconds (the
     window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
-    rate where that is the more precise), avg_ms, min_ms, max_ms, errors.
-    ``timed_only``: without windows of zero length."""
+    rate where that is the more precise), avg_ms, min_ms, max_ms, errors,
+    ``active_threads`` (the line's ``Active:``, null without one) and ``window_end`` (the
+    line's time: its log timestamp, else the console's test start plus the windows'
+    seconds; null when the log has neither). ``timed_only``: without windows of zero
+    length."""
     frame = store.frame(
-        """SELECT count, seconds, rate, avg_ms, min_ms, max_ms, errors FROM load_windows
+        """SELECT count, seconds, rate, avg_ms, min_ms, max_ms, errors,
+                  active_threads::DOUBLE AS active_threads, window_end FROM load_windows
            WHERE suite_id = ? AND kind = '+' AND name = ? ORDER BY source_id, line""",
         [suite_id, name],
     )
