@@ -466,11 +466,45 @@ def test_a_latency_only_warmup_says_what_changed(tmp_path: Path, store: Store) -
 def test_summariser_littles_law_text_gives_the_real_reason(tmp_path: Path, store: Store) -> None:
     from toolkit.report.sections import _littles_law_table
 
-    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", [100.0] * 20))
+    ws = summariser_logs.closed_loop([20] * 20, seed=1, think_ms=150)
+    path = tmp_path / "old.log"
+    bare = [replace(w, active=None) for w in ws]
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": bare})) + "\n")
+    suite = suite_of(store, path)
+    assert suite["littles_law"] is None
     text = _littles_law_table(0, suite)
     body = str(getattr(text, "text", text))
     assert "summariser log" in body and "Active:" in body
     assert "no thread counts" not in body
+
+
+@pytest.mark.parametrize(
+    ("think_ms", "verdict"), [(50.0, "thinking"), (0.0, "saturated"), (150.0, "thinking")]
+)
+def test_summariser_suites_get_littles_law(
+    tmp_path: Path, store: Store, think_ms: float, verdict: str
+) -> None:
+    """A summariser log had no Little's-law check ("not checked": its Active: counts were
+    not read). 10 threads, 50 ms responses and ``think_ms`` think time: N = 10 (mean
+    Active: of the steady windows), X = 10 ÷ (R + Z) and R = 50 ms give busy fractions
+    0.5, 1 and 0.25, the JTL verdicts and think times, the closed-loop-saturated finding
+    for the loop without think time, and the report's Little's-law table."""
+    from toolkit.report.sections import Table, _littles_law_table
+
+    ws = summariser_logs.closed_loop([10] * 20, seed=7, think_ms=think_ms)
+    path = tmp_path / "loop.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    law = suite["littles_law"]
+    assert law is not None and law["verdict"] == verdict
+    assert law["threads"] == pytest.approx(10)
+    assert law["throughput"] == pytest.approx(10 / ((50 + think_ms) / 1000), rel=0.02)
+    assert law["latency_s"] == pytest.approx(0.05, rel=0.02)
+    assert law["busy_fraction"] == pytest.approx(50 / (50 + think_ms), rel=0.03)
+    assert law["think_s"] == pytest.approx(think_ms / 1000, abs=0.003)
+    assert suite["labels"][0]["threads_steady"] == pytest.approx(10)
+    assert ("closed-loop-saturated" in rules(suite)) == (verdict == "saturated")
+    assert isinstance(_littles_law_table(0, suite), Table)
 
 
 XSS = "<script>alert(1)</script>"

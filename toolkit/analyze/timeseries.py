@@ -763,6 +763,9 @@ class SummaryLoad:
     rampup_window: int | None = None
     rampup_s: float | None = None
     ramp_threads: float | None = None
+    #: mean ``Active:`` threads over the steady windows, weighted by their seconds (the
+    #: N of Little's law); None without a steady part or thread counts
+    threads_steady: float | None = None
 
 
 def _summary_settle(
@@ -806,7 +809,8 @@ def analyze_summary_windows(
     (:func:`thread_ramp_end`): a closed loop is not steady while threads still start, so
     the steady part starts after that window (the warm-up end moves there when MSER's is
     earlier; MSER runs again after it when the whole run was inconclusive), and a ramp
-    that ends past half of the windows leaves no steady state ("inconclusive").
+    that ends past half of the windows leaves no steady state ("inconclusive"). The
+    steady windows' mean count, weighted by their seconds, is ``threads_steady``.
     """
     c = np.asarray(counts, dtype=np.float64)
     s = np.asarray(seconds, dtype=np.float64)
@@ -859,6 +863,12 @@ def analyze_summary_windows(
                 float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
             )
             steady = MeanCI(rate, max(0.0, rate - half), rate + half, int(r.size))
+    threads_steady = None
+    if t is not None and warm.status in ("warmup", "none") and warm.end_window is not None:
+        tt, ts = t[warm.end_window : stop], s[warm.end_window : stop]
+        known = np.isfinite(tt)
+        if known.any() and ts[known].sum() > 0:
+            threads_steady = float((tt[known] * ts[known]).sum() / ts[known].sum())
     # express the end in seconds from the start of the first window
     if warm.end_window is not None and warm.status == "warmup":
         end_s = float(s[: warm.end_window].sum())
@@ -874,6 +884,7 @@ def analyze_summary_windows(
         ramp_w,
         float(s[:ramp_w].sum()) if ramp_w is not None else None,
         float(t[ramp]) if t is not None and ramp_w is not None and ramp is not None else None,
+        threads_steady,
     )
 
 

@@ -19,6 +19,7 @@ from toolkit.analyze.timeseries import (
     PERCENTILES,
     DashboardRow,
     LabelLoad,
+    LittlesLaw,
     MeanCI,
     analyze_summary_windows,
     analyze_windows,
@@ -509,19 +510,22 @@ def analyze_load_suite(
         "start_ms": t0,
         "labels": labels_json,
         "dashboard": [row.as_json() for row in dashboard],
-        "littles_law": (
-            {
-                "threads": little.threads,
-                "throughput": little.throughput,
-                "latency_s": little.latency_s,
-                "busy_fraction": little.busy_fraction,
-                "think_s": little.think_s,
-                "verdict": little.verdict,
-            }
-            if little is not None
-            else None
-        ),
+        "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
+    }
+
+
+def _littles_json(little: LittlesLaw | None) -> dict[str, Any] | None:
+    """The ``littles_law`` object of ``--json``."""
+    if little is None:
+        return None
+    return {
+        "threads": little.threads,
+        "throughput": little.throughput,
+        "latency_s": little.latency_s,
+        "busy_fraction": little.busy_fraction,
+        "think_s": little.think_s,
+        "verdict": little.verdict,
     }
 
 
@@ -554,6 +558,22 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
     findings += summary_suite_findings(
         store, suite_id, name, names[0] if names else None, labels[0]
     )
+    # Little's law on ALL's steady windows: N their mean Active:, X the steady rate, R
+    # their count-weighted mean Avg; the tolerance is the steady rate CI's (the mean of
+    # thousands of samples per window barely varies), at least 2 %
+    all_ = labels[0]
+    tp = all_["throughput"]
+    ci = tp["steady_ci"]
+    rel = (ci[1] - ci[0]) / 2 / tp["steady"] if ci is not None and tp["steady"] else 0.0
+    little = littles_law(
+        name,
+        threads=all_["threads_steady"],
+        throughput=tp["steady"],
+        latency_ms=(all_["latency_ms"]["steady"] or {}).get("mean"),
+        tolerance=max(0.02, rel),
+    )
+    if little is not None and little.finding is not None:
+        findings.append(little.finding.as_json())
     return {
         "suite": name,
         "source": "summariser",
@@ -561,7 +581,7 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
         "start_ms": None,
         "labels": labels,
         "dashboard": [],
-        "littles_law": None,
+        "littles_law": _littles_json(little),
         "findings": findings,
     }
 
@@ -610,7 +630,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         },
         "latency_ms": {"overall": overall, "steady": steady, "steady_mean_ci": None},
         "apdex": None,
-        "threads_steady": None,
+        "threads_steady": result.threads_steady,
     }
 
 
