@@ -196,6 +196,83 @@ def test_summariser_log_with_three_full_windows_is_too_short(tmp_path: Path, sto
     assert rules(suite)["load-too-short"]["numbers"]["full_windows"] == 3
 
 
+def _log_suite(
+    tmp_path: Path, ws: list[summariser_logs.Window], name: str, shape: str = "log"
+) -> dict[str, Any]:
+    """The ``warmup load --json`` suite of generated windows ``ws`` written as a jmeter.log
+    (``log``) or a console (``console``), in a store of its own."""
+    write = summariser_logs.jmeter_log if shape == "log" else summariser_logs.console
+    path = tmp_path / f"{name}.log"
+    path.write_text("\n".join(write({"summary": ws})) + "\n")
+    with toolkit.open_store() as store:
+        return suite_of(store, path)
+
+
+@pytest.mark.parametrize("shape", ["log", "console"])
+def test_summariser_stepped_threads_are_load_steps(tmp_path: Path, shape: str) -> None:
+    """Active: 10 → 20 → 40 every 8 windows of 30 s, the last step 20 windows long: no
+    load-steps finding before, and the 40-thread plateau read as the end of a ramp-up, a
+    warm-up until 480 s. Now load-steps names the changes and each step's rate, and there
+    is no ramp-up and no load-warmup."""
+    for seed in range(3):
+        ws = summariser_logs.closed_loop([10] * 8 + [20] * 8 + [40] * 20, seed=seed, think_ms=50)
+        suite = _log_suite(tmp_path, ws, f"steps{seed}", shape)
+        found = rules(suite)
+        step = found["load-steps"]
+        assert step["message"].startswith("thread count changes at "), step["message"]
+        assert "(10→20→40): stepped load; steady state is per step" in step["message"]
+        rates = [float(x) for x in str(step["numbers"]["throughput"]).split(",")]
+        assert rates == pytest.approx([100, 200, 400], rel=0.05), (seed, rates)
+        assert suite["labels"][0]["rampup_end_s"] is None
+        assert "load-warmup" not in found and "load-no-steady-state" not in found, found
+
+
+@pytest.mark.parametrize(
+    ("kind", "shape"), [("long", "log"), ("long", "console"), ("hole", "log"), ("zero", "log")]
+)
+def test_summariser_stall_is_a_gap(tmp_path: Path, kind: str, shape: str) -> None:
+    """A stall among 24 windows of 30 s at 100/s: a 90 s window with 30 s of samples (what
+    JMeter prints: a line only when a sample completes), 60 s missing between two lines'
+    times of a jmeter.log, or a window of count 0. No load-gap before (and the 90 s window
+    made the log "too short": its other windows were under 90 % of the longest); now a
+    load-gap of the stall's length, and the log is not too short."""
+    ws = summariser_logs.closed_loop([10] * 24, seed=3, think_ms=50)
+    length = 60.0
+    if kind == "long":
+        ws[12] = replace(ws[12], seconds=90.0)
+    elif kind == "hole":
+        ws[12] = replace(ws[12], pause_s=60.0)
+    else:
+        ws[12] = replace(ws[12], count=0, errors=0)
+        length = 30.0
+    suite = _log_suite(tmp_path, ws, kind, shape)
+    assert suite["labels"][0]["warmup_status"] != "too-short"
+    gap = rules(suite)["load-gap"]
+    assert gap["message"].startswith("no samples completed from ")
+    assert gap["numbers"]["length_s"] == pytest.approx(length, abs=1)
+    start = sum(w.seconds for w in ws[:12])
+    assert start - 1 <= gap["numbers"]["start_s"] <= start + 31, gap
+
+
+def test_summariser_error_burst_is_an_error_change(tmp_path: Path) -> None:
+    """30 % of the samples fail from window 14 of 24 (420 s): load-errors only before,
+    now load-error-change at 420 s (± a window)."""
+    ws = summariser_logs.closed_loop(
+        [10] * 24, seed=5, think_ms=50, error_rate=[0.0] * 14 + [0.3] * 10
+    )
+    change = rules(_log_suite(tmp_path, ws, "errors"))["load-error-change"]
+    assert change["message"].startswith("error rate 30% from ")
+    assert change["message"].endswith("(0% before): the error rate is not steady")
+    assert change["numbers"]["at_s"] == pytest.approx(420, abs=31)
+
+
+def test_flat_summariser_logs_have_no_steps_gaps_or_error_changes(tmp_path: Path) -> None:
+    for seed in range(5):
+        ws = summariser_logs.closed_loop([10] * 24, seed=seed, think_ms=50, error_rate=[0.01] * 24)
+        found = rules(_log_suite(tmp_path, ws, f"flat{seed}"))
+        assert not {"load-steps", "load-gap", "load-error-change"} & set(found), (seed, found)
+
+
 # --- 2. too short, no samples -------------------------------------------------------------
 
 

@@ -789,6 +789,7 @@ def analyze_summary_windows(
     seconds: npt.ArrayLike,
     *,
     threads: npt.ArrayLike | None = None,
+    stepped: bool = False,
     z: float = 3.0,
     min_effect: float = 0.05,
     trend_p: float = 0.01,
@@ -811,6 +812,8 @@ def analyze_summary_windows(
     earlier; MSER runs again after it when the whole run was inconclusive), and a ramp
     that ends past half of the windows leaves no steady state ("inconclusive"). The
     steady windows' mean count, weighted by their seconds, is ``threads_steady``.
+    ``stepped``: the counts change in load steps (``load_findings.load_steps``), whose
+    plateau is the last step, not the end of a ramp-up: no ramp-up floor then.
     """
     c = np.asarray(counts, dtype=np.float64)
     s = np.asarray(seconds, dtype=np.float64)
@@ -831,7 +834,7 @@ def analyze_summary_windows(
         return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
                            None, 0)  # fmt: skip
     warm = _summary_settle(rates, trend_p=trend_p, z=z, min_effect=min_effect)
-    ramp = thread_ramp_end(t) if t is not None else None
+    ramp = thread_ramp_end(t) if t is not None and not stepped else None
     # windows up to and including the first that shows the plateau: they hold the ramp
     ramp_w = ramp + 1 if ramp else None
     if ramp_w is not None:
@@ -893,18 +896,28 @@ _SUMMARY_MIN_WINDOWS = 4
 #: fewest summariser windows of full length (:func:`full_summary_windows`) a log needs
 #: for the warm-up rule; with fewer its status is "too-short"
 SUMMARY_MIN_FULL_WINDOWS = _SUMMARY_MIN_WINDOWS
-#: a summariser window is of full length from this share of the longest one (the first
-#: and last windows of a log are cut by the start and the end of the test)
+#: a summariser window is of full length from this share of the log's interval (the
+#: first and last windows of a log are cut by the start and the end of the test)
 SUMMARY_FULL_SHARE = 0.9
 
 
-def full_summary_windows(seconds: npt.ArrayLike) -> int:
-    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
-    (the log's ``summariser.interval``), in s."""
+def summary_interval(seconds: npt.ArrayLike) -> float:
+    """A summariser log's interval (``summariser.interval``) in s: the median length of
+    its windows of non-zero length (only the first and last are cut, and a stall makes
+    one window longer: JMeter prints a line only when a sample completes); 0 for none."""
     s = np.asarray(seconds, dtype=np.float64)
-    if s.size == 0 or not float(s.max()) > 0:
+    s = s[s > 0]
+    return float(np.median(s)) if s.size else 0.0
+
+
+def full_summary_windows(seconds: npt.ArrayLike) -> int:
+    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the log's
+    interval (:func:`summary_interval`), in s."""
+    s = np.asarray(seconds, dtype=np.float64)
+    interval = summary_interval(s)
+    if not interval > 0:
         return 0
-    return int(np.count_nonzero(s >= SUMMARY_FULL_SHARE * float(s.max())))
+    return int(np.count_nonzero(s >= SUMMARY_FULL_SHARE * interval))
 
 
 def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: float) -> int | None:

@@ -32,7 +32,13 @@ from toolkit.analyze.timeseries import (
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
-from toolkit.pipeline.summariser import DEFAULT_SUMMARISER, summariser_windows, summarisers
+from toolkit.pipeline.summariser import (
+    DEFAULT_SUMMARISER,
+    summariser_windows,
+    summarisers,
+    summary_steps,
+    summary_window_series,
+)
 from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
@@ -591,7 +597,9 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
     seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
     threads = frame["active_threads"].to_numpy() if frame.height else None
-    result = analyze_summary_windows(counts, seconds, threads=threads)
+    # stepped thread counts (an Ultimate Thread Group's 10→20→40) are no ramp-up
+    stepped = bool(summary_steps(summary_window_series(frame.filter(pl.col("seconds") > 0))))
+    result = analyze_summary_windows(counts, seconds, threads=threads, stepped=stepped)
     total = int(counts.sum()) if counts.size else 0
     mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
     max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
