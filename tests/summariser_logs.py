@@ -22,6 +22,12 @@ class Window:
     count: int
     seconds: float  #: true length
     min_ms: int
+    active: int | None = 150  #: ``Active:`` threads (None: the pre-3.0 line without it)
+    avg_ms: int = 30
+    errors: int = 0
+    #: seconds with no summariser line before this window (a stall: JMeter prints a line
+    #: only when a sample completes); shows in a jmeter.log's timestamps only
+    pause_s: float = 0.0
 
 
 def windows(
@@ -38,14 +44,51 @@ def windows(
     return out
 
 
+def closed_loop(
+    threads: list[int],
+    *,
+    seed: int,
+    latency_ms: float = 50.0,
+    think_ms: float = 0.0,
+    seconds: float = 30.0,
+    error_rate: list[float] | None = None,
+    capacity: float | None = None,
+) -> list[Window]:
+    """One window of about ``seconds`` per entry of ``threads`` for a closed loop: N
+    threads each completing a request every latency + think time, so the rate is
+    N ÷ (R + Z) by Little's law (Poisson noise on the counts); ``error_rate`` per window.
+    ``threads[i]`` is the line's ``Active:``, the count when it is printed (the window's
+    end): between two lines the threads change linearly, so a window runs with the mean of
+    its own and the previous line's count (the first window with its own). ``capacity``
+    (/s): a saturated server's throughput; beyond it more threads only queue, so the rate
+    stays at it and the latency is N ÷ capacity − think time (Little's law)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, n in enumerate(threads):
+        secs = seconds + float(rng.uniform(-0.45, 0.45))
+        mean_threads = (n + threads[i - 1]) / 2 if i else n
+        rate = mean_threads / ((latency_ms + think_ms) / 1000.0)
+        latency = latency_ms
+        if capacity is not None and rate > capacity:
+            rate, latency = capacity, mean_threads / capacity * 1000.0 - think_ms
+        count = int(rng.poisson(rate * secs))
+        share = error_rate[i] if error_rate is not None else 0.0
+        errors = int(rng.binomial(count, share)) if count else 0
+        avg = round(latency * (1 + float(rng.normal(0, 0.01))))
+        out.append(Window("", count, secs, 3, n, avg, errors))
+    return out
+
+
 def line(w: Window, name: str) -> str:
     """``w`` as JMeter's ``summary +`` line under ``name``."""
     whole = int(w.seconds + 0.5)
     dur = f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
     rate = w.count / w.seconds
+    pct = 100.0 * w.errors / w.count if w.count else 0.0
+    threads = f" Active: {w.active} Started: {w.active} Finished: 0" if w.active is not None else ""
     return (
-        f"{name} + {w.count:6d} in {dur} = {rate:6.1f}/s Avg: {30:5d} Min: {w.min_ms:5d} "
-        f"Max: {1535:5d} Err: {0:5d} (0.00%) Active: 150 Started: 150 Finished: 0"
+        f"{name} + {w.count:6d} in {dur} = {rate:6.1f}/s Avg: {w.avg_ms:5d} Min: {w.min_ms:5d} "
+        f"Max: {1535:5d} Err: {w.errors:5d} ({pct:.2f}%){threads}"
     )
 
 
@@ -77,7 +120,7 @@ def jmeter_log(series: dict[str, list[Window]], *, start: datetime = START) -> l
     timed = []
     for name, ws in series.items():
         for w in ws:
-            ends[name] = ends.get(name, 0.0) + w.seconds
+            ends[name] = ends.get(name, 0.0) + w.pause_s + w.seconds
             timed.append((ends[name], name, w))
     for end, name, w in sorted(timed, key=lambda t: t[0]):
         at = start + timedelta(seconds=end)

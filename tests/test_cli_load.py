@@ -44,6 +44,23 @@ def test_load_json_contract_and_script_label_verbatim(tmp_path: Path, runner: Cl
 
 
 @pytest.mark.real
+def test_short_real_console_reads_too_short_everywhere(real_dir: Path, runner: CliRunner) -> None:
+    """JMeter 5.6.3's 12 s console (windows 0.244, 5.81, 6, 0.125 s: 2 of full length)
+    printed "inconclusive" in the table under a "too short" finding; the table, the JSON
+    and the finding now all say too-short."""
+    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt"
+    table = runner.invoke(app, ["load", str(path)])
+    assert table.exit_code == 0, table.output
+    assert "too-short" in table.stdout and "inconclusive" not in table.stdout
+    result = runner.invoke(app, ["load", str(path), "--json"])
+    payload = json.loads(result.stdout)
+    jsonschema.validate(payload, _schema("load.schema.json"))
+    (suite,) = payload["suites"]
+    assert suite["labels"][0]["warmup_status"] == "too-short"
+    assert [f["rule"] for f in suite["findings"]].count("load-too-short") == 1
+
+
+@pytest.mark.real
 def test_load_real_files_table_and_json(real_dir: Path, runner: CliRunner) -> None:
     files = [
         real_dir / "jmeter" / "generated__jmeter-5.6.3__default.csv",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from jmeter_checks import STATISTICS_FIELDS
 
 from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
+from toolkit.numbers import fmt_num
 from toolkit.pipeline.load import compare_report, load_report, parse_window, window_series
 from toolkit.synthetic import write_jtl
 
@@ -705,7 +707,9 @@ def test_real_thread_ramp_up_is_a_floor_under_the_warmup_end(
     assert 9.0 < law["threads"] <= 10.0
     assert 0.97 <= law["busy_fraction"] <= 1.02, law
     ramp = next(f for f in suite["findings"] if f["rule"] == "load-warmup")
-    assert "the threads ramp up until then" in ramp["message"]
+    assert (
+        f"threads ramp up until {fmt_num(all_['rampup_end_s'])} s (10 threads)" in ramp["message"]
+    )
     # the report's chart gets the same active threads, from the thread names
     series = window_series(store, 1)
     assert series["threads"].drop_nulls().max() == 10
@@ -732,3 +736,59 @@ def test_a_ramp_whose_throughput_levels_off_early_still_ends_the_warmup_late() -
     assert with_threads.warmup.end_s is not None and 117.0 <= with_threads.warmup.end_s <= 125.0
     assert without.rampup_s is None
     assert without.warmup.end_s is None or without.warmup.end_s < 100.0
+
+
+def _summary_suite(tmp_path: Path, ws: list[summariser_logs.Window], name: str) -> dict[str, Any]:
+    """The ``warmup load --json`` suite of a generated jmeter.log of windows ``ws``."""
+    path = tmp_path / f"{name}.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    with open_store() as store:
+        ingest_file(store, path)
+        (suite,) = load_report(store)["suites"]
+    return suite  # type: ignore[no-any-return]
+
+
+def test_summariser_thread_ramp_is_no_steady_part(tmp_path: Path) -> None:
+    """A saturated server (100/s) while Active: climbs 10 → 50 over 5 windows of 30 s:
+    the throughput is flat from the start, so MSER read "none" (steady from 0 s) while the
+    mean latency climbed 100 → 500 ms. The steady part now starts after the window whose
+    line first shows 50 threads (150 s, rampup_end_s), over six seeds; the steady mean
+    latency is the plateau's 500 ms, not the whole run's."""
+    for seed in range(6):
+        threads = [10, 20, 30, 40, 50] + [50] * 25
+        ws = summariser_logs.closed_loop(threads, seed=seed, latency_ms=50, capacity=100.0)
+        all_ = _summary_suite(tmp_path, ws, f"ramp{seed}")["labels"][0]
+        ramp_end = sum(w.seconds for w in ws[:5])
+        assert all_["rampup_end_s"] == pytest.approx(ramp_end, rel=1e-3), (seed, all_)
+        assert all_["warmup_status"] == "warmup", (seed, all_["warmup_status"])
+        assert all_["warmup_end_s"] == pytest.approx(ramp_end, rel=1e-3), seed
+        assert all_["latency_ms"]["steady"]["mean"] == pytest.approx(500, rel=0.02), seed
+
+
+def test_summariser_ramp_past_half_the_run_is_inconclusive(tmp_path: Path) -> None:
+    """Threads still starting in 14 of 22 windows (5 more every 30 s, server saturated):
+    "none" before (the flat throughput), now "inconclusive" with the ramp's end."""
+    threads = [5 * i for i in range(1, 15)] + [70] * 8
+    ws = summariser_logs.closed_loop(threads, seed=1, latency_ms=50, capacity=100.0)
+    suite = _summary_suite(tmp_path, ws, "slow")
+    all_ = suite["labels"][0]
+    assert all_["warmup_status"] == "inconclusive"
+    assert all_["throughput"]["steady"] is None
+    assert all_["rampup_end_s"] == pytest.approx(sum(w.seconds for w in ws[:14]), rel=1e-3)
+    (found,) = [f for f in suite["findings"] if f["rule"] == "load-no-steady-state"]
+    ramp = fmt_num(all_["rampup_end_s"])
+    assert found["message"].startswith(f"threads ramp up until {ramp} s (70 threads), past half")
+
+
+def test_summariser_without_active_counts_keeps_its_result(tmp_path: Path) -> None:
+    """Lines without ``Active:`` (old JMeters): no ramp-up known (null), and the warm-up
+    end is the throughput rule's alone, as it was."""
+    threads = [10, 20, 30, 40, 50] + [50] * 25
+    ws = summariser_logs.closed_loop(threads, seed=2, latency_ms=50, capacity=100.0)
+    bare = [replace(w, active=None) for w in ws]
+    all_ = _summary_suite(tmp_path, bare, "old")["labels"][0]
+    assert all_["rampup_end_s"] is None
+    assert all_["warmup_status"] == "none" and all_["warmup_end_s"] == 0.0
+    # threads at their plateau from the first line: no ramp either
+    flat = summariser_logs.closed_loop([50] * 30, seed=2, latency_ms=50, capacity=100.0)
+    assert _summary_suite(tmp_path, flat, "flat")["labels"][0]["rampup_end_s"] is None

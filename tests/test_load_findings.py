@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import summariser_logs
 
 import toolkit
 from toolkit import Store, ingest_file
@@ -23,6 +25,7 @@ from toolkit.analyze.load_findings import (
 )
 from toolkit.analyze.timeseries import warmup_end
 from toolkit.errors import UnrecognisedFormatError
+from toolkit.numbers import fmt_num
 from toolkit.pipeline.load import load_report
 from toolkit.synthetic import write_jtl
 
@@ -113,6 +116,20 @@ def test_summariser_log_warmup_is_a_finding(tmp_path: Path, store: Store) -> Non
     assert warm["message"].startswith(f"warm-up ends {warm['numbers']['warmup_end_s']:.3g} s")
 
 
+def test_summariser_warmup_finding_names_the_thread_ramp(tmp_path: Path, store: Store) -> None:
+    """Active: 2 → 10 over 5 windows of 30 s, then 25 at 10: the load-warmup finding says
+    where the threads reach their plateau and how many there are."""
+    ws = summariser_logs.closed_loop([2, 4, 6, 8, 10] + [10] * 25, seed=4, think_ms=50)
+    path = tmp_path / "ramp.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    ramp_s = suite["labels"][0]["rampup_end_s"]
+    assert ramp_s == pytest.approx(sum(w.seconds for w in ws[:5]), rel=1e-3)
+    warm = rules(suite)["load-warmup"]
+    assert f"; threads ramp up until {fmt_num(ramp_s)} s (10 threads);" in warm["message"]
+    assert warm["numbers"]["rampup_end_s"] == ramp_s
+
+
 def test_summariser_log_without_steady_state_is_a_finding(tmp_path: Path, store: Store) -> None:
     rates = [20.0 + 5 * i for i in range(20)]  # still climbing at the end
     suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", rates))
@@ -133,8 +150,10 @@ def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) 
     """A 12 s run's windows of 0.244, 5.81, 6 and 0.125 s: too short (a warning naming the
     2 full-length windows), not "throughput still trends" at problem severity."""
     suite = suite_of(store, real_dir / "jmeter" / "generated__jmeter-5.6.3__default.stdout.txt")
-    status = suite["labels"][0]["warmup_status"]
-    assert status in ("inconclusive", "too-short")
+    all_ = suite["labels"][0]
+    # the status agrees with the finding (it read "inconclusive" under a too-short finding)
+    assert all_["warmup_status"] == "too-short"
+    assert all_["warmup_end_s"] is None and all_["throughput"]["steady"] is None
     found = rules(suite)
     assert "load-no-steady-state" not in found
     short = found["load-too-short"]
@@ -159,6 +178,99 @@ def test_summariser_log_with_partial_windows_is_too_short() -> None:
         "log", label, windows=4, window_s=None, summariser=True, summary_seconds=[30, 30, 30, 30]
     )
     assert trend.rule == "load-no-steady-state"
+
+
+def test_summariser_log_with_three_full_windows_is_too_short(tmp_path: Path, store: Store) -> None:
+    """A flat log of 3 full 30 s windows between two cut ones (2 s, 1 s): 5 windows let
+    MSER run and call it steady ("none", steady figures over 63 s) while the finding said
+    too short. Status, steady figures and finding now agree: too-short, none, too short."""
+    ws = summariser_logs.closed_loop([10] * 5, seed=1, latency_ms=50)
+    ws = [replace(ws[0], count=ws[0].count // 15, seconds=2.0), *ws[1:4],
+          replace(ws[4], count=ws[4].count // 30, seconds=1.0)]  # fmt: skip
+    path = tmp_path / "short.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    all_ = suite["labels"][0]
+    assert all_["warmup_status"] == "too-short"
+    assert all_["throughput"]["steady"] is None and all_["latency_ms"]["steady"] is None
+    assert rules(suite)["load-too-short"]["numbers"]["full_windows"] == 3
+
+
+def _log_suite(
+    tmp_path: Path, ws: list[summariser_logs.Window], name: str, shape: str = "log"
+) -> dict[str, Any]:
+    """The ``warmup load --json`` suite of generated windows ``ws`` written as a jmeter.log
+    (``log``) or a console (``console``), in a store of its own."""
+    write = summariser_logs.jmeter_log if shape == "log" else summariser_logs.console
+    path = tmp_path / f"{name}.log"
+    path.write_text("\n".join(write({"summary": ws})) + "\n")
+    with toolkit.open_store() as store:
+        return suite_of(store, path)
+
+
+@pytest.mark.parametrize("shape", ["log", "console"])
+def test_summariser_stepped_threads_are_load_steps(tmp_path: Path, shape: str) -> None:
+    """Active: 10 → 20 → 40 every 8 windows of 30 s, the last step 20 windows long: no
+    load-steps finding before, and the 40-thread plateau read as the end of a ramp-up, a
+    warm-up until 480 s. Now load-steps names the changes and each step's rate, and there
+    is no ramp-up and no load-warmup."""
+    for seed in range(3):
+        ws = summariser_logs.closed_loop([10] * 8 + [20] * 8 + [40] * 20, seed=seed, think_ms=50)
+        suite = _log_suite(tmp_path, ws, f"steps{seed}", shape)
+        found = rules(suite)
+        step = found["load-steps"]
+        assert step["message"].startswith("thread count changes at "), step["message"]
+        assert "(10→20→40): stepped load; steady state is per step" in step["message"]
+        rates = [float(x) for x in str(step["numbers"]["throughput"]).split(",")]
+        assert rates == pytest.approx([100, 200, 400], rel=0.05), (seed, rates)
+        assert suite["labels"][0]["rampup_end_s"] is None
+        assert "load-warmup" not in found and "load-no-steady-state" not in found, found
+
+
+@pytest.mark.parametrize(
+    ("kind", "shape"), [("long", "log"), ("long", "console"), ("hole", "log"), ("zero", "log")]
+)
+def test_summariser_stall_is_a_gap(tmp_path: Path, kind: str, shape: str) -> None:
+    """A stall among 24 windows of 30 s at 100/s: a 90 s window with 30 s of samples (what
+    JMeter prints: a line only when a sample completes), 60 s missing between two lines'
+    times of a jmeter.log, or a window of count 0. No load-gap before (and the 90 s window
+    made the log "too short": its other windows were under 90 % of the longest); now a
+    load-gap of the stall's length, and the log is not too short."""
+    ws = summariser_logs.closed_loop([10] * 24, seed=3, think_ms=50)
+    length = 60.0
+    if kind == "long":
+        ws[12] = replace(ws[12], seconds=90.0)
+    elif kind == "hole":
+        ws[12] = replace(ws[12], pause_s=60.0)
+    else:
+        ws[12] = replace(ws[12], count=0, errors=0)
+        length = 30.0
+    suite = _log_suite(tmp_path, ws, kind, shape)
+    assert suite["labels"][0]["warmup_status"] != "too-short"
+    gap = rules(suite)["load-gap"]
+    assert gap["message"].startswith("no samples completed from ")
+    assert gap["numbers"]["length_s"] == pytest.approx(length, abs=1)
+    start = sum(w.seconds for w in ws[:12])
+    assert start - 1 <= gap["numbers"]["start_s"] <= start + 31, gap
+
+
+def test_summariser_error_burst_is_an_error_change(tmp_path: Path) -> None:
+    """30 % of the samples fail from window 14 of 24 (420 s): load-errors only before,
+    now load-error-change at 420 s (± a window)."""
+    ws = summariser_logs.closed_loop(
+        [10] * 24, seed=5, think_ms=50, error_rate=[0.0] * 14 + [0.3] * 10
+    )
+    change = rules(_log_suite(tmp_path, ws, "errors"))["load-error-change"]
+    assert change["message"].startswith("error rate 30% from ")
+    assert change["message"].endswith("(0% before): the error rate is not steady")
+    assert change["numbers"]["at_s"] == pytest.approx(420, abs=31)
+
+
+def test_flat_summariser_logs_have_no_steps_gaps_or_error_changes(tmp_path: Path) -> None:
+    for seed in range(5):
+        ws = summariser_logs.closed_loop([10] * 24, seed=seed, think_ms=50, error_rate=[0.01] * 24)
+        found = rules(_log_suite(tmp_path, ws, f"flat{seed}"))
+        assert not {"load-steps", "load-gap", "load-error-change"} & set(found), (seed, found)
 
 
 # --- 2. too short, no samples -------------------------------------------------------------
@@ -431,11 +543,45 @@ def test_a_latency_only_warmup_says_what_changed(tmp_path: Path, store: Store) -
 def test_summariser_littles_law_text_gives_the_real_reason(tmp_path: Path, store: Store) -> None:
     from toolkit.report.sections import _littles_law_table
 
-    suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", [100.0] * 20))
+    ws = summariser_logs.closed_loop([20] * 20, seed=1, think_ms=150)
+    path = tmp_path / "old.log"
+    bare = [replace(w, active=None) for w in ws]
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": bare})) + "\n")
+    suite = suite_of(store, path)
+    assert suite["littles_law"] is None
     text = _littles_law_table(0, suite)
     body = str(getattr(text, "text", text))
     assert "summariser log" in body and "Active:" in body
     assert "no thread counts" not in body
+
+
+@pytest.mark.parametrize(
+    ("think_ms", "verdict"), [(50.0, "thinking"), (0.0, "saturated"), (150.0, "thinking")]
+)
+def test_summariser_suites_get_littles_law(
+    tmp_path: Path, store: Store, think_ms: float, verdict: str
+) -> None:
+    """A summariser log had no Little's-law check ("not checked": its Active: counts were
+    not read). 10 threads, 50 ms responses and ``think_ms`` think time: N = 10 (mean
+    Active: of the steady windows), X = 10 ÷ (R + Z) and R = 50 ms give busy fractions
+    0.5, 1 and 0.25, the JTL verdicts and think times, the closed-loop-saturated finding
+    for the loop without think time, and the report's Little's-law table."""
+    from toolkit.report.sections import Table, _littles_law_table
+
+    ws = summariser_logs.closed_loop([10] * 20, seed=7, think_ms=think_ms)
+    path = tmp_path / "loop.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    suite = suite_of(store, path)
+    law = suite["littles_law"]
+    assert law is not None and law["verdict"] == verdict
+    assert law["threads"] == pytest.approx(10)
+    assert law["throughput"] == pytest.approx(10 / ((50 + think_ms) / 1000), rel=0.02)
+    assert law["latency_s"] == pytest.approx(0.05, rel=0.02)
+    assert law["busy_fraction"] == pytest.approx(50 / (50 + think_ms), rel=0.03)
+    assert law["think_s"] == pytest.approx(think_ms / 1000, abs=0.003)
+    assert suite["labels"][0]["threads_steady"] == pytest.approx(10)
+    assert ("closed-loop-saturated" in rules(suite)) == (verdict == "saturated")
+    assert isinstance(_littles_law_table(0, suite), Table)
 
 
 XSS = "<script>alert(1)</script>"

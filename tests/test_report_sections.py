@@ -401,3 +401,18 @@ def test_real_thread_ramp_is_drawn_from_thread_names(real_dir: Path) -> None:
     assert rising[0] == 1 and max(ys) == 10 and rising == sorted(rising)
     assert 130 <= traces[0]["x"][first_ten] <= 136
     assert "grey line = active threads (right axis)" in section_html(html, "load")
+
+
+def test_summariser_chart_draws_active_threads(tmp_path: Path) -> None:
+    """A summariser log's chart draws its lines' ``Active:`` counts (10 → 50 threads)."""
+    import summariser_logs
+
+    threads = [10, 20, 30, 40, 50] + [50] * 25
+    ws = summariser_logs.closed_loop(threads, seed=0, latency_ms=50, capacity=100.0)
+    path = tmp_path / "ramp.log"
+    path.write_text("\n".join(summariser_logs.jmeter_log({"summary": ws})) + "\n")
+    text, data = report_of(path)
+    traces, _ = figure_json(text, "fig-load-0")
+    assert traces[0]["name"] == "active threads"
+    assert [y for y in traces[0]["y"] if y is not None][:6] == [10, 20, 30, 40, 50, 50]
+    assert plotted_threads(data["sections"]["load"]) == {10.0, 20.0, 30.0, 40.0, 50.0}

@@ -19,15 +19,20 @@ import numpy as np
 import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
-from toolkit.analyze.timeseries import warmup_end
+from toolkit.analyze.timeseries import (
+    SUMMARY_MIN_FULL_WINDOWS,
+    full_summary_windows,
+    summary_interval,
+    warmup_end,
+)
 from toolkit.numbers import fmt_error_pct, fmt_num
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
 #: transient in (its ``min_windows``); the first and last window of a run are partial
 #: and not counted
 MIN_WINDOWS = 10
-#: the same for summariser windows (``timeseries._SUMMARY_MIN_WINDOWS``)
-SUMMARY_MIN_WINDOWS = 4
+#: the same for summariser windows, of full length (:func:`full_summary_windows`)
+SUMMARY_MIN_WINDOWS = SUMMARY_MIN_FULL_WINDOWS
 #: a plateau of the thread count is a load step when it lasts this long (s) and
 #: ``MIN_WINDOWS`` windows; Ultimate/Concurrency Thread Group steps last minutes
 STEP_MIN_S = 30.0
@@ -145,6 +150,78 @@ def dense_series(
     )
 
 
+def summary_series(
+    seconds: npt.ArrayLike,
+    counts: npt.ArrayLike,
+    *,
+    errors: npt.ArrayLike,
+    mean_ms: npt.ArrayLike,
+    threads: npt.ArrayLike,
+) -> WindowSeries:
+    """A summariser log's windows (of non-zero length, in log order) as a
+    :class:`WindowSeries` of its interval (:func:`summary_interval`), for the rules above.
+
+    Each window is one entry at its own start (s from the first window's start), its
+    count and errors scaled to the interval (so ``n / window_s`` is the window's rate).
+    A stretch without completed samples becomes empty entries, one per interval it
+    spans: a window with count 0, and a window longer than 1.5 intervals whose rate is
+    below the median window rate — JMeter prints a line only when a sample completes, so a
+    stall lengthens the window it falls in (as does a hole in a log's times before a
+    line, which :func:`toolkit.pipeline.summariser.summariser_windows` adds to its
+    window). Such a window's
+    samples are taken to complete at the median rate, in its first and last intervals;
+    the rest of it is the empty stretch (where inside the window the stall lay is not in
+    the log). ``threads`` is the line's ``Active:`` (NaN without one), ``mean_ms`` its
+    ``Avg:``.
+    """
+    s = np.asarray(seconds, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64)
+    e = np.asarray(errors, dtype=np.float64)
+    lat = _floats(mean_ms)
+    thr = _floats(threads)
+    interval = summary_interval(s)
+    if s.size == 0 or not interval > 0:
+        empty = np.zeros(0)
+        return WindowSeries(empty, empty, empty, empty, empty, interval or 1.0)
+    full = s >= 0.9 * interval
+    rate_ref = float(np.median(c[full] / s[full])) if full.any() else 0.0
+    t_s: list[float] = []
+    rows: list[tuple[float, float, float, float]] = []  # n, mean, threads, errors
+
+    def put(at: float, n: float, mean: float, threads_: float, errs: float) -> None:
+        t_s.append(at)
+        rows.append((n, mean, threads_, errs))
+
+    t = 0.0
+    for i in range(s.size):
+        spans = max(1, math.floor(s[i] / interval + 0.5))
+        busy = spans
+        if spans >= 2 and rate_ref > 0 and c[i] / s[i] < rate_ref:
+            busy = min(spans, max(1, math.floor(c[i] / (rate_ref * interval) + 0.5)))
+        if c[i] == 0:
+            busy = 0
+        share = interval / s[i] if busy == spans else 1.0 / max(busy, 1)
+        first = math.ceil(busy / 2)
+        for k in range(spans):
+            at = t + k * s[i] / spans if busy == spans else t + k * interval
+            if busy == spans or k < first or k >= spans - (busy - first):
+                put(at, c[i] * share, lat[i], thr[i], e[i] * share)
+            else:
+                put(at, 0.0, np.nan, np.nan, 0.0)
+        t += s[i]
+    arr = np.asarray(rows, dtype=np.float64)
+    return WindowSeries(
+        np.round(np.asarray(t_s), 6), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], interval
+    )
+
+
+def _floats(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``values`` as floats, None → NaN."""
+    return np.asarray(
+        [np.nan if v is None else v for v in np.asarray(values, dtype=object)], dtype=np.float64
+    )
+
+
 # ---------------------------------------------------------------------------------------
 # load steps
 
@@ -186,7 +263,9 @@ def _plateaus(threads: npt.NDArray[np.float64]) -> list[tuple[int, int, float]]:
     return runs
 
 
-def load_steps(series: WindowSeries) -> list[LoadStep]:
+def load_steps(
+    series: WindowSeries, *, min_windows: int = MIN_WINDOWS, batch: int = 5
+) -> list[LoadStep]:
     """The load steps of a run whose thread count changes in steps (JMeter's Ultimate or
     Concurrency Thread Group: 10 → 20 → 40 threads), or ``[]``.
 
@@ -196,12 +275,13 @@ def load_steps(series: WindowSeries) -> list[LoadStep]:
     the next by ≥ 10 % and each change takes at most half the shorter step (an abrupt
     change: a slow linear ramp-up makes plateaus too, but each differs from the next by
     a few % only). A step's throughput and mean latency are taken
-    after its own transient, by the warm-up rule on its windows.
+    after its own transient, by the warm-up rule on its windows. ``min_windows`` and
+    ``batch``: the warm-up rule's (a summariser log's coarse windows: 4 and MSER-1).
     """
     window_s = series.window_s
     if series.threads.size == 0 or not np.isfinite(series.threads).any():
         return []
-    min_len = max(MIN_WINDOWS, math.ceil(STEP_MIN_S / window_s))
+    min_len = max(min_windows, math.ceil(STEP_MIN_S / window_s))
     candidates = [p for p in _plateaus(series.threads) if p[1] - p[0] >= min_len]
     merged: list[list[Any]] = []
     for i, j, level in candidates:
@@ -219,7 +299,7 @@ def load_steps(series: WindowSeries) -> list[LoadStep]:
     steps = []
     for i, j, level in merged:
         n, lat = series.n[i:j], series.mean_ms[i:j]
-        warm = warmup_end(n, lat, window_s=window_s)
+        warm = warmup_end(n, lat, window_s=window_s, batch=batch, min_windows=min_windows)
         d = warm.end_window if warm.status == "warmup" and warm.end_window else 0
         lat_tail = lat[d:]
         steps.append(
@@ -307,16 +387,11 @@ def _mean(latency: Mapping[str, Any] | None) -> float | None:
     return float(value) if value is not None else None
 
 
-#: a summariser window is of full length from this share of the longest one (the first
-#: and last windows of a log are cut by the start and the end of the test)
-SUMMARY_FULL_SHARE = 0.9
-
-
-def full_summary_windows(seconds: Sequence[float]) -> int:
-    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the longest
-    (the log's ``summariser.interval``)."""
-    longest = max(seconds, default=0.0)
-    return sum(1 for x in seconds if longest > 0 and x >= SUMMARY_FULL_SHARE * longest)
+def _ramp_text(end_s: float, threads: float | None) -> str:
+    """``threads ramp up until 90 s (10 threads)``."""
+    return f"threads ramp up until {_s(end_s)} s" + (
+        f" ({_threads_word(threads)})" if threads is not None else ""
+    )
 
 
 def _cause_text(cause: Finding) -> str:
@@ -350,6 +425,8 @@ def warmup_findings(
     completion_ms: tuple[int, int] | None = None,
     causes: Sequence[Finding] = (),
     summary_seconds: Sequence[float] | None = None,
+    ramp_threads: float | None = None,
+    ramp_windows: int | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -366,6 +443,9 @@ def warmup_findings(
     ``summary_seconds``: a summariser log's window lengths (s); with fewer than
     ``SUMMARY_MIN_WINDOWS`` of full length (:func:`full_summary_windows`), an inconclusive
     log is too short, not trending (a 12 s run's 0.25, 5.8, 6 and 0.125 s windows).
+    ``ramp_threads``: the threads' plateau when ALL's ``rampup_end_s`` is set, named with
+    it; ``ramp_windows``: the windows up to that ramp-up end, which when more than half of
+    ``windows`` is why an inconclusive run has no steady state (threads still starting).
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -499,6 +579,31 @@ def warmup_findings(
                 numbers=numbers,
             )
         )
+    elif (
+        status == "inconclusive"
+        and not steps
+        and ramp_windows is not None
+        and ramp_windows > windows / 2
+        and all_label.get("rampup_end_s") is not None
+    ):
+        ramp_s = float(all_label["rampup_end_s"])
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=(
+                    f"{_ramp_text(ramp_s, ramp_threads)}, past half of the run "
+                    f"({ramp_windows} of {windows} windows): threads still start, no steady "
+                    "state in the run"
+                ),
+                advice=(
+                    "run longer or ramp up faster (the steady part after the ramp-up should "
+                    "be at least half of the run)"
+                ),
+                numbers={"windows": windows, "rampup_end_s": ramp_s, "threads": ramp_threads},
+            )
+        )
     elif status == "inconclusive" and not steps and causes:
         # a gap or an error-rate change breaks the run into parts: that, not a trend a
         # longer run would outlast, is why no steady state is found
@@ -543,15 +648,9 @@ def warmup_findings(
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
-        ramp_s = all_label.get("rampup_end_s")
-        if ramp_s:
-            # the thread ramp-up is a floor under the warm-up end (timeseries._after_ramp)
-            parts[0] += (
-                ": the threads ramp up until then"
-                if abs(end_s - float(ramp_s)) < 1e-9
-                else f" (the threads ramp up until {_s(float(ramp_s))} s, the transient "
-                "lasts beyond)"
-            )
+        ramp_end = all_label.get("rampup_end_s")
+        if ramp_end is not None:
+            parts.append(_ramp_text(float(ramp_end), ramp_threads))
         if tp.get("steady") is not None and tp.get("overall") is not None:
             parts.append(
                 f"steady throughput {fmt_num(tp['steady'], sig=4)}/s vs "
@@ -575,7 +674,7 @@ def warmup_findings(
                 advice="report steady-state figures, or drop the warm-up before comparing runs",
                 numbers={
                     "warmup_end_s": end_s,
-                    "rampup_end_s": ramp_s,
+                    "rampup_end_s": all_label.get("rampup_end_s"),
                     "throughput_steady": tp.get("steady"),
                     "throughput_overall": tp.get("overall"),
                     "latency_mean_steady_ms": lat_steady,
@@ -590,9 +689,11 @@ def warmup_findings(
 # gaps
 
 
-def _gaps(n: npt.NDArray[np.float64], window_s: float) -> list[tuple[int, int, float]]:
+def _gaps(
+    n: npt.NDArray[np.float64], window_s: float, min_windows: int = 2
+) -> list[tuple[int, int, float]]:
     """Runs ``[i, j)`` of empty windows inside the series (not the first or last window),
-    at least 2 windows long, in which the rate of the 10 windows on each side would have
+    at least ``min_windows`` long, in which the rate of the 10 windows on each side would have
     completed ≥ ``GAP_MIN_EXPECTED`` samples; with that expected count."""
     out = []
     i = 1
@@ -605,25 +706,26 @@ def _gaps(n: npt.NDArray[np.float64], window_s: float) -> list[tuple[int, int, f
             j += 1
         around = np.concatenate([n[max(0, i - 10) : i], n[j : j + 10]])
         expected = float(around.mean()) * (j - i) if around.size else 0.0
-        if j - i >= 2 and expected >= GAP_MIN_EXPECTED:
+        if j - i >= min_windows and expected >= GAP_MIN_EXPECTED:
             out.append((i, j, expected))
         i = j
     return out
 
 
 def gap_findings(
-    subject: str, series: WindowSeries, *, all_label: Mapping[str, Any]
+    subject: str, series: WindowSeries, *, all_label: Mapping[str, Any], min_windows: int = 2
 ) -> list[Finding]:
     """``load-gap``: stretches of windows inside the run (not the first or last) with no
     completed sample, where the rate around them would have completed at least
     ``GAP_MIN_EXPECTED`` samples — a pause of the load generator, or every thread blocked
     on a stalled server. One finding for all of them; it says whether the steady figures
-    include them."""
+    include them. ``min_windows``: the fewest empty windows a gap spans (2; one for a
+    summariser log, whose one window is ``summariser.interval``, 30 s by default)."""
     n = series.n
     if n.size < 3:
         return []
     w = series.window_s
-    gaps = _gaps(n, w)
+    gaps = _gaps(n, w, min_windows)
     if not gaps:
         return []
     spans = [(float(series.t_s[i]), float(series.t_s[j - 1]) + w, e) for i, j, e in gaps]

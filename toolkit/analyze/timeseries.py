@@ -827,31 +827,22 @@ class SummaryLoad:
     #: part, and its start in seconds from the first window's start; None without one
     cooldown_window: int | None = None
     cooldown_s: float | None = None
+    #: windows (of non-zero length) up to the one whose line first shows the threads'
+    #: plateau (``Active:``, :func:`thread_ramp_end`), its end in seconds from the first
+    #: window's start, and that plateau; None without a ramp or ``Active:`` counts
+    rampup_window: int | None = None
+    rampup_s: float | None = None
+    ramp_threads: float | None = None
+    #: mean ``Active:`` threads over the steady windows, weighted by their seconds (the
+    #: N of Little's law); None without a steady part or thread counts
+    threads_steady: float | None = None
 
 
-def analyze_summary_windows(
-    counts: npt.ArrayLike,
-    seconds: npt.ArrayLike,
-    *,
-    z: float = 3.0,
-    min_effect: float = 0.05,
-    trend_p: float = 0.01,
-) -> SummaryLoad:
-    """The same warm-up end, cool-down and steady throughput from ``summary +`` windows.
-
-    The summariser windows are already aggregates (30 s by default), so MSER runs with
-    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped. A
-    cool-down (threads finishing one by one) is the same rule run backwards
-    (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
-    and the cool-down, its CI a t interval over the window rates.
-    """
-    c = np.asarray(counts, dtype=np.float64)
-    s = np.asarray(seconds, dtype=np.float64)
-    keep = s > 0
-    c, s = c[keep], s[keep]
-    total = float(s.sum())
-    overall = float(c.sum()) / total if total else None
-    rates = c / s if c.size else c
+def _summary_settle(
+    rates: npt.NDArray[np.float64], *, trend_p: float, z: float, min_effect: float
+) -> WarmupEnd:
+    """:func:`_summary_warmup`, and when that is inconclusive, again before a cool-down
+    (a trend at the end of the run) if there is one."""
     warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
     if warm.status == "inconclusive":
         # a cool-down is a trend at the end of the run: without it, is there a steady part?
@@ -860,6 +851,75 @@ def analyze_summary_windows(
             again = _summary_warmup(rates[:rescue], trend_p=trend_p, z=z, min_effect=min_effect)
             if again.status in ("warmup", "none"):
                 warm = again
+    return warm
+
+
+def analyze_summary_windows(
+    counts: npt.ArrayLike,
+    seconds: npt.ArrayLike,
+    *,
+    threads: npt.ArrayLike | None = None,
+    stepped: bool = False,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+    trend_p: float = 0.01,
+) -> SummaryLoad:
+    """The same warm-up end, cool-down and steady throughput from ``summary +`` windows.
+
+    The summariser windows are already aggregates (30 s by default), so MSER runs with
+    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped, and
+    a log with fewer than ``SUMMARY_MIN_FULL_WINDOWS`` windows of full length
+    (:func:`full_summary_windows`) is "too-short". A
+    cool-down (threads finishing one by one) is the same rule run backwards
+    (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
+    and the cool-down, its CI a t interval over the window rates.
+
+    ``threads``: each window's ``Active:`` count (None or NaN where the line has none, as
+    in old JMeters' logs: then no ramp-up is known and nothing changes). ``Active:`` is the count when the line is printed, at the window's end, so
+    the ramp-up ends with the first window whose line shows the plateau
+    (:func:`thread_ramp_end`): a closed loop is not steady while threads still start, so
+    the steady part starts after that window (the warm-up end moves there when MSER's is
+    earlier; MSER runs again after it when the whole run was inconclusive), and a ramp
+    that ends past half of the windows leaves no steady state ("inconclusive"). The
+    steady windows' mean count, weighted by their seconds, is ``threads_steady``.
+    ``stepped``: the counts change in load steps (``load_findings.load_steps``), whose
+    plateau is the last step, not the end of a ramp-up: no ramp-up floor then.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    s = np.asarray(seconds, dtype=np.float64)
+    keep = s > 0
+    t = None
+    if threads is not None:
+        t = np.asarray(
+            [np.nan if v is None else v for v in np.asarray(threads, dtype=object)],
+            dtype=np.float64,
+        )[keep]
+    c, s = c[keep], s[keep]
+    total = float(s.sum())
+    overall = float(c.sum()) / total if total else None
+    rates = c / s if c.size else c
+    if full_summary_windows(s) < SUMMARY_MIN_FULL_WINDOWS:
+        # the first and last windows are cut by the test's start and end: a 12 s run's
+        # 0.244, 5.81, 6 and 0.125 s windows are 2 of full length, too few for any rule
+        return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
+                           None, 0)  # fmt: skip
+    warm = _summary_settle(rates, trend_p=trend_p, z=z, min_effect=min_effect)
+    ramp = thread_ramp_end(t) if t is not None and not stepped else None
+    # windows up to and including the first that shows the plateau: they hold the ramp
+    ramp_w = ramp + 1 if ramp else None
+    if ramp_w is not None:
+        if ramp_w > c.size / 2:
+            # threads still starting past half of the run: no steady state in it
+            warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
+        elif warm.status in ("warmup", "none") and (warm.end_window or 0) < ramp_w:
+            warm = WarmupEnd("warmup", ramp_w, None, warm.throughput_truncation, None)
+        elif warm.status == "inconclusive":
+            # the ramp's own trend may be what kept MSER from a steady part
+            after = _summary_settle(rates[ramp_w:], trend_p=trend_p, z=z, min_effect=min_effect)
+            if after.status in ("warmup", "none") and after.end_window is not None:
+                warm = WarmupEnd(
+                    "warmup", ramp_w + after.end_window, None, warm.throughput_truncation, None
+                )
     steady: MeanCI | None = None
     steady_n = 0
     stop: int | None = None
@@ -876,6 +936,12 @@ def analyze_summary_windows(
                 float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
             )
             steady = MeanCI(rate, max(0.0, rate - half), rate + half, int(r.size))
+    threads_steady = None
+    if t is not None and warm.status in ("warmup", "none") and warm.end_window is not None:
+        tt, ts = t[warm.end_window : stop], s[warm.end_window : stop]
+        known = np.isfinite(tt)
+        if known.any() and ts[known].sum() > 0:
+            threads_steady = float((tt[known] * ts[known]).sum() / ts[known].sum())
     # express the end in seconds from the start of the first window
     if warm.end_window is not None and warm.status == "warmup":
         end_s = float(s[: warm.end_window].sum())
@@ -888,11 +954,40 @@ def analyze_summary_windows(
         steady_n,
         stop,
         float(s[:stop].sum()) if stop is not None else None,
+        ramp_w,
+        float(s[:ramp_w].sum()) if ramp_w is not None else None,
+        float(t[ramp]) if t is not None and ramp_w is not None and ramp is not None else None,
+        threads_steady,
     )
 
 
 #: fewest summariser windows to look for a transient in (4 × 30 s by default)
 _SUMMARY_MIN_WINDOWS = 4
+#: fewest summariser windows of full length (:func:`full_summary_windows`) a log needs
+#: for the warm-up rule; with fewer its status is "too-short"
+SUMMARY_MIN_FULL_WINDOWS = _SUMMARY_MIN_WINDOWS
+#: a summariser window is of full length from this share of the log's interval (the
+#: first and last windows of a log are cut by the start and the end of the test)
+SUMMARY_FULL_SHARE = 0.9
+
+
+def summary_interval(seconds: npt.ArrayLike) -> float:
+    """A summariser log's interval (``summariser.interval``) in s: the median length of
+    its windows of non-zero length (only the first and last are cut, and a stall makes
+    one window longer: JMeter prints a line only when a sample completes); 0 for none."""
+    s = np.asarray(seconds, dtype=np.float64)
+    s = s[s > 0]
+    return float(np.median(s)) if s.size else 0.0
+
+
+def full_summary_windows(seconds: npt.ArrayLike) -> int:
+    """Summariser windows of full length: at least ``SUMMARY_FULL_SHARE`` of the log's
+    interval (:func:`summary_interval`), in s."""
+    s = np.asarray(seconds, dtype=np.float64)
+    interval = summary_interval(s)
+    if not interval > 0:
+        return 0
+    return int(np.count_nonzero(s >= SUMMARY_FULL_SHARE * interval))
 
 
 def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: float) -> int | None:

@@ -19,6 +19,7 @@ from toolkit.analyze.timeseries import (
     PERCENTILES,
     DashboardRow,
     LabelLoad,
+    LittlesLaw,
     MeanCI,
     analyze_summary_windows,
     analyze_windows,
@@ -31,7 +32,13 @@ from toolkit.analyze.timeseries import (
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
-from toolkit.pipeline.summariser import DEFAULT_SUMMARISER, summariser_windows, summarisers
+from toolkit.pipeline.summariser import (
+    DEFAULT_SUMMARISER,
+    summariser_windows,
+    summarisers,
+    summary_steps,
+    summary_window_series,
+)
 from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
@@ -562,19 +569,22 @@ def analyze_load_suite(
         "start_ms": t0,
         "labels": labels_json,
         "dashboard": [row.as_json() for row in dashboard],
-        "littles_law": (
-            {
-                "threads": little.threads,
-                "throughput": little.throughput,
-                "latency_s": little.latency_s,
-                "busy_fraction": little.busy_fraction,
-                "think_s": little.think_s,
-                "verdict": little.verdict,
-            }
-            if little is not None
-            else None
-        ),
+        "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
+    }
+
+
+def _littles_json(little: LittlesLaw | None) -> dict[str, Any] | None:
+    """The ``littles_law`` object of ``--json``."""
+    if little is None:
+        return None
+    return {
+        "threads": little.threads,
+        "throughput": little.throughput,
+        "latency_s": little.latency_s,
+        "busy_fraction": little.busy_fraction,
+        "think_s": little.think_s,
+        "verdict": little.verdict,
     }
 
 
@@ -607,6 +617,22 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
     findings += summary_suite_findings(
         store, suite_id, name, names[0] if names else None, labels[0]
     )
+    # Little's law on ALL's steady windows: N their mean Active:, X the steady rate, R
+    # their count-weighted mean Avg; the tolerance is the steady rate CI's (the mean of
+    # thousands of samples per window barely varies), at least 2 %
+    all_ = labels[0]
+    tp = all_["throughput"]
+    ci = tp["steady_ci"]
+    rel = (ci[1] - ci[0]) / 2 / tp["steady"] if ci is not None and tp["steady"] else 0.0
+    little = littles_law(
+        name,
+        threads=all_["threads_steady"],
+        throughput=tp["steady"],
+        latency_ms=(all_["latency_ms"]["steady"] or {}).get("mean"),
+        tolerance=max(0.02, rel),
+    )
+    if little is not None and little.finding is not None:
+        findings.append(little.finding.as_json())
     return {
         "suite": name,
         "source": "summariser",
@@ -614,7 +640,7 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
         "start_ms": None,
         "labels": labels,
         "dashboard": [],
-        "littles_law": None,
+        "littles_law": _littles_json(little),
         "findings": findings,
     }
 
@@ -623,7 +649,10 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     frame = summariser_windows(store, suite_id, summariser)
     counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
     seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
-    result = analyze_summary_windows(counts, seconds)
+    threads = frame["active_threads"].to_numpy() if frame.height else None
+    # stepped thread counts (an Ultimate Thread Group's 10→20→40) are no ramp-up
+    stepped = bool(summary_steps(summary_window_series(frame.filter(pl.col("seconds") > 0))))
+    result = analyze_summary_windows(counts, seconds, threads=threads, stepped=stepped)
     total = int(counts.sum()) if counts.size else 0
     mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
     max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
@@ -653,7 +682,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
         "cooldown_start_s": result.cooldown_s,
-        "rampup_end_s": None,
+        "rampup_end_s": result.rampup_s,
         "is_transaction": False,
         "throughput": {
             "overall": result.throughput_overall,
@@ -662,7 +691,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         },
         "latency_ms": {"overall": overall, "steady": steady, "steady_mean_ci": None},
         "apdex": None,
-        "threads_steady": None,
+        "threads_steady": result.threads_steady,
     }
 
 

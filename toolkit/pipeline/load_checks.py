@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from toolkit.analyze.findings import Finding
@@ -18,7 +19,7 @@ from toolkit.analyze.load_findings import (
     step_finding,
     warmup_findings,
 )
-from toolkit.pipeline.summariser import summariser_windows
+from toolkit.pipeline.summariser import summariser_windows, summary_steps, summary_window_series
 from toolkit.store import Store
 
 
@@ -78,11 +79,21 @@ def sample_suite_findings(
         series=series,
         until_s=None if ok_row is None or ok_row[1] is None else float(ok_row[1]),
     )
+    ramp_threads = ramp_windows = None
+    ramp_s = all_label.get("rampup_end_s")
+    if ramp_s is not None:
+        # the series' window holding the ramp-up end: the windows up to it, its threads
+        at = int(np.searchsorted(series.t_s, float(ramp_s) + 1e-6)) - 1
+        if 0 <= at < series.threads.size and np.isfinite(series.threads[at]):
+            ramp_threads = float(np.round(series.threads[at], 1))
+        ramp_windows = max(0, at)  # the partial first window is no full window
     found = warmup_findings(
         name,
         all_label,
         windows=max(0, series.n.size - 2),
         window_s=window_s,
+        ramp_threads=ramp_threads,
+        ramp_windows=ramp_windows,
         steps=steps,
         completion_ms=completion_ms,
         causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
@@ -97,10 +108,26 @@ def sample_suite_findings(
 def summary_suite_findings(
     store: Store, suite_id: int, name: str, main: str | None, all_label: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """Warm-up/too-short/no-steady-state and error-rate findings of a summariser-log
-    suite from its ``ALL`` label dict (``main``: the summariser ALL comes from), as
-    ``--json`` dicts."""
+    """Warm-up/too-short/no-steady-state, load-step, gap and error findings of a
+    summariser-log suite from its ``ALL`` label dict (``main``: the summariser ALL comes
+    from), as ``--json`` dicts: the JTL rules on the log's windows
+    (:func:`toolkit.pipeline.summariser.summary_window_series`; a gap spans one window)."""
     frame = summariser_windows(store, suite_id, main, timed_only=True) if main else None
+    series = summary_window_series(frame) if frame is not None else None
+    steps = summary_steps(series) if series is not None else []
+    gaps = (
+        gap_findings(name, series, all_label=all_label, min_windows=1) if series is not None else []
+    )
+    errors = error_findings(
+        name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=series
+    )
+    ramp_threads = ramp_windows = None
+    ramp_s = all_label.get("rampup_end_s")
+    if frame is not None and ramp_s is not None:
+        # the ramp-up ends with a window's end: the windows up to it, and its Active:
+        ends = frame["seconds"].cum_sum().to_numpy()
+        ramp_windows = int(np.searchsorted(ends, float(ramp_s) - 1e-6)) + 1
+        ramp_threads = float(frame["active_threads"][ramp_windows - 1])
     found = warmup_findings(
         name,
         all_label,
@@ -108,6 +135,13 @@ def summary_suite_findings(
         window_s=None,
         summariser=True,
         summary_seconds=[float(x) for x in frame["seconds"]] if frame is not None else None,
+        ramp_threads=ramp_threads,
+        ramp_windows=ramp_windows,
+        steps=steps,
+        causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
     )
-    found += error_findings(name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=None)
+    if steps:
+        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
+    found += gaps
+    found += errors
     return [f.as_json() for f in found]

@@ -13,6 +13,14 @@ from __future__ import annotations
 
 import polars as pl
 
+from toolkit.analyze.load_findings import (
+    SUMMARY_MIN_WINDOWS,
+    LoadStep,
+    WindowSeries,
+    load_steps,
+    summary_series,
+)
+from toolkit.analyze.timeseries import summary_interval
 from toolkit.ingest.jmeter_log import window_duration
 from toolkit.store import Store
 
@@ -42,10 +50,20 @@ def summariser_windows(
 ) -> pl.DataFrame:
     """The ``summary +`` windows of one summariser in log order: count, seconds (the
     window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
-    rate where that is the more precise), avg_ms, min_ms, max_ms, errors.
-    ``timed_only``: without windows of zero length."""
+    rate where that is the more precise), avg_ms, min_ms, max_ms, errors,
+    ``active_threads`` (the line's ``Active:``, null without one) and ``window_end`` (the
+    line's time: its log timestamp, else the console's test start plus the windows'
+    seconds; null when the log has neither). ``timed_only``: without windows of zero
+    length.
+
+    A hole in a log's times — a line whose window starts (its time less its seconds) more
+    than half an interval (:func:`toolkit.analyze.timeseries.summary_interval`) after the
+    previous line of the same file — is added to that line's window: no sample completed
+    in it, as in the long window JMeter prints after a stall (it prints a line only when
+    a sample completes), so rates and times into the run count it."""
     frame = store.frame(
-        """SELECT count, seconds, rate, avg_ms, min_ms, max_ms, errors FROM load_windows
+        """SELECT source_id, count, seconds, rate, avg_ms, min_ms, max_ms, errors,
+                  active_threads::DOUBLE AS active_threads, window_end FROM load_windows
            WHERE suite_id = ? AND kind = '+' AND name = ? ORDER BY source_id, line""",
         [suite_id, name],
     )
@@ -53,5 +71,34 @@ def summariser_windows(
         window_duration(int(c), float(s), None if r is None else float(r))
         for c, s, r in zip(frame["count"], frame["seconds"], frame["rate"], strict=True)
     ]
-    frame = frame.with_columns(pl.Series("seconds", durations, dtype=pl.Float64)).drop("rate")
+    ends = (frame["window_end"].dt.epoch("us") / 1e6).to_list()
+    sources = frame["source_id"].to_list()
+    interval = summary_interval(durations)
+    for i in range(1, len(durations)):
+        if ends[i] is None or ends[i - 1] is None or sources[i] != sources[i - 1]:
+            continue
+        hole = ends[i] - durations[i] - ends[i - 1]
+        if durations[i] > 0 and hole > 0.5 * interval:
+            durations[i] += hole
+    frame = frame.with_columns(pl.Series("seconds", durations, dtype=pl.Float64)).drop(
+        "rate", "source_id"
+    )
     return frame.filter(pl.col("seconds") > 0) if timed_only else frame
+
+
+def summary_window_series(frame: pl.DataFrame) -> WindowSeries:
+    """:func:`toolkit.analyze.load_findings.summary_series` of a :func:`summariser_windows`
+    frame of windows of non-zero length (``timed_only``)."""
+    return summary_series(
+        frame["seconds"].to_numpy(),
+        frame["count"].to_numpy(),
+        errors=frame["errors"].fill_null(0).to_numpy(),
+        mean_ms=frame["avg_ms"].to_numpy(),
+        threads=frame["active_threads"].to_numpy(),
+    )
+
+
+def summary_steps(series: WindowSeries) -> list[LoadStep]:
+    """:func:`toolkit.analyze.load_findings.load_steps` on a summariser series: plateaus
+    of ≥ 4 windows (and 30 s), each step's transient by MSER-1 (the coarse windows)."""
+    return load_steps(series, min_windows=SUMMARY_MIN_WINDOWS, batch=1)

@@ -1342,6 +1342,8 @@ def _load_series(
             "t_s": starts,
             "throughput": rates,
             "latency_ms": {"mean": frame["avg_ms"].to_list()},
+            # Active: at each line (null on pre-3.0 lines)
+            "threads": frame["active_threads"].cast(pl.Float64).to_list(),
         }
     from toolkit.pipeline.load import window_series
 
@@ -1517,15 +1519,15 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
 
 def _no_littles_law(suite: dict[str, Any]) -> str:
     """Why a load suite has no Little's-law check (pipeline/load.py sets it None)."""
-    if suite.get("source") == "summariser":
-        return (
-            "a summariser log: the load analysis takes throughput and mean latency from its "
-            "lines but not their Active: thread counts; a JTL of the run gives the check"
-        )
     all_label = next((x for x in suite["labels"] if x["label"] == "ALL"), None)
     if all_label is None or all_label["warmup_status"] not in ("warmup", "none"):
         status = all_label["warmup_status"] if all_label else "no samples"
         return f"no steady state to check it on: ALL is {status}"
+    if all_label["threads_steady"] is None and suite.get("source") == "summariser":
+        return (
+            "a summariser log whose lines have no Active: thread counts (an old JMeter); "
+            "a JTL of the run gives the check"
+        )
     if all_label["threads_steady"] is None:
         return "the file has no thread counts: no grpThreads or allThreads column"
     return "no steady throughput or latency"
