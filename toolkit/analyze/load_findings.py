@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
-from toolkit.analyze.timeseries import warmup_end
+from toolkit.analyze.timeseries import RAMP_MAX_FRAC, warmup_end
 from toolkit.numbers import fmt_error_pct, fmt_num
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
@@ -65,6 +65,15 @@ def _pct(share: float) -> str:
     """A share as a percentage for a message, as the tables show it (``50%``, ``1.2%``,
     ``0.05%``)."""
     return fmt_error_pct(share)
+
+
+def _ramp_too_long(all_label: Mapping[str, Any]) -> bool:
+    """Whether the thread ramp-up (``rampup_end_s``) ends past :data:`RAMP_MAX_FRAC` of the
+    run, which leaves the warm-up rule no steady part (``timeseries._after_ramp``: the
+    same share of the windows, of which the run has its duration's worth less the two
+    partial ones)."""
+    ramp_s, duration = all_label.get("rampup_end_s"), all_label.get("duration_s")
+    return bool(ramp_s and duration and float(ramp_s) > RAMP_MAX_FRAC * float(duration))
 
 
 def full_windows(first_end_ms: int, last_end_ms: int, window_ms: int) -> int:
@@ -497,6 +506,34 @@ def warmup_findings(
                 message=message,
                 advice=advice,
                 numbers=numbers,
+            )
+        )
+    elif status == "inconclusive" and not steps and _ramp_too_long(all_label):
+        # the threads were still starting past half of the run (timeseries._after_ramp):
+        # the run has no steady part to measure, whatever it does at its end
+        ramp_end = float(all_label["rampup_end_s"])
+        duration = float(all_label.get("duration_s") or 0.0)
+        found.append(
+            Finding(
+                rule="load-no-steady-state",
+                severity="problem",
+                subject=subject,
+                message=(
+                    f"no steady state: the threads were still starting until {_s(ramp_end)} s "
+                    f"of the {_s(duration)} s run ({_pct(ramp_end / duration)}); a closed loop "
+                    "is not steady before its last thread runs, and the warm-up rule needs "
+                    "at least half of the run after that"
+                ),
+                advice=(
+                    f"hold the full thread count for longer than the ramp-up ({_s(ramp_end)} s), "
+                    "or shorten the ramp-up"
+                ),
+                numbers={
+                    "windows": windows,
+                    "cause": "rampup",
+                    "rampup_end_s": ramp_end,
+                    "duration_s": duration,
+                },
             )
         )
     elif status == "inconclusive" and not steps and causes:

@@ -529,6 +529,11 @@ def _warmup_before_cooldown(
     return warm
 
 
+#: a thread ramp-up that ends past this share of a series leaves it no steady part
+#: (:func:`_after_ramp`; MSER's own n/2 cap)
+RAMP_MAX_FRAC = 0.5
+
+
 def _after_ramp(
     warm: WarmupEnd,
     ramp: int,
@@ -537,7 +542,7 @@ def _after_ramp(
     *,
     window_s: float,
     batch: int,
-    max_frac: float = 0.5,
+    max_frac: float = RAMP_MAX_FRAC,
 ) -> WarmupEnd:
     """The warm-up end given that the threads ramp up until window ``ramp``
     (:func:`thread_ramp_end`): a closed loop is not steady before its last thread runs,

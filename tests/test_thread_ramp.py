@@ -1,0 +1,55 @@
+"""The thread ramp-up rule on generated closed-loop JTLs with known thread schedules
+(tests/thread_plans.py): JMeter thread groups, with and without allThreads/grpThreads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from thread_plans import Plan, ramp, write_plan
+
+from toolkit import Store, ingest_file
+from toolkit.pipeline.load import load_report
+
+
+def _suite(tmp_path: Path, store: Store, plan: Plan, name: str = "plan.jtl") -> dict[str, Any]:
+    path = tmp_path / name
+    write_plan(path, plan)
+    ingest_file(store, path)
+    suite: dict[str, Any] = load_report(store)["suites"][0]
+    return suite
+
+
+def _label(suite: dict[str, Any], label: str = "ALL") -> dict[str, Any]:
+    found: dict[str, Any] = next(x for x in suite["labels"] if x["label"] == label)
+    return found
+
+
+@pytest.mark.parametrize("counts", [True, False])
+def test_a_ramp_past_half_the_run_says_the_threads_were_still_starting(
+    tmp_path: Path, store: Store, counts: bool
+) -> None:
+    """50 threads started over 400 s of a 600 s run (a saturated server: throughput flat
+    from ~160 s, latency rising with every thread): no steady state, because the threads
+    were still starting until ~392 s, not because of a trend a longer run would outlast.
+    Was: 'throughput or latency still trends at the end of the run', 'run longer'."""
+    plan = Plan(
+        ramp("Thread Group", 50, ramp_s=400),
+        duration_s=600,
+        base_ms=200,
+        capacity=20,
+        thread_counts=counts,
+    )
+    suite = _suite(tmp_path, store, plan)
+    all_ = _label(suite)
+    assert all_["warmup_status"] == "inconclusive"
+    assert 380 <= all_["rampup_end_s"] <= 393, all_["rampup_end_s"]
+    found = [f for f in suite["findings"] if f["rule"] == "load-no-steady-state"]
+    assert len(found) == 1
+    message, advice = found[0]["message"], found[0]["advice"]
+    ramp_text = f"{all_['rampup_end_s']:g} s"
+    assert f"the threads were still starting until {ramp_text}" in message, message
+    assert "trends" not in message and "run longer" not in advice, (message, advice)
+    assert f"longer than the ramp-up ({ramp_text})" in advice
+    assert found[0]["numbers"]["cause"] == "rampup"
