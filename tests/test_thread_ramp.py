@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
-from thread_plans import Plan, ramp, write_plan
+from thread_plans import Plan, Thread, ramp, write_plan
 
-from toolkit import Store, ingest_file
+from toolkit import Store, ingest_file, open_store
 from toolkit.pipeline.load import load_report
 
 
@@ -53,3 +54,41 @@ def test_a_ramp_past_half_the_run_says_the_threads_were_still_starting(
     assert "trends" not in message and "run longer" not in advice, (message, advice)
     assert f"longer than the ramp-up ({ramp_text})" in advice
     assert found[0]["numbers"]["cause"] == "rampup"
+
+
+def _concurrency_threads(slots: int = 20, seed: int = 1) -> list[Thread]:
+    """Concurrency Thread Group style: ``slots`` threads started 2 s apart, each living
+    30–90 s and replaced at once by a new thread (a new thread number) until 600 s."""
+    rng = np.random.default_rng(seed)
+    threads = []
+    for slot in range(slots):
+        t = slot * 2.0
+        while t < 600:
+            life = float(rng.uniform(30, 90))
+            threads.append(
+                Thread(
+                    "bzm - Concurrency Thread Group-ThreadStarter", len(threads) + 1, t, t + life
+                )
+            )
+            t += life
+    return threads
+
+
+def test_thread_names_count_a_replaced_thread_once(tmp_path: Path, store: Store) -> None:
+    """20 threads at a time, each replaced by a new one (new name) when it ends, the 20th
+    started at 38 s. From the thread names, a window where one thread ends and its
+    replacement starts counted both (any part of the window): 20.37 steady threads and
+    counts flickering 20/21, so no plateau held and no ramp-up (None). Counted as the
+    time-weighted mean over the window, as allThreads is a mean, the names give what
+    allThreads gives: 20.05 threads, ramp-up end 38 s."""
+    base = {"duration_s": 600, "base_ms": 200, "capacity": 15}
+    threads = _concurrency_threads()
+    counted = _label(_suite(tmp_path, store, Plan(threads, **base), "counts.jtl"))
+    with open_store() as other:
+        named = _label(
+            _suite(tmp_path, other, Plan(threads, thread_counts=False, **base), "names.jtl")
+        )
+    assert counted["rampup_end_s"] is not None and 36 <= counted["rampup_end_s"] <= 39
+    assert named["rampup_end_s"] == counted["rampup_end_s"]
+    assert named["threads_steady"] == pytest.approx(counted["threads_steady"], abs=0.05)
+    assert named["warmup_end_s"] == counted["warmup_end_s"]
