@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,46 @@ def test_thread_names_count_a_replaced_thread_once(tmp_path: Path, store: Store)
     assert named["rampup_end_s"] == counted["rampup_end_s"]
     assert named["threads_steady"] == pytest.approx(counted["threads_steady"], abs=0.05)
     assert named["warmup_end_s"] == counted["warmup_end_s"]
+
+
+def _rare_then_cycle() -> Callable[[int, float], str]:
+    """Labels of a thread that samples ``report`` once at 5 s, 45 s, 85 s, ... (its first
+    sample from then) and ``home``/``search`` otherwise."""
+    due = [5.0]
+
+    def label(i: int, t: float) -> str:
+        if t >= due[0]:
+            due[0] += 40.0
+            return "report"
+        return ("home", "search")[i % 2]
+
+    return label
+
+
+@pytest.mark.parametrize("counts", [True, False])
+def test_every_label_shares_the_suites_ramp_up(tmp_path: Path, store: Store, counts: bool) -> None:
+    """50 threads started over 60 s (the 50th at 58.8 s); thread 1 samples ``report``
+    every 40 s (at ~5, 45, 85 s, ...), ``checkout`` is sampled only after 90 s. A label's
+    own thread counts are known only where it completes: ``report``'s ramp-up ended at
+    its 85 s sample (38 threads at 45 s), so its warm-up ended at 85 s while the threads
+    ran from 58 s. Every label now has ALL's ramp-up (58 s), and a label first sampled
+    after it has none."""
+    threads = ramp("Thread Group", 50, ramp_s=60)
+    threads[0] = Thread(threads[0].group, 1, 0.0, label=_rare_then_cycle())
+
+    def later(i: int, t: float) -> str:
+        return ("home", "search", "checkout")[i % 3] if t > 90 else ("home", "search")[i % 2]
+
+    threads[1:] = [Thread(th.group, th.index, th.start_s, label=later) for th in threads[1:]]
+    plan = Plan(threads, duration_s=660, base_ms=200, capacity=20, thread_counts=counts)
+    suite = _suite(tmp_path, store, plan)
+    all_ = _label(suite)
+    assert 56 <= all_["rampup_end_s"] <= 59, all_["rampup_end_s"]
+    report = _label(suite, "report")
+    assert report["samples"] == 17
+    assert report["rampup_end_s"] == all_["rampup_end_s"]
+    assert report["warmup_end_s"] is not None and report["warmup_end_s"] < 80
+    checkout = _label(suite, "checkout")
+    assert checkout["rampup_end_s"] is None
+    assert checkout["warmup_status"] in ("none", "warmup")
+    assert checkout["warmup_end_s"] is not None and checkout["warmup_end_s"] < 100

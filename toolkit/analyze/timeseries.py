@@ -420,6 +420,7 @@ def analyze_windows(
     errors: int,
     duration_s: float | None,
     batch: int = 5,
+    ramp_from: LabelLoad | None = None,
 ) -> LabelLoad:
     """Warm-up end and steady throughput/latency of one label from its window frame.
 
@@ -432,6 +433,12 @@ def analyze_windows(
     window in 18 of 30 seeds). A series of fewer than :data:`SHORT_RUN_BATCHES` batches
     runs with batch 1 (MSER-1 over the windows, themselves batch means; research/
     warmup-science.md §8.11): MSER-5 on 28 windows tries truncations {0, 5} only.
+
+    The thread ramp-up (:func:`thread_ramp_end`) is found on the ``threads`` column, or,
+    with ``ramp_from`` (the suite's ALL result), is ALL's: the threads are the test's,
+    not a label's, and a label's own counts are known only in the windows it completes
+    in (a label sampled every 40 s put its ramp-up end up to 40 s late); a label whose
+    first full window is after ALL's ramp-up has none.
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -460,7 +467,11 @@ def analyze_windows(
         # MSER-1 over them
         batch = 1
     warm = _warmup_before_cooldown(n, mean_ms, window_s=window_s, batch=batch)
-    ramp = thread_ramp_end(threads)
+    if ramp_from is None:
+        ramp = thread_ramp_end(threads)
+    else:
+        suite_ramp = ramp_from.rampup_window
+        ramp = suite_ramp - first if suite_ramp is not None and suite_ramp > first else None
     if ramp is not None and ramp > 0 and warm.status != "too-short":
         warm = _after_ramp(warm, ramp, n, mean_ms, window_s=window_s, batch=batch)
     steady_tp = steady_lat = None

@@ -483,7 +483,8 @@ def analyze_load_suite(
     if t0 is not None:
         windows = _windows(store, suite_id, t0, window_ms, by_label=True)
         windows_all = _windows(store, suite_id, t0, window_ms, by_label=False)
-    for rec in counts.iter_rows(named=True):
+    # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
+    for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
         if t0 is None:
             frame = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
@@ -498,6 +499,7 @@ def analyze_load_suite(
             samples=int(rec["samples"]),
             errors=int(rec["errors"]),
             duration_s=rec["duration_s"],
+            ramp_from=results[ALL] if label != ALL else None,
         )
     # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
     steady_hist = None
