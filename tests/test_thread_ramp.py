@@ -136,3 +136,23 @@ def test_every_label_shares_the_suites_ramp_up(tmp_path: Path, store: Store, cou
     assert checkout["rampup_end_s"] is None
     assert checkout["warmup_status"] in ("none", "warmup")
     assert checkout["warmup_end_s"] is not None and checkout["warmup_end_s"] < 100
+
+
+def test_a_stepped_run_is_not_called_a_ramp_up(tmp_path: Path, store: Store) -> None:
+    """10 → 20 → 40 threads at 0, 60 and 120 s (a stepping thread group), 40 held to
+    600 s: the warm-up ends at the top step (121 s, as before the ramp-up rule), and
+    ``load-steps`` describes the steps; ``load-warmup`` said 'the threads ramp up until
+    120 s, the transient lasts beyond' beside 'the part before it holds earlier load
+    steps, not a warm-up'."""
+    threads = [Thread("Stepping Thread Group", i + 1, 0.0) for i in range(10)]
+    threads += [Thread("Stepping Thread Group", i + 11, 60.0) for i in range(10)]
+    threads += [Thread("Stepping Thread Group", i + 21, 120.0) for i in range(20)]
+    suite = _suite(tmp_path, store, Plan(threads, duration_s=600, base_ms=200))
+    all_ = _label(suite)
+    assert all_["warmup_status"] == "warmup"
+    assert 119 <= all_["warmup_end_s"] <= 125, all_["warmup_end_s"]
+    rules = {f["rule"]: f for f in suite["findings"]}
+    assert "load-steps" in rules
+    message = rules["load-warmup"]["message"]
+    assert "ramp up" not in message, message
+    assert "holds earlier load steps" in message

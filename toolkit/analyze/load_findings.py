@@ -581,7 +581,9 @@ def warmup_findings(
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
         ramp_s = all_label.get("rampup_end_s")
-        if ramp_s:
+        if ramp_s and not steps:
+            # (a stepped run's thread count reaches its top step there: load-steps and
+            # the clause below say so, it is no ramp-up)
             # the thread ramp-up is a floor under the warm-up end (timeseries._after_ramp)
             parts[0] += (
                 ": the threads ramp up until then"
