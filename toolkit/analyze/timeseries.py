@@ -299,6 +299,7 @@ def thread_ramp_end(
     plateau_quantile: float = 0.9,
     tolerance: float = 0.02,
     hold: float = 0.2,
+    hold_tolerance: float = 0.1,
 ) -> int | None:
     """The first window in which the active threads reach their plateau: the end of a
     thread group's ramp-up (JMeter starts a group's threads one by one over its ramp-up
@@ -310,10 +311,13 @@ def thread_ramp_end(
     tenth of the run (a setUp group) is not one; it is reached at ``tolerance`` = 2 % (at
     least half a thread) below it, as a window's count is a mean over its samples. 0 when
     the first known count is at the plateau; None when no count is known, or when the threads do
-    not hold the plateau once they reach it: below it in more than ``hold`` = 20 % of the
-    windows up to the last one at it (threads that come and go, as in real
-    sample_log1c.jtl, where each thread ends before the third next one starts and 2 or 3
-    run at a time: no ramp to a plateau to wait for).
+    not hold the plateau once they reach it: more than ``hold_tolerance`` = 10 % (at least
+    half a thread) below it in more than ``hold`` = 20 % of the windows up to the last one
+    at it (threads that come and go, as in real sample_log1c.jtl, where each thread ends
+    before the third next one starts and 2 or 3 run at a time: no ramp to a plateau to
+    wait for). A dip of a thread at 20 is held (10 %, the least change that makes a load
+    step): a thread group that recreates its threads (a second or so without one) is at its
+    plateau, and the 2 % of the first reach made such a run's plateau never held.
     """
     t = np.asarray(threads, dtype=np.float64)
     known = np.flatnonzero(np.isfinite(t))
@@ -324,7 +328,8 @@ def thread_ramp_end(
     reached = np.flatnonzero(at)
     if reached.size == 0:
         return None
-    between = at[reached[0] : reached[-1] + 1]
+    held = t[known] >= level - max(0.5, hold_tolerance * level)
+    between = held[reached[0] : reached[-1] + 1]
     if float(between.mean()) < 1.0 - hold:
         return None
     # the first count known already at the plateau: no ramp, however late that window
