@@ -187,3 +187,43 @@ def test_recreated_threads_with_counts_still_ramp(tmp_path: Path, store: Store) 
     all_ = _label(_suite(tmp_path, store, plan))
     assert all_["rampup_end_s"] is not None and 36 <= all_["rampup_end_s"] <= 40
     assert all_["warmup_end_s"] >= all_["rampup_end_s"]
+
+
+def test_thread_rampdown_start_is_where_threads_finish_one_by_one() -> None:
+    from toolkit.analyze.timeseries import thread_rampdown_start
+
+    up = np.minimum(np.arange(600) // 13 + 1, 10).astype(float)
+    # JMeter's scheduler stops every thread at once (the last, partial window): none
+    assert thread_rampdown_start(up) is None
+    # loop-count threads finish one by one over the last 90 windows
+    down = up.copy()
+    down[510:] = np.repeat(np.arange(9, -1, -1), 9)
+    assert thread_rampdown_start(down) == 510
+    # ... but not over the last 30 (5 %: the last think time before the scheduler's end)
+    short = up.copy()
+    short[570:] = np.repeat(np.arange(9, -1, -1), 3)
+    assert thread_rampdown_start(short) is None
+    # a group that finished early leaves the others at a lower plateau: a step, kept
+    step = up.copy()
+    step[300:] = 6.0
+    assert thread_rampdown_start(step) is None
+
+
+def test_a_group_finishing_one_by_one_ends_the_steady_part(tmp_path: Path, store: Store) -> None:
+    """Group A: 30 threads over 30 s to 600 s; group B: 20 threads over 90 s from 10 s,
+    1,200 loops each, so B's threads finish one by one from ~470 s; a saturated server
+    keeps throughput at 125/s while latency falls with the threads. The ramp-up floor put
+    the warm-up rule on 91 s to the end, B's ramp-down included: a latency trend,
+    'inconclusive' (before the ramp-up rule: warm-up 21 s, 45.9 steady threads, ramp-up
+    and ramp-down mixed in). The ramp-down ends the steady part: 91 s to ~470 s, 50
+    threads."""
+    a = ramp("Users A", 30, ramp_s=30)
+    b = ramp("Users B", 20, ramp_s=90, start_s=10, group_number=2, loops=1200)
+    plan = Plan(a + b, duration_s=600, base_ms=200, capacity=25)
+    suite = _suite(tmp_path, store, plan)
+    all_ = _label(suite)
+    assert all_["warmup_status"] == "warmup"
+    assert 85 <= all_["rampup_end_s"] <= 96 and all_["warmup_end_s"] >= all_["rampup_end_s"]
+    assert all_["cooldown_start_s"] is not None and 440 <= all_["cooldown_start_s"] <= 500
+    assert all_["threads_steady"] == pytest.approx(50, abs=0.2)
+    assert suite["littles_law"]["busy_fraction"] == pytest.approx(1.0, abs=0.02)
