@@ -227,3 +227,54 @@ def test_a_group_finishing_one_by_one_ends_the_steady_part(tmp_path: Path, store
     assert all_["cooldown_start_s"] is not None and 440 <= all_["cooldown_start_s"] <= 500
     assert all_["threads_steady"] == pytest.approx(50, abs=0.2)
     assert suite["littles_law"]["busy_fraction"] == pytest.approx(1.0, abs=0.02)
+
+
+@pytest.mark.parametrize("counts", [True, False])
+def test_ramp_and_a_longer_transient_both_end_before_the_steady_part(
+    tmp_path: Path, store: Store, counts: bool
+) -> None:
+    """50 threads over 60 s (the 50th at 58.8 s) against a saturated server, with a JIT-like
+    latency factor 3 falling to 1 at 150 s; and three engines (Hostname) starting their own
+    ramps 20 s apart. The warm-up ends after both the ramp and the transient; a ramp within
+    the first (partial) window is no ramp-up."""
+    jit = Plan(
+        ramp("Thread Group", 50, ramp_s=60),
+        duration_s=660,
+        base_ms=200,
+        capacity=20,
+        jit_amp=2.0,
+        jit_end_s=150,
+        thread_counts=counts,
+    )
+    all_ = _label(_suite(tmp_path, store, jit, "jit.jtl"))
+    assert 56 <= all_["rampup_end_s"] <= 59
+    assert 140 <= all_["warmup_end_s"] <= 155, all_["warmup_end_s"]
+    threads = [
+        th
+        for e in range(3)
+        for th in ramp("Thread Group", 20, ramp_s=40, start_s=20 * e, host=f"engine-{e + 1}")
+    ]
+    dist = Plan(threads, duration_s=600, base_ms=200, capacity=30, hostname=True)
+    dist = Plan(dist.threads, **{**_fields(dist), "thread_counts": counts})
+    with open_store() as other:
+        suite = _suite(tmp_path, other, dist, "dist.jtl")
+    all_ = _label(suite)
+    # the last engine's last thread starts at 40 + 38 = 78 s
+    assert 75 <= all_["rampup_end_s"] <= 79 and all_["warmup_end_s"] >= all_["rampup_end_s"]
+    assert all_["threads_steady"] == pytest.approx(60, abs=0.1)
+    short = Plan(
+        ramp("Thread Group", 50, ramp_s=0.5),
+        duration_s=1200,
+        base_ms=500,
+        capacity=20,
+        thread_counts=counts,
+    )
+    with open_store() as third:
+        all_ = _label(_suite(tmp_path, third, short, "short.jtl"))
+    assert all_["rampup_end_s"] is None and all_["warmup_status"] in ("none", "warmup")
+
+
+def _fields(plan: Plan) -> dict[str, Any]:
+    from dataclasses import fields
+
+    return {f.name: getattr(plan, f.name) for f in fields(plan) if f.name != "threads"}
