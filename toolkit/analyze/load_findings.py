@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
+    RAMP_MAX_FRAC,
     SUMMARY_MIN_FULL_WINDOWS,
     full_summary_windows,
     summary_interval,
@@ -70,6 +71,15 @@ def _pct(share: float) -> str:
     """A share as a percentage for a message, as the tables show it (``50%``, ``1.2%``,
     ``0.05%``)."""
     return fmt_error_pct(share)
+
+
+def _ramp_too_long(all_label: Mapping[str, Any]) -> bool:
+    """Whether the thread ramp-up (``rampup_end_s``) ends past :data:`RAMP_MAX_FRAC` of the
+    run, which leaves the warm-up rule no steady part (``timeseries._after_ramp``: the
+    same share of the windows, of which the run has its duration's worth less the two
+    partial ones)."""
+    ramp_s, duration = all_label.get("rampup_end_s"), all_label.get("duration_s")
+    return bool(ramp_s and duration and float(ramp_s) > RAMP_MAX_FRAC * float(duration))
 
 
 def full_windows(first_end_ms: int, last_end_ms: int, window_ms: int) -> int:
@@ -582,26 +592,35 @@ def warmup_findings(
     elif (
         status == "inconclusive"
         and not steps
-        and ramp_windows is not None
-        and ramp_windows > windows / 2
         and all_label.get("rampup_end_s") is not None
+        and (_ramp_too_long(all_label) or (ramp_windows is not None and ramp_windows > windows / 2))
     ):
-        ramp_s = float(all_label["rampup_end_s"])
+        # the threads were still starting past half of the run (timeseries._after_ramp):
+        # the run has no steady part to measure, whatever it does at its end
+        ramp_end = float(all_label["rampup_end_s"])
+        duration = float(all_label.get("duration_s") or 0.0)
         found.append(
             Finding(
                 rule="load-no-steady-state",
                 severity="problem",
                 subject=subject,
                 message=(
-                    f"{_ramp_text(ramp_s, ramp_threads)}, past half of the run "
-                    f"({ramp_windows} of {windows} windows): threads still start, no steady "
-                    "state in the run"
+                    f"{_ramp_text(ramp_end, ramp_threads)}, past half of the "
+                    + (f"{_s(duration)} s run ({_pct(ramp_end / duration)})" if duration else "run")
+                    + ": no steady state (a closed loop is not steady before its last thread "
+                    "runs, and the warm-up rule needs at least half of the run after that)"
                 ),
                 advice=(
-                    "run longer or ramp up faster (the steady part after the ramp-up should "
-                    "be at least half of the run)"
+                    f"hold the full thread count for longer than the ramp-up ({_s(ramp_end)} s), "
+                    "or shorten the ramp-up"
                 ),
-                numbers={"windows": windows, "rampup_end_s": ramp_s, "threads": ramp_threads},
+                numbers={
+                    "windows": windows,
+                    "cause": "rampup",
+                    "rampup_end_s": ramp_end,
+                    "threads": ramp_threads,
+                    "duration_s": duration,
+                },
             )
         )
     elif status == "inconclusive" and not steps and causes:
@@ -648,9 +667,11 @@ def warmup_findings(
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
-        ramp_end = all_label.get("rampup_end_s")
-        if ramp_end is not None:
-            parts.append(_ramp_text(float(ramp_end), ramp_threads))
+        ramp_at = all_label.get("rampup_end_s")
+        if ramp_at is not None and not steps:
+            # (a stepped run's thread count reaches its top step there: load-steps and the
+            # clause below say so, it is no ramp-up)
+            parts.append(_ramp_text(float(ramp_at), ramp_threads))
         if tp.get("steady") is not None and tp.get("overall") is not None:
             parts.append(
                 f"steady throughput {fmt_num(tp['steady'], sig=4)}/s vs "

@@ -293,12 +293,18 @@ def warmup_end(
     return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc)
 
 
+#: the quantile of a run's per-window thread counts taken as its plateau
+#: (:func:`thread_ramp_end`): a spike shorter than a tenth of the run is none
+RAMP_PLATEAU_QUANTILE = 0.9
+
+
 def thread_ramp_end(
     threads: npt.ArrayLike,
     *,
-    plateau_quantile: float = 0.9,
+    plateau_quantile: float = RAMP_PLATEAU_QUANTILE,
     tolerance: float = 0.02,
     hold: float = 0.2,
+    hold_tolerance: float = 0.1,
 ) -> int | None:
     """The first window in which the active threads reach their plateau: the end of a
     thread group's ramp-up (JMeter starts a group's threads one by one over its ramp-up
@@ -310,10 +316,13 @@ def thread_ramp_end(
     tenth of the run (a setUp group) is not one; it is reached at ``tolerance`` = 2 % (at
     least half a thread) below it, as a window's count is a mean over its samples. 0 when
     the first known count is at the plateau; None when no count is known, or when the threads do
-    not hold the plateau once they reach it: below it in more than ``hold`` = 20 % of the
-    windows up to the last one at it (threads that come and go, as in real
-    sample_log1c.jtl, where each thread ends before the third next one starts and 2 or 3
-    run at a time: no ramp to a plateau to wait for).
+    not hold the plateau once they reach it: more than ``hold_tolerance`` = 10 % (at least
+    half a thread) below it in more than ``hold`` = 20 % of the windows up to the last one
+    at it (threads that come and go, as in real sample_log1c.jtl, where each thread ends
+    before the third next one starts and 2 or 3 run at a time: no ramp to a plateau to
+    wait for). A dip of a thread at 20 is held (10 %, the least change that makes a load
+    step): a thread group that recreates its threads (a second or so without one) is at its
+    plateau, and the 2 % of the first reach made such a run's plateau never held.
     """
     t = np.asarray(threads, dtype=np.float64)
     known = np.flatnonzero(np.isfinite(t))
@@ -324,12 +333,60 @@ def thread_ramp_end(
     reached = np.flatnonzero(at)
     if reached.size == 0:
         return None
-    between = at[reached[0] : reached[-1] + 1]
+    held = t[known] >= level - max(0.5, hold_tolerance * level)
+    between = held[reached[0] : reached[-1] + 1]
     if float(between.mean()) < 1.0 - hold:
         return None
     # the first count known already at the plateau: no ramp, however late that window
     # (a label sampled every 40 s has counts in its own windows only)
     return int(known[reached[0]]) if reached[0] > 0 else 0
+
+
+def thread_rampdown_start(
+    threads: npt.ArrayLike,
+    *,
+    plateau_quantile: float = RAMP_PLATEAU_QUANTILE,
+    tolerance: float = 0.02,
+    level_share: float = 0.1,
+) -> int | None:
+    """The first window of a thread ramp-down at the end of the run: the window after
+    the last one at the plateau (:func:`thread_ramp_end`'s level and ``tolerance``) when
+    the threads then finish one by one to the end (loop-count thread groups: each thread
+    ends after its iterations; real sample_log1.jtl's 10 threads end at 561–672 s). A
+    closed loop is not steady once its threads finish, whether or not the throughput
+    shows it (a saturated server keeps its throughput while latency falls). None when the
+    threads hold the plateau to the end (JMeter's scheduler stops them all at once), when
+    the ramp-down is shorter than ``level_share`` = 10 % of the run (the threads' last
+    samples end up to a think time before the scheduler stops them: thread names show a
+    ramp-down over the last think time, 50 s of a 900 s run with 0–60 s think times; the
+    throughput's cool-down rule still runs), or when the windows after it hold another
+    level (within ``tolerance``, at least half a thread) for as long: a group that
+    finished early leaves the others at a lower plateau, a load step, not a ramp-down.
+    """
+    t = np.asarray(threads, dtype=np.float64)
+    known = np.flatnonzero(np.isfinite(t))
+    if known.size == 0:
+        return None
+    level = float(np.quantile(t[known], plateau_quantile))
+    reached = known[t[known] >= level - max(0.5, tolerance * level)]
+    if reached.size == 0:
+        return None
+    last = int(reached[-1])
+    if t.size - last - 1 < level_share * t.size:
+        return None
+    tail = t[last + 1 :]
+    tail = tail[np.isfinite(tail)]
+    if tail.size == 0:
+        return None
+    longest, i = 0, 0
+    while i < tail.size:
+        j = i + 1
+        while j < tail.size and abs(tail[j] - tail[i]) <= max(0.5, tolerance * tail[i]):
+            j += 1
+        longest, i = max(longest, j - i), j
+    if longest >= level_share * t.size:
+        return None
+    return last + 1
 
 
 @dataclass(frozen=True)
@@ -403,6 +460,9 @@ class LabelLoad:
     #: counts or when every thread ran from the start
     rampup_window: int | None = None
     rampup_s: float | None = None
+    #: the first window of a thread ramp-down that ends the steady part
+    #: (:func:`thread_rampdown_start`), counted like ``warmup.end_window``; None without one
+    rampdown_window: int | None = None
 
 
 def _window_seconds(index: int, window_s: float) -> float:
@@ -420,6 +480,7 @@ def analyze_windows(
     errors: int,
     duration_s: float | None,
     batch: int = 5,
+    ramp_from: LabelLoad | None = None,
 ) -> LabelLoad:
     """Warm-up end and steady throughput/latency of one label from its window frame.
 
@@ -432,6 +493,12 @@ def analyze_windows(
     window in 18 of 30 seeds). A series of fewer than :data:`SHORT_RUN_BATCHES` batches
     runs with batch 1 (MSER-1 over the windows, themselves batch means; research/
     warmup-science.md §8.11): MSER-5 on 28 windows tries truncations {0, 5} only.
+
+    The thread ramp-up (:func:`thread_ramp_end`) is found on the ``threads`` column, or,
+    with ``ramp_from`` (the suite's ALL result), is ALL's: the threads are the test's,
+    not a label's, and a label's own counts are known only in the windows it completes
+    in (a label sampled every 40 s put its ramp-up end up to 40 s late); a label whose
+    first full window is after ALL's ramp-up has none.
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -459,16 +526,25 @@ def analyze_windows(
         # trend. The windows are already batch means (research/warmup-science.md §8.11):
         # MSER-1 over them
         batch = 1
-    warm = _warmup_before_cooldown(n, mean_ms, window_s=window_s, batch=batch)
-    ramp = thread_ramp_end(threads)
+    if ramp_from is None:
+        ramp = thread_ramp_end(threads)
+        # a ramp-down needs a plateau to come down from (none where threads come and go)
+        down = thread_rampdown_start(threads) if ramp is not None else None
+    else:
+        suite_ramp, suite_down = ramp_from.rampup_window, ramp_from.rampdown_window
+        ramp = suite_ramp - first if suite_ramp is not None and suite_ramp > first else None
+        down = suite_down - first if suite_down is not None else None
+    # a thread ramp-down ends the steady part: the rules run on the windows before it
+    limit = down if down is not None and down > (ramp or 0) else n.size
+    warm = _warmup_before_cooldown(n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
     if ramp is not None and ramp > 0 and warm.status != "too-short":
-        warm = _after_ramp(warm, ramp, n, mean_ms, window_s=window_s, batch=batch)
+        warm = _after_ramp(warm, ramp, n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
     steady_tp = steady_lat = None
     steady_threads = None
     stop: int | None = None  # window indices here count from ``first``
     if warm.status in ("warmup", "none") and warm.end_window is not None:
         start = warm.end_window
-        stop = cooldown_start(n[start:], mean_ms[start:], window_s=window_s, batch=batch)
+        stop = cooldown_start(n[start:limit], mean_ms[start:limit], window_s=window_s, batch=batch)
         if stop is not None:
             stop += start
             # the cool-down widened the spread of the "steady" part that MSER weighs the
@@ -476,6 +552,8 @@ def analyze_windows(
             again = warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch)
             if again.status == "warmup" and (again.end_window or 0) > start:
                 warm, start = again, again.end_window or 0
+        elif limit < n.size:
+            stop = limit
         end = stop if stop is not None else n.size
         steady_tp = mean_ci(n[start:end] / window_s)
         if steady_tp is not None and steady_tp.lo < 0:
@@ -510,6 +588,7 @@ def analyze_windows(
         _window_seconds(cooldown, window_s) if cooldown is not None else None,
         rampup,
         _window_seconds(rampup, window_s) if rampup is not None else None,
+        first + down if down is not None else None,
     )
 
 
@@ -529,6 +608,11 @@ def _warmup_before_cooldown(
     return warm
 
 
+#: a thread ramp-up that ends past this share of a series leaves it no steady part
+#: (:func:`_after_ramp`; MSER's own n/2 cap)
+RAMP_MAX_FRAC = 0.5
+
+
 def _after_ramp(
     warm: WarmupEnd,
     ramp: int,
@@ -537,7 +621,7 @@ def _after_ramp(
     *,
     window_s: float,
     batch: int,
-    max_frac: float = 0.5,
+    max_frac: float = RAMP_MAX_FRAC,
 ) -> WarmupEnd:
     """The warm-up end given that the threads ramp up until window ``ramp``
     (:func:`thread_ramp_end`): a closed loop is not steady before its last thread runs,

@@ -117,8 +117,11 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     carry no thread counts (no ``allThreads``/``grpThreads``: JMeter before 2.4, or a
     listener saving fewer fields): a thread (a ``threadName`` of one load generator) is
     active from its first sample's start to its last sample's end, as JMeter's threads
-    run from their start to their end; a window counts every thread active in any part
-    of it. None when the suite has thread counts, or no thread names."""
+    run from their start to their end. A window's count is the time-weighted mean over
+    it (each thread counts the share of the window it is active in), as allThreads is a
+    mean over the window's samples: a thread that ends where its replacement starts
+    (Concurrency Thread Group) is one thread in that window, not two. None when the
+    suite has thread counts, or no thread names."""
     known = store.con.execute(
         f"""SELECT count(all_threads) + count(grp_threads), count(nullif(thread_name, ''))
             FROM {_SAMPLES} WHERE suite_id = ?""",
@@ -127,26 +130,34 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     if known[0] or not known[1]:
         return None
     spans = store.frame(
-        f"""SELECT ((min(start_ms) - ?) // ?)::BIGINT AS first_w,
-                   ((max(start_ms + elapsed_ms) - ?) // ?)::BIGINT AS last_w
+        f"""SELECT (min(start_ms) - ?)::BIGINT AS first_ms,
+                   (max(start_ms + elapsed_ms) - ?)::BIGINT AS last_ms
             FROM {_SAMPLES}
             WHERE suite_id = ? AND nullif(thread_name, '') IS NOT NULL
               AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
             GROUP BY {_ENGINE}, thread_name""",
-        [t0, window_ms, t0, window_ms, suite_id],
+        [t0, t0, suite_id],
     )
     if spans.height == 0:
         return None
-    first = spans["first_w"].to_numpy()
-    last = spans["last_w"].to_numpy()
-    lo = int(first.min())
-    # +1 where a thread starts, -1 after the window it ends in: the running sum is the
-    # number of threads active in each window
-    delta = np.zeros(int(last.max()) - lo + 2)
-    np.add.at(delta, first - lo, 1.0)
-    np.add.at(delta, last - lo + 1, -1.0)
-    active = np.cumsum(delta)[:-1]
-    return pl.DataFrame({"w": np.arange(lo, lo + active.size, dtype=np.int64), "threads": active})
+    starts = np.sort(spans["first_ms"].to_numpy().astype(np.float64))
+    ends = np.sort(spans["last_ms"].to_numpy().astype(np.float64))
+    lo = int(starts[0] // window_ms)
+    hi = int(ends[-1] // window_ms) + 1
+    edges = np.arange(lo, hi + 1, dtype=np.float64) * window_ms
+
+    def thread_ms(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        # the thread-milliseconds before each time x: sum over threads of
+        # clamp(x - start, 0, end - start) = Σ_{start<x}(x - start) − Σ_{end<x}(x - end)
+        total = np.zeros_like(x)
+        for times, sign in ((starts, 1.0), (ends, -1.0)):
+            k = np.searchsorted(times, x, side="left")
+            before = np.concatenate([[0.0], np.cumsum(times)])[k]
+            total += sign * (k * x - before)
+        return total
+
+    active = np.diff(thread_ms(edges)) / window_ms
+    return pl.DataFrame({"w": np.arange(lo, hi, dtype=np.int64), "threads": active})
 
 
 def _with_thread_activity(frame: pl.DataFrame, activity: pl.DataFrame | None) -> pl.DataFrame:
@@ -479,7 +490,8 @@ def analyze_load_suite(
     if t0 is not None:
         windows = _windows(store, suite_id, t0, window_ms, by_label=True)
         windows_all = _windows(store, suite_id, t0, window_ms, by_label=False)
-    for rec in counts.iter_rows(named=True):
+    # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
+    for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
         if t0 is None:
             frame = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
@@ -494,6 +506,7 @@ def analyze_load_suite(
             samples=int(rec["samples"]),
             errors=int(rec["errors"]),
             duration_s=rec["duration_s"],
+            ramp_from=results[ALL] if label != ALL else None,
         )
     # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
     steady_hist = None

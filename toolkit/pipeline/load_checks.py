@@ -19,6 +19,7 @@ from toolkit.analyze.load_findings import (
     step_finding,
     warmup_findings,
 )
+from toolkit.analyze.timeseries import RAMP_PLATEAU_QUANTILE
 from toolkit.pipeline.summariser import summariser_windows, summary_steps, summary_window_series
 from toolkit.store import Store
 
@@ -82,10 +83,12 @@ def sample_suite_findings(
     ramp_threads = ramp_windows = None
     ramp_s = all_label.get("rampup_end_s")
     if ramp_s is not None:
-        # the series' window holding the ramp-up end: the windows up to it, its threads
+        # the windows up to the ramp-up end, and the plateau it reaches (the level
+        # timeseries.thread_ramp_end looks for; the window itself may be within 2 % below)
         at = int(np.searchsorted(series.t_s, float(ramp_s) + 1e-6)) - 1
-        if 0 <= at < series.threads.size and np.isfinite(series.threads[at]):
-            ramp_threads = float(np.round(series.threads[at], 1))
+        known = series.threads[np.isfinite(series.threads)]
+        if known.size:
+            ramp_threads = float(np.round(np.quantile(known, RAMP_PLATEAU_QUANTILE), 1))
         ramp_windows = max(0, at)  # the partial first window is no full window
     found = warmup_findings(
         name,
