@@ -21,7 +21,7 @@ import numpy.typing as npt
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
     RAMP_MAX_FRAC,
-    SUMMARY_MIN_FULL_WINDOWS,
+    SUMMARY_MIN_WINDOWS,
     full_summary_windows,
     summary_interval,
     warmup_end,
@@ -32,8 +32,6 @@ from toolkit.numbers import fmt_error_pct, fmt_num
 #: transient in (its ``min_windows``); the first and last window of a run are partial
 #: and not counted
 MIN_WINDOWS = 10
-#: the same for summariser windows, of full length (:func:`full_summary_windows`)
-SUMMARY_MIN_WINDOWS = SUMMARY_MIN_FULL_WINDOWS
 #: a plateau of the thread count is a load step when it lasts this long (s) and
 #: ``MIN_WINDOWS`` windows; Ultimate/Concurrency Thread Group steps last minutes
 STEP_MIN_S = 30.0

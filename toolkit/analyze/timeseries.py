@@ -35,6 +35,7 @@ from toolkit.analyze.mser import mser
 from toolkit.numbers import fmt_num
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
 
 
@@ -592,20 +593,32 @@ def analyze_windows(
     )
 
 
-def _warmup_before_cooldown(
-    n: npt.NDArray[np.float64], mean_ms: npt.NDArray[np.float64], *, window_s: float, batch: int
+def _before_cooldown(
+    warmup: Callable[[int | None], WarmupEnd], cooldown: Callable[[], int | None]
 ) -> WarmupEnd:
-    """:func:`warmup_end`, and where that is inconclusive, again before a cool-down
-    (:func:`cooldown_start`): a cool-down is a trend at the end of the run, and without
-    it the run may well have a steady part."""
-    warm = warmup_end(n, mean_ms, window_s=window_s, batch=batch)
+    """``warmup(None)``, a warm-up rule on the whole series, and where that is
+    inconclusive ``warmup(stop)`` on the windows before a cool-down found at
+    ``cooldown()``: a cool-down is a trend at the end of the run, and without it the run
+    may well have a steady part."""
+    warm = warmup(None)
     if warm.status == "inconclusive":
-        rescue = cooldown_start(n, mean_ms, window_s=window_s, batch=batch)
+        rescue = cooldown()
         if rescue is not None:
-            again = warmup_end(n[:rescue], mean_ms[:rescue], window_s=window_s, batch=batch)
+            again = warmup(rescue)
             if again.status in ("warmup", "none"):
                 warm = again
     return warm
+
+
+def _warmup_before_cooldown(
+    n: npt.NDArray[np.float64], mean_ms: npt.NDArray[np.float64], *, window_s: float, batch: int
+) -> WarmupEnd:
+    """:func:`warmup_end`, again before a cool-down (:func:`cooldown_start`) where that is
+    inconclusive (:func:`_before_cooldown`)."""
+    return _before_cooldown(
+        lambda stop: warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch),
+        lambda: cooldown_start(n, mean_ms, window_s=window_s, batch=batch),
+    )
 
 
 #: a thread ramp-up that ends past this share of a series leaves it no steady part
@@ -925,17 +938,12 @@ class SummaryLoad:
 def _summary_settle(
     rates: npt.NDArray[np.float64], *, trend_p: float, z: float, min_effect: float
 ) -> WarmupEnd:
-    """:func:`_summary_warmup`, and when that is inconclusive, again before a cool-down
-    (a trend at the end of the run) if there is one."""
-    warm = _summary_warmup(rates, trend_p=trend_p, z=z, min_effect=min_effect)
-    if warm.status == "inconclusive":
-        # a cool-down is a trend at the end of the run: without it, is there a steady part?
-        rescue = _summary_cooldown(rates, z=z, min_effect=min_effect)
-        if rescue is not None:
-            again = _summary_warmup(rates[:rescue], trend_p=trend_p, z=z, min_effect=min_effect)
-            if again.status in ("warmup", "none"):
-                warm = again
-    return warm
+    """:func:`_summary_warmup`, again before a cool-down (:func:`_summary_cooldown`) where
+    that is inconclusive (:func:`_before_cooldown`)."""
+    return _before_cooldown(
+        lambda stop: _summary_warmup(rates[:stop], trend_p=trend_p, z=z, min_effect=min_effect),
+        lambda: _summary_cooldown(rates, z=z, min_effect=min_effect),
+    )
 
 
 def analyze_summary_windows(
@@ -952,7 +960,7 @@ def analyze_summary_windows(
 
     The summariser windows are already aggregates (30 s by default), so MSER runs with
     batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped, and
-    a log with fewer than ``SUMMARY_MIN_FULL_WINDOWS`` windows of full length
+    a log with fewer than ``SUMMARY_MIN_WINDOWS`` windows of full length
     (:func:`full_summary_windows`) is "too-short". A
     cool-down (threads finishing one by one) is the same rule run backwards
     (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
@@ -982,7 +990,7 @@ def analyze_summary_windows(
     total = float(s.sum())
     overall = float(c.sum()) / total if total else None
     rates = c / s if c.size else c
-    if full_summary_windows(s) < SUMMARY_MIN_FULL_WINDOWS:
+    if full_summary_windows(s) < SUMMARY_MIN_WINDOWS:
         # the first and last windows are cut by the test's start and end: a 12 s run's
         # 0.244, 5.81, 6 and 0.125 s windows are 2 of full length, too few for any rule
         return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
@@ -1045,11 +1053,10 @@ def analyze_summary_windows(
     )
 
 
-#: fewest summariser windows to look for a transient in (4 × 30 s by default)
-_SUMMARY_MIN_WINDOWS = 4
-#: fewest summariser windows of full length (:func:`full_summary_windows`) a log needs
-#: for the warm-up rule; with fewer its status is "too-short"
-SUMMARY_MIN_FULL_WINDOWS = _SUMMARY_MIN_WINDOWS
+#: fewest summariser windows to look for a transient in (4 × 30 s by default), and of
+#: full length (:func:`full_summary_windows`) a log needs for the warm-up rule; with
+#: fewer its status is "too-short"
+SUMMARY_MIN_WINDOWS = 4
 #: a summariser window is of full length from this share of the log's interval (the
 #: first and last windows of a log are cut by the start and the end of the test)
 SUMMARY_FULL_SHARE = 0.9
@@ -1078,7 +1085,7 @@ def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: f
     """:func:`cooldown_start` on summariser window rates (batch 1)."""
     return cooldown_start(
         rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect,
-        min_windows=_SUMMARY_MIN_WINDOWS,
+        min_windows=SUMMARY_MIN_WINDOWS,
     )  # fmt: skip
 
 
@@ -1088,7 +1095,7 @@ def _summary_warmup(
     """:func:`warmup_end` on summariser window rates (batch 1), with a trend test."""
     warm = warmup_end(
         rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect,
-        min_windows=_SUMMARY_MIN_WINDOWS,
+        min_windows=SUMMARY_MIN_WINDOWS,
     )  # fmt: skip
     if warm.status in ("warmup", "none") and warm.end_window is not None:
         # few coarse windows: halves comparisons lack power, so also test for a monotonic

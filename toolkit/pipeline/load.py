@@ -122,12 +122,13 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     mean over the window's samples: a thread that ends where its replacement starts
     (Concurrency Thread Group) is one thread in that window, not two. None when the
     suite has thread counts, or no thread names."""
-    known = store.con.execute(
-        f"""SELECT count(all_threads) + count(grp_threads), count(nullif(thread_name, ''))
-            FROM {_SAMPLES} WHERE suite_id = ?""",
+    # a JTL with thread counts (the usual case) stops the scan at its first sample
+    counted = store.con.execute(
+        f"""SELECT 1 FROM {_SAMPLES} WHERE suite_id = ?
+              AND (all_threads IS NOT NULL OR grp_threads IS NOT NULL) LIMIT 1""",
         [suite_id],
-    ).fetchall()[0]
-    if known[0] or not known[1]:
+    ).fetchall()
+    if counted:
         return None
     spans = store.frame(
         f"""SELECT (min(start_ms) - ?)::BIGINT AS first_ms,
@@ -178,10 +179,11 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
     """Per window ``w`` (and label): ``n``, ``errors`` (failed samples), ``mean_ms`` and
     ``threads``, the active threads summed over the load generators (each one's mean
     allThreads, else grpThreads, in the window; a distributed test's engines each count
-    their own threads only), else counted from the thread names (:func:`_thread_activity`)."""
+    their own threads only); a suite without thread counts gets them from its thread names
+    by :func:`_with_thread_activity`."""
     key = "label, " if by_label else ""
     where = "" if by_label else f"AND {_ALL_FILTER}"
-    frame = store.frame(
+    return store.frame(
         f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(errors)::BIGINT AS errors,
                    sum(sum_ms) / sum(n) AS mean_ms, sum(threads) AS threads
             FROM (SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
@@ -195,7 +197,6 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
     )
-    return _with_thread_activity(frame, _thread_activity(store, suite_id, t0, window_ms))
 
 
 def window_series(
@@ -488,8 +489,14 @@ def analyze_load_suite(
     }
     results: dict[str, LabelLoad] = {}
     if t0 is not None:
-        windows = _windows(store, suite_id, t0, window_ms, by_label=True)
-        windows_all = _windows(store, suite_id, t0, window_ms, by_label=False)
+        # a suite without thread counts: active threads from its thread names, once
+        activity = _thread_activity(store, suite_id, t0, window_ms)
+        windows = _with_thread_activity(
+            _windows(store, suite_id, t0, window_ms, by_label=True), activity
+        )
+        windows_all = _with_thread_activity(
+            _windows(store, suite_id, t0, window_ms, by_label=False), activity
+        )
     # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
     for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]

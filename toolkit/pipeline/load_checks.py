@@ -12,6 +12,7 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.load_findings import (
+    LoadStep,
     dense_series,
     error_findings,
     gap_findings,
@@ -90,22 +91,41 @@ def sample_suite_findings(
         if known.size:
             ramp_threads = float(np.round(np.quantile(known, RAMP_PLATEAU_QUANTILE), 1))
         ramp_windows = max(0, at)  # the partial first window is no full window
-    found = warmup_findings(
+    return _suite_findings(
         name,
         all_label,
+        steps,
+        gaps,
+        errors,
         windows=max(0, series.n.size - 2),
         window_s=window_s,
         ramp_threads=ramp_threads,
         ramp_windows=ramp_windows,
-        steps=steps,
         completion_ms=completion_ms,
+    )
+
+
+def _suite_findings(
+    name: str,
+    all_label: Mapping[str, Any],
+    steps: Sequence[LoadStep],
+    gaps: list[Finding],
+    errors: list[Finding],
+    **warmup_args: Any,
+) -> list[Finding]:
+    """A suite's findings in report order: warm-up (:func:`warmup_findings` with
+    ``warmup_args``; a gap or error change is its cause when there is no steady state),
+    load steps, gaps, errors."""
+    found = warmup_findings(
+        name,
+        all_label,
+        steps=steps,
         causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
+        **warmup_args,
     )
     if steps:
         found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
-    found += gaps
-    found += errors
-    return found
+    return found + gaps + errors
 
 
 def summary_suite_findings(
@@ -131,20 +151,17 @@ def summary_suite_findings(
         ends = frame["seconds"].cum_sum().to_numpy()
         ramp_windows = int(np.searchsorted(ends, float(ramp_s) - 1e-6)) + 1
         ramp_threads = float(frame["active_threads"][ramp_windows - 1])
-    found = warmup_findings(
+    found = _suite_findings(
         name,
         all_label,
+        steps,
+        gaps,
+        errors,
         windows=frame.height if frame is not None else 0,
         window_s=None,
         summariser=True,
         summary_seconds=[float(x) for x in frame["seconds"]] if frame is not None else None,
         ramp_threads=ramp_threads,
         ramp_windows=ramp_windows,
-        steps=steps,
-        causes=[f for f in gaps + errors if f.rule in ("load-gap", "load-error-change")],
     )
-    if steps:
-        found.append(step_finding(name, steps, warmup_end_s=all_label.get("warmup_end_s")))
-    found += gaps
-    found += errors
     return [f.as_json() for f in found]

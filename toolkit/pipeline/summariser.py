@@ -14,13 +14,12 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.analyze.load_findings import (
-    SUMMARY_MIN_WINDOWS,
     LoadStep,
     WindowSeries,
     load_steps,
     summary_series,
 )
-from toolkit.analyze.timeseries import summary_interval
+from toolkit.analyze.timeseries import SUMMARY_MIN_WINDOWS, summary_interval
 from toolkit.ingest.jmeter_log import window_duration
 from toolkit.store import Store
 

@@ -340,8 +340,9 @@ def load_chart(
     """
     from plotly.subplots import make_subplots
 
-    drawn_threads = list(threads) if threads is not None else []
+    drawn_threads = list(threads) if threads is not None else [None] * len(t_s)
     with_threads = any(v is not None for v in drawn_threads)
+    x, tp, th, *pcts = thin(t_s, throughput, drawn_threads, *percentiles.values())
     fig = make_subplots(
         rows=2,
         cols=1,
@@ -352,10 +353,9 @@ def load_chart(
     )
     fig.update_layout(template=TEMPLATE, height=420, title={"text": title}, margin={"b": 70})
     if with_threads:
-        xt, th = thin(t_s, drawn_threads)
         fig.add_trace(
             go.Scatter(
-                x=_rounded(xt, 6),
+                x=_rounded(x, 6),
                 y=_rounded(th),
                 name="active threads",
                 mode="lines",
@@ -376,7 +376,6 @@ def load_chart(
             col=1,
             secondary_y=True,
         )
-    x, tp, *pcts = thin(t_s, throughput, *percentiles.values())
     fig.add_trace(
         go.Scatter(
             x=_rounded(x, 6),
