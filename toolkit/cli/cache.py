@@ -56,6 +56,7 @@ def cache(
     """
     with analysis_store(paths, db) as store:
         results = analyse_cache(store, suites=suite, epsilon=epsilon)
+        elsewhere = store.suites_elsewhere("profile") if not results else ""
     if as_json:
         print_json(cache_payload(results))
         return
@@ -66,7 +67,7 @@ def cache(
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
     console = Console(markup=False, highlight=False, width=max(Console().width, 110))
     if not results:
-        typer.echo("no profiled query series with data in the input", err=True)
+        typer.echo(f"no profiled query series with data in the input{elsewhere}", err=True)
         return
     single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
     shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single

@@ -43,9 +43,10 @@ def _error(value: float | None, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def print_detections(results: Sequence[SeriesDetection]) -> None:
+def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "") -> None:
     """One table per suite with a row per series; then the process groups, the stopping
-    rules (when analysed), the min-all findings and the still-warming shares."""
+    rules (when analysed), the min-all findings and the still-warming shares. With none,
+    ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -54,7 +55,7 @@ def print_detections(results: Sequence[SeriesDetection]) -> None:
     # the CI and spike columns are worth a wider line than a narrow terminal's
     console = Console(markup=False, highlight=False, width=max(console.width, 110))
     if not results:
-        info("no iteration suites to analyze")
+        info(f"no iteration suites to analyze{elsewhere}")
         return
     by_suite: dict[str, list[SeriesDetection]] = defaultdict(list)
     for d in results:
@@ -199,7 +200,8 @@ def detect(
     options = detect_options(penalty, equivalence)
     with analysis_store(paths, db) as store:
         results = detect_series(store, suites=suite, comparators=comparators, **options)
+        elsewhere = store.suites_elsewhere("iterations") if not results else ""
     if as_json:
         print_json(detect_payload(results))
     else:
-        print_detections(results)
+        print_detections(results, elsewhere=elsewhere)

@@ -147,15 +147,17 @@ def print_gap_tables(
     *,
     per_query: bool = False,
     coverage: float = DEFAULT_COVERAGE,
+    elsewhere: str = "",
 ) -> None:
-    """Print one rich table per suite, like seed 002's, plus findings and the target line."""
+    """Print one rich table per suite, like seed 002's, plus findings and the target line;
+    with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(markup=False, highlight=False)
     if not results:
-        info("no iteration suites to analyze")
+        info(f"no iteration suites to analyze{elsewhere}")
         return
     for item in results:
         if per_query:
@@ -274,7 +276,8 @@ def gaps(
             target=target,
             grid=options,
         )
+        elsewhere = store.suites_elsewhere("iterations") if not results else ""
     if as_json:
         print_json(gaps_payload(results, coverage=coverage))
     else:
-        print_gap_tables(results, per_query=per_query, coverage=coverage)
+        print_gap_tables(results, per_query=per_query, coverage=coverage, elsewhere=elsewhere)

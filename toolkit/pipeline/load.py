@@ -725,7 +725,10 @@ def load_report(
         store.con.execute("SELECT suite_id, name FROM suites WHERE kind = 'load'").fetchall()
     )
     if not ids:
-        raise UsageError("no load-test suites (JMeter JTL or summariser log) in the input")
+        raise UsageError(
+            "no load-test suites (JMeter JTL or summariser log) in the input"
+            + store.suites_elsewhere("load")
+        )
     return {
         "window_s": window_s,
         "suites": [analyze_load_suite(store, i, names[i], window_s=window_s) for i in ids],

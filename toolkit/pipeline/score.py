@@ -108,7 +108,10 @@ def suite_scores(
             )
     if frame.height == 0:
         where = f" on machine {machine!r}" if machine else ""
-        raise UsageError(f"no iteration suites to score{where}; list them with `warmup suites`")
+        raise UsageError(
+            f"no iteration suites to score{where}{store.suites_elsewhere('iterations')}; "
+            "list them with `warmup suites`"
+        )
     rows = frame.to_dicts()
     entries = [_entry(store, row) for row in rows]
     table = clickbench_scores(entries)

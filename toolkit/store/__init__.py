@@ -61,6 +61,13 @@ def _latest_version() -> int:
 
 SCHEMA_VERSION = _latest_version()
 
+#: suite kind -> (what a suite of it is, the commands that analyse it)
+_KIND_COMMANDS = {
+    "iterations": ("iteration suite", "warmup gaps, detect, score"),
+    "load": ("load-test suite", "warmup load, compare"),
+    "profile": ("profile suite", "warmup cache"),
+}
+
 
 def file_sha256(path: Path) -> str:
     """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
@@ -179,6 +186,20 @@ class Store:
                 )
             ids.append(by_name[name])
         return ids
+
+    def suites_elsewhere(self, kind: str) -> str:
+        """For a command that found no suite of ``kind``: which other kinds the store holds
+        and the command for each, as ``"; the input holds 1 load-test suite (warmup load)"``,
+        or ``""`` when it holds none."""
+        rows = self.con.execute(
+            "SELECT kind, count(*) FROM suites WHERE kind <> ? GROUP BY kind ORDER BY kind",
+            [kind],
+        ).fetchall()
+        parts = []
+        for other, count in rows:
+            noun, command = _KIND_COMMANDS.get(str(other), (f"{other} suite", "warmup suites"))
+            parts.append(f"{count} {noun}{'' if count == 1 else 's'} ({command})")
+        return f"; the input holds {' and '.join(parts)}" if parts else ""
 
     # -- writing ----------------------------------------------------------------------
     def find_source(self, sha256: str) -> int | None:
