@@ -7,6 +7,7 @@ does not, and its percentiles are those of the last 20,000 samples."""
 from __future__ import annotations
 
 import csv
+import html
 import importlib.util
 import json
 from pathlib import Path
@@ -126,3 +127,109 @@ def test_jmeter_default_window_takes_percentiles_of_the_last_20000_samples(
             # commons-math's LEGACY estimator = Weibull h = p(n+1), clamped (numpy 'weibull')
             assert expected[field] == pytest.approx(np.percentile(last, p, method="weibull"))
         assert ours[label]["pct1ResTime"] > 1.05 * expected["pct1ResTime"], label
+
+
+def _jmeter_error_tables(
+    case: dict[str, Any],
+) -> tuple[dict[str, tuple[int, float, float]], dict[str, tuple[int, int, list[tuple[str, int]]]]]:
+    """JMeter's Errors and Top 5 tables of a recorded case, types un-escaped (JMeter
+    writes them HTML-escaped for its page: ``escapeHtml4``)."""
+    errors = {html.unescape(t): (n, p_err, p_all) for t, n, p_err, p_all in case["errors"]}
+    top: dict[str, tuple[int, int, list[tuple[str, int]]]] = {}
+    for sample, n, e, *pairs in case["top5_errors"]:
+        slots = [
+            (html.unescape(t), c) for t, c in zip(pairs[::2], pairs[1::2], strict=True) if t != ""
+        ]
+        top[sample] = (n, e, slots)
+    return errors, top
+
+
+@pytest.mark.parametrize("name", list(RECORDED["cases"]))
+def test_error_tables_equal_jmeter(
+    name: str, request: pytest.FixtureRequest, tmp_path: Path, store: Store
+) -> None:
+    """The dashboard's Errors table (type, count, % in errors, % in all samples) and Top 5
+    Errors by sampler table (Total first, then each label with errors) equal what JMeter
+    5.5's ``jmeter -g`` wrote, on its own test file, JMeter 5.6.3's output (assertion
+    failures, a ``199`` code, transaction controllers), Taurus's Cyrillic labels and a
+    generated file with three error types, two tied."""
+    case = RECORDED["cases"][name]
+    real = request.getfixturevalue("real_dir") if case["input"] != "windowed" else None
+    ingest_file(store, _input(case, real, tmp_path))
+    suite = load_report(store)["suites"][0]
+    want_errors, want_top = _jmeter_error_tables(case)
+    ours_errors = {
+        r["type"]: (r["errorCount"], r["pctInErrors"], r["pctInAllSamples"])
+        for r in suite["dashboard_errors"]
+    }
+    assert set(ours_errors) == set(want_errors)
+    for key, (n, p_err, p_all) in want_errors.items():
+        assert ours_errors[key][0] == n, key
+        assert ours_errors[key][1:] == pytest.approx((p_err, p_all), rel=1e-12), key
+    ours_top = {
+        r["sample"]: (
+            r["sampleCount"],
+            r["errorCount"],
+            [(e["type"], e["errorCount"]) for e in r["errors"]],
+        )
+        for r in suite["dashboard_top_errors"]
+    }
+    assert next(iter(ours_top)) == "Total"
+    assert set(ours_top) == set(want_top)
+    for sample, (n, e, slots) in want_top.items():
+        assert ours_top[sample][:2] == (n, e), sample
+        # the same errors with the same counts, most first; JMeter orders ties by its
+        # hash map, the toolkit by type
+        assert [c for _, c in ours_top[sample][2]] == [c for _, c in slots], sample
+        assert sorted(ours_top[sample][2]) == sorted(slots), sample
+
+
+def test_error_types_follow_jmeter_rules(tmp_path: Path, store: Store) -> None:
+    """JMeter's error type per failed sample (``ErrorsSummaryConsumer.getErrorKey``): code
+    and message; a success code (200–399) or an empty code with a failure message: the
+    message, else "Assertion failed"; transaction-controller samples left out; only the
+    five most frequent types per sampler."""
+    path = tmp_path / "types.csv"
+    rows = [
+        ("a", "500", "Internal Server Error", "false", ""),  # code/message
+        ("a", "500", "", "false", ""),  # code alone
+        ("a", "200", "OK", "false", "Expected <b>x</b>"),  # assertion on a 200: its message
+        ("a", "302", "Found", "false", ""),  # a success code, no message
+        ("a", "", "", "false", "Timeout"),  # no code, a failure message
+        ("a", "199", "OK", "false", "ignored"),  # 199 is no success code: code/message
+        ("a", "04a", "x", "false", "m"),  # not a number: code/message
+        ("a", "200", "OK", "true", ""),  # success
+        (
+            "tc",
+            "200",
+            "Number of samples in transaction : 2, number of failing samples : 1",
+            "false",
+            "",
+        ),  # the transaction-controller sample
+        *[("b", str(400 + i), "E", "false", "") for i in range(7) for _ in range(7 - i)],
+    ]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["timeStamp", "elapsed", "label", "responseCode", "responseMessage",
+                         "success", "failureMessage"])  # fmt: skip
+        for i, (label, code, message, ok, failure) in enumerate(rows):
+            writer.writerow([1_700_000_000_000 + i, 10, label, code, message, ok, failure])
+    ingest_file(store, path)
+    suite = load_report(store)["suites"][0]
+    types = {r["type"]: r["errorCount"] for r in suite["dashboard_errors"]}
+    assert {k: v for k, v in types.items() if not k.startswith("4")} == {
+        "500/Internal Server Error": 1,
+        "500": 1,
+        "Expected <b>x</b>": 1,
+        "Assertion failed": 1,
+        "Timeout": 1,
+        "199/OK": 1,
+        "04a/x": 1,
+    }
+    samples = len(rows) - 1  # the transaction-controller sample is not counted
+    assert sum(types.values()) == samples - 1  # one success
+    assert suite["dashboard_errors"][0]["pctInAllSamples"] == pytest.approx(700 / samples)
+    top = {r["sample"]: r for r in suite["dashboard_top_errors"]}
+    assert list(top) == ["Total", "b", "a"]
+    assert [e["errorCount"] for e in top["b"]["errors"]] == [7, 6, 5, 4, 3]
+    assert "tc" not in top and top["Total"]["sampleCount"] == samples

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -232,3 +233,26 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
     jvm = next(f for f in data["findings"] if f["subject"].startswith("JVMEngine"))
     assert jvm["numbers"]["gap"] == pytest.approx(0.5)
     assert jvm["numbers"]["recommended_hot_iterations"] == 5
+
+
+def test_error_types_are_escaped_in_the_error_tables(tmp_path: Path) -> None:
+    """JMeter's error types are response messages and assertion messages, untrusted text:
+    the report's Errors and Top 5 tables show them escaped, verbatim."""
+    path = tmp_path / "errors.csv"
+    header = "timeStamp,elapsed,label,responseCode,responseMessage,success,failureMessage\n"
+    rows = "".join(
+        f'{1_700_000_000_000 + 100 * i},10,page,{code},"{message}",false,"{failure}"\n'
+        for i in range(30)
+        for code, message, failure in (("500", XSS, ""), ("200", "OK", XSS))
+    )
+    path.write_text(header + rows)
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        html = toolkit.render_report(store, generated_at=WHEN, plotlyjs="cdn")
+    for raw in ("<script>alert(1)", "</script></script>", "<img src=x"):
+        assert raw not in html
+    for table in ("table-jmeter-errors-", "table-jmeter-top-errors-"):
+        part = html[html.index(table) :]
+        part = part[: part.index("</table>")]
+        assert "500/&lt;script&gt;alert(1)&lt;/script&gt;" in part, table
+        assert f">{escape(XSS)}<" in part, table  # the assertion's message alone

@@ -78,6 +78,34 @@ def _table(title: str, *headers: str) -> Any:
     return table
 
 
+#: error types printed per suite (all of them are in --json and the report)
+CLI_ERROR_TYPES = 10
+
+
+def _print_error_types(console: Any, types: list[dict[str, Any]]) -> None:
+    """JMeter's Errors table: the most frequent error types (code/message or assertion
+    message), their count and share of the errors and of all samples."""
+    from rich.text import Text
+
+    from toolkit.numbers import error_pct_text
+
+    if not types:
+        return
+    table = _table("errors by type (JMeter's)", "type", "errors", "% of errors", "% of all")
+    for row in types[:CLI_ERROR_TYPES]:
+        cells = (
+            row["type"],
+            f"{row['errorCount']:,}",
+            error_pct_text(row["pctInErrors"]),
+            error_pct_text(row["pctInAllSamples"]),
+        )
+        table.add_row(*(Text(c) for c in cells))
+    console.print(table)
+    if len(types) > CLI_ERROR_TYPES:
+        more = len(types) - CLI_ERROR_TYPES
+        console.print(Text(f"  and {more} more error types (--json, warmup report)"))
+
+
 def _steady_span(lab: dict[str, Any]) -> str:
     """Where the steady part lies, in seconds into the run: ``72–647`` (warm-up end to
     cool-down start), ``16–end`` without a cool-down, else the warm-up status."""
@@ -165,6 +193,7 @@ def _print_load(payload: dict[str, Any]) -> None:
             latency.add_row(Text(lab["label"]), *(Text(c) for c in lat))
         console.print(rates)
         console.print(latency)
+        _print_error_types(console, suite["dashboard_errors"])
         for finding in suite["findings"]:
             console.print(
                 Text(f"{finding['severity']}: {finding['subject']}: {finding['message']}")

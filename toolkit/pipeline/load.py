@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from toolkit.analyze.findings import Finding
+from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
 from toolkit.analyze.timeseries import (
     PERCENTILES,
     DashboardRow,
@@ -589,6 +590,7 @@ def analyze_load_suite(
         "start_ms": t0,
         "labels": labels_json,
         "dashboard": [row.as_json() for row in dashboard],
+        **dashboard_errors(store, suite_id),
         "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
     }
@@ -660,6 +662,8 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
         "start_ms": None,
         "labels": labels,
         "dashboard": [],
+        "dashboard_errors": [],
+        "dashboard_top_errors": [],
         "littles_law": _littles_json(little),
         "findings": findings,
     }
@@ -851,3 +855,34 @@ def compare_report(
     if only:
         notes.append("labels differ (" + "; ".join(only) + "); compared: " + ", ".join(common))
     return {"a": a, "b": b, "level": level, "labels": rows, "notes": notes}
+
+
+#: JMeter's error type of a failed sample (``ErrorsSummaryConsumer.getErrorKey``, JMeter
+#: 5.5; analyze/jmeter_errors.py), null for a sample that did not fail
+_ERROR_TYPE = f"""CASE
+    WHEN success IS DISTINCT FROM false THEN NULL
+    WHEN (regexp_full_match(coalesce(response_code, ''), '[0-9]+')
+          AND coalesce(TRY_CAST(response_code AS BIGINT) BETWEEN 200 AND 399, false))
+      OR (coalesce(response_code, '') = '' AND regexp_matches(coalesce(failure_message, ''), '\\S'))
+    THEN CASE WHEN regexp_matches(coalesce(failure_message, ''), '\\S') THEN failure_message
+              ELSE '{ASSERTION_FAILED}' END
+    ELSE coalesce(response_code, '')
+         || CASE WHEN coalesce(response_message, '') <> '' THEN '/' || response_message ELSE '' END
+    END"""
+
+
+def dashboard_errors(store: Store, suite_id: int) -> dict[str, list[dict[str, object]]]:
+    """JMeter's dashboard Errors and Top 5 Errors by sampler tables of a sample suite, as
+    the ``dashboard_errors`` and ``dashboard_top_errors`` keys of ``--json``
+    (:func:`toolkit.analyze.jmeter_errors.error_tables`; transaction-controller samples
+    left out by JMeter's own test, §4.4)."""
+    counts = store.frame(
+        f"""SELECT label, {_ERROR_TYPE} AS type, count(*) AS n FROM {_SAMPLES}
+            WHERE suite_id = ? AND NOT {_JMETER_TC} GROUP BY ALL""",
+        [suite_id],
+    )
+    types, samplers = error_tables(counts)
+    return {
+        "dashboard_errors": [t.as_json() for t in types],
+        "dashboard_top_errors": [s.as_json() for s in samplers],
+    }

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.analyze.findings import Finding, Severity
+from toolkit.analyze.jmeter_errors import TOP_ERRORS
 from toolkit.errors import UsageError
 from toolkit.numbers import (
     error_pct_above,
@@ -1517,6 +1518,72 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
     )
 
 
+def _errors_tables(n: int, suite: dict[str, Any]) -> list[Table]:
+    """JMeter's dashboard Errors table and Top 5 Errors by sampler table (types and labels
+    are untrusted text: Cell text is escaped by the template)."""
+    types = suite.get("dashboard_errors") or []
+    if not types:
+        return []
+    by_type = Table(
+        f"table-jmeter-errors-{n}",
+        f"{suite['suite']}: errors by type, as JMeter's dashboard groups them "
+        "(response code/message, or the assertion's failure message), over all samples "
+        "but transaction-controller ones",
+        (
+            Column("Type of error"),
+            Column("Number of errors", True),
+            Column("% in errors", True),
+            Column("% in all samples", True),
+        ),
+        tuple(
+            (
+                Cell(row["type"]),
+                num(row["errorCount"], ",.0f"),
+                num(row["pctInErrors"], error_pct_text),
+                num(row["pctInAllSamples"], error_pct_text),
+            )
+            for row in types
+        ),
+    )
+    samplers = suite.get("dashboard_top_errors") or []
+    # as many error columns as the most varied sampler needs (JMeter always shows five)
+    width = min(TOP_ERRORS, max(len(row["errors"]) for row in samplers))
+    rows = []
+    for row in samplers:
+        slots: list[Cell] = []
+        for i in range(width):
+            if i < len(row["errors"]):
+                error = row["errors"][i]
+                slots += [Cell(error["type"]), num(error["errorCount"], ",.0f")]
+            else:
+                slots += [Cell(""), Cell("", None)]
+        rows.append(
+            (
+                Cell(row["sample"]),
+                num(row["sampleCount"], ",.0f"),
+                num(row["errorCount"], ",.0f"),
+                *slots,
+            )
+        )
+    top = Table(
+        f"table-jmeter-top-errors-{n}",
+        f"{suite['suite']}: top {TOP_ERRORS} errors by sampler (JMeter's table; labels "
+        "without errors left out)",
+        (
+            Column("Sample"),
+            Column("#Samples", True),
+            Column("#Errors", True),
+            *(
+                column
+                for i in range(1, width + 1)
+                for column in (Column(f"Error {i}"), Column(f"#Errors {i}", True))
+            ),
+        ),
+        tuple(rows),
+    )
+    return [by_type, top]
+
+
 def _no_littles_law(suite: dict[str, Any]) -> str:
     """Why a load suite has no Little's-law check (pipeline/load.py sets it None)."""
     all_label = next((x for x in suite["labels"] if x["label"] == "ALL"), None)
@@ -1667,6 +1734,7 @@ def load_section(ctx: ReportContext) -> Section | None:
         blocks.append(_labels_table(n, suite))
         if suite["dashboard"]:
             blocks.append(_dashboard_table(n, suite))
+        blocks.extend(_errors_tables(n, suite))
         blocks.append(_littles_law_table(n, suite))
     data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
     findings = fold_load_findings(suite_findings, len(ids))
