@@ -5,6 +5,8 @@ misspelling), fails."""
 from __future__ import annotations
 
 import copy
+import csv
+import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,6 +108,17 @@ def test_fixture_compare_passes_and_percentile_ratios_have_no_ci(runner: CliRunn
     payload = json.loads(res.stdout)
     schema = _schema("compare.schema.json")
     _assert_exact(payload, schema)
+    # error rates over every sample of each file, counted here from the files themselves
+    rates = {}
+    for name in ("baseline", "candidate"):
+        with gzip.open(jmeter / f"{name}.jtl.gz", "rt", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        rates[name] = sum(r["success"] == "false" for r in rows) / len(rows)
+    errors = payload["labels"][0]["error_rate"]
+    assert payload["labels"][0]["label"] == "ALL" and 0 < rates["baseline"] < 0.05
+    assert errors["a"] == pytest.approx(rates["baseline"], rel=1e-12)
+    assert errors["b"] == pytest.approx(rates["candidate"], rel=1e-12)
+    assert errors["difference"] == pytest.approx(rates["candidate"] - rates["baseline"])
     # the schema declared a CI for the percentile ratios that the code never wrote
     payload["labels"][0]["latency_p50_ms"]["ci"] = [0.9, 1.1]
     with pytest.raises(jsonschema.ValidationError, match="'ci' was unexpected"):

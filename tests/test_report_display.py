@@ -189,8 +189,11 @@ def test_cli_compare_ratios_and_intervals_fit_80_columns(
         "b": "candidate",
         "level": 0.95,
         "labels": [
-            {"label": label, "throughput": part, "latency_mean_ms": lat}
-            for label in ("ALL", "http://jakarta.apache.org/jmeter/index.html")
+            {"label": label, "throughput": part, "latency_mean_ms": lat, "error_rate": errors}
+            for label, errors in (
+                ("ALL", {"a": 0.0123, "b": 0.0345, "difference": 0.0222}),
+                ("http://jakarta.apache.org/jmeter/index.html", {"a": 0, "b": 0, "difference": 0}),
+            )
         ],
     }
     _print_compare(payload)
@@ -200,6 +203,9 @@ def test_cli_compare_ratios_and_intervals_fit_80_columns(
     assert "1.004 (0.996–1.012)" in out and "0.300 (0.283–0.412)" in out
     assert "15,670" in out and "15,733" in out
     assert out.count("1.004 (0.996–1.012)") == 2
+    # error rates in %, their difference in points (no ratio: 0 errors is common)
+    assert re.search(r"errors\s+1\.2%\s+3\.5%\s+B−A \+2\.2 pt", out), out
+    assert re.search(r"errors\s+0%\s+0%\s+same", out), out
 
 
 # -- 2. quotes in chart titles ---------------------------------------------------------

@@ -273,12 +273,13 @@ def _window(text: str) -> float:
 
 
 def _print_compare(payload: dict[str, Any]) -> None:
-    """One row per label and steady measure (throughput, mean latency): A, B and the ratio
-    B/A with its Fieller interval, readable at 80 columns."""
+    """Rows per label: the steady measures (throughput, mean latency) with A, B and the
+    ratio B/A with its Fieller interval, then the error rates (every sample) and their
+    difference in points; readable at 80 columns."""
     from rich.console import Console
     from rich.text import Text
 
-    from toolkit.numbers import fmt_ratio
+    from toolkit.numbers import fmt_error_pct, fmt_ratio
 
     level = f"{payload.get('level', 0.95):.0%}"
     table = _table(
@@ -298,7 +299,17 @@ def _print_compare(payload: dict[str, Any]) -> None:
             if ci:
                 ratio += f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})"
             cells = (row["label"] if n == 0 else "", name, _fmt(part["a"]), _fmt(part["b"]), ratio)
-            table.add_row(*(Text(c) for c in cells), end_section=n == len(parts) - 1)
+            table.add_row(*(Text(c) for c in cells))
+        errors = row["error_rate"]
+        diff = errors["difference"]
+        cells = (
+            "",
+            "errors",
+            fmt_error_pct(errors["a"]),
+            fmt_error_pct(errors["b"]),
+            "-" if diff is None else f"B−A {100 * diff:+.2g} pt" if diff else "same",
+        )
+        table.add_row(*(Text(c) for c in cells), end_section=True)
     Console(markup=False, highlight=False).print(table)
 
 
@@ -339,7 +350,8 @@ def compare(
     """Compare two load suites: steady throughput and latency ratios B/A with 95 % CIs.
 
     Ratios of steady-state means (after each suite's own warm-up end), with Fieller
-    intervals over batch means (Kalibera & Jones 2013). A and B are result files (each
+    intervals over batch means (Kalibera & Jones 2013); error rates of each whole run and
+    their difference B − A in points. A and B are result files (each
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """

@@ -790,7 +790,8 @@ def compare_report(
 ) -> dict[str, Any]:
     """The ``warmup compare --json`` payload: steady throughput and mean-latency ratios
     B/A with Fieller CIs over batch means of the steady windows (research/
-    warmup-science.md §4.2, §8.14), for ALL and every label present in both suites."""
+    warmup-science.md §4.2, §8.14), and the error rates (fractions of all samples) with
+    their difference B − A, for ALL and every label present in both suites."""
     if a == b:
         raise UsageError(f"A and B are both suite {a!r}: compare two different suites")
     from toolkit.analyze.compare import fieller_ratio
@@ -829,6 +830,14 @@ def compare_report(
                 "ratio": (vb / va) if va and vb is not None else None,
                 "ci": [ci.lo, ci.hi] if ci is not None and ci.lo is not None else None,
             }
+        # errors over every sample of each run, no interval: failures come in bursts (an
+        # outage fails hundreds of samples at once), so a binomial CI would be too narrow
+        ea, eb = la["error_rate"], lb["error_rate"]
+        row["error_rate"] = {
+            "a": ea,
+            "b": eb,
+            "difference": eb - ea if ea is not None and eb is not None else None,
+        }
         for p in ("p50", "p99"):
             pa_ = (la["latency_ms"]["steady"] or {}).get(p)
             pb_ = (lb["latency_ms"]["steady"] or {}).get(p)

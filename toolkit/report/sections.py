@@ -1972,6 +1972,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                     Column(f"latency B/A ({result['level']:.0%} CI)", True),
                     Column("p50 B/A", True),
                     Column("p99 B/A", True),
+                    Column("errors A", True, "failed samples, whole run"),
+                    Column("errors B", True, "failed samples, whole run"),
                 ),
                 tuple(
                     (
@@ -1992,6 +1994,8 @@ def compare_section(ctx: ReportContext) -> Section | None:
                         ),
                         num(r["latency_p50_ms"]["ratio"], ".3f"),
                         num(r["latency_p99_ms"]["ratio"], ".3f"),
+                        num(r["error_rate"]["a"], fmt_error_pct),
+                        num(r["error_rate"]["b"], fmt_error_pct),
                     )
                     for r in rows
                 ),
