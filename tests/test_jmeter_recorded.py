@@ -25,10 +25,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from jmeter_checks import STATISTICS_FIELDS
+from typer.testing import CliRunner
 
-from toolkit import IngestOptions, Store, ingest_file
+from toolkit import IngestOptions, InputFormatError, Store, ingest_file
+from toolkit.cli import app
 from toolkit.pipeline.load import load_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +49,10 @@ SUB_PARENTS = ("redirect", "page", "gp child B")
 TIME_FORMATS = {
     "yyyy/MM/dd HH:mm:ss.SSS": "%Y/%m/%d %H:%M:%S.%f",
     "yyyy-MM-dd'T'HH:mm:ss.SSSZ": "%Y-%m-%dT%H:%M:%S.%f%z",
+    "yyyy-MM-dd HH:mm:ss.SSS": "%Y-%m-%d %H:%M:%S.%f",
 }
+#: the patterns JMeter's own reader tries (research/jmeter.md §1.3), so no --time-format
+JMETER_PATTERNS = frozenset({"yyyy/MM/dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss.SSS"})
 #: JMeter 5.x's default CSV columns (research/jmeter.md §1.1), for header-less files
 DEFAULT_COLUMNS = [
     "timeStamp",
@@ -81,7 +87,12 @@ def _props(name: str) -> dict[str, str]:
 
 
 def _delimiter(name: str) -> str:
-    return "\t" if _props(name).get(SAVE + "default_delimiter") == "\\t" else ","
+    given = _props(name).get(SAVE + "default_delimiter", ",")
+    return "\t" if given == "\\t" else given
+
+
+def _header(name: str) -> bool:
+    return _props(name).get(SAVE + "print_field_names") != "false"
 
 
 def _csv_rows(path: Path, delimiter: str = ",", header: bool = True) -> list[dict[str, str]]:
@@ -123,11 +134,15 @@ def _xml_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _ingest(store: Store, path: Path, **options: Any) -> list[dict[str, Any]]:
-    ingest_file(store, path, options=IngestOptions(**options))
+    result = ingest_file(store, path, options=IngestOptions(**options))
+    # no warning but the one for a header-less file
+    assert all(w.endswith(",".join(DEFAULT_COLUMNS)) for w in result.warnings), result.warnings
     cursor = store.con.execute(
         "SELECT label, success, start_ms, elapsed_ms, thread_name, is_transaction, "
         "is_subresult, response_code, response_message, failure_message, variables, "
-        "bytes, url FROM samples ORDER BY rowid"
+        "bytes, url, latency_ms, connect_ms, idle_ms, data_type, sent_bytes, grp_threads, "
+        "all_threads, sample_count, error_count, hostname, filename, encoding "
+        "FROM samples ORDER BY rowid"
     )
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
@@ -139,10 +154,12 @@ def _csv_options(name: str) -> dict[str, Any]:
     props = _props(name)
     options: dict[str, Any] = {}
     pattern = props.get(SAVE + "timestamp_format")
-    if pattern is not None:
+    if pattern == "none":
+        return options
+    if pattern is not None and pattern not in JMETER_PATTERNS:
+        options["time_format"] = TIME_FORMATS[pattern]
+    if pattern is not None and not pattern.endswith("Z"):  # Z: each date has its offset
         options["timezone"] = CASES[name]["timezone"]
-        if pattern != "yyyy/MM/dd HH:mm:ss.SSS":
-            options["time_format"] = TIME_FORMATS[pattern]
     return options
 
 
@@ -150,7 +167,7 @@ def _epoch_ms(value: str, name: str) -> int:
     """A CSV timeStamp as epoch ms, independently of the toolkit: digits, or the case's
     pattern in the case's zone."""
     pattern = _props(name).get(SAVE + "timestamp_format")
-    if pattern is None:
+    if pattern is None or pattern == "none":
         return int(value)
     from zoneinfo import ZoneInfo
 
@@ -158,6 +175,44 @@ def _epoch_ms(value: str, name: str) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=ZoneInfo(CASES[name]["timezone"]))
     return round(parsed.timestamp() * 1000)
+
+
+#: CSV column -> (samples column, XML attribute); text columns are NULL when empty
+FIELDS = {
+    "elapsed": ("elapsed_ms", "t", int),
+    "label": ("label", "lb", str),
+    "responseCode": ("response_code", "rc", str),
+    "responseMessage": ("response_message", "rm", str),
+    "threadName": ("thread_name", "tn", str),
+    "dataType": ("data_type", "dt", str),
+    "bytes": ("bytes", "by", int),
+    "sentBytes": ("sent_bytes", "sby", int),
+    "grpThreads": ("grp_threads", "ng", int),
+    "allThreads": ("all_threads", "na", int),
+    "Filename": ("filename", None, str),
+    "Latency": ("latency_ms", "lt", int),
+    "Encoding": ("encoding", "de", str),
+    "SampleCount": ("sample_count", "sc", int),
+    "ErrorCount": ("error_count", "ec", int),
+    "Hostname": ("hostname", "hn", str),
+    "IdleTime": ("idle_ms", "it", int),
+    "Connect": ("connect_ms", "ct", int),
+}
+#: the plan's JMeter variables; JMeter writes an unset one as ``null`` (CSV) or "" (XML)
+VARIABLES = ("scenario", "iter", "never_set")
+
+
+def _value(text: str | None, kind: type) -> Any:
+    return None if text is None or text == "" else kind(text)
+
+
+def _row_key(columns: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(columns.items(), key=lambda item: item[0]))
+
+
+def _variables(row: dict[str, Any]) -> tuple[tuple[str, str | None], ...] | None:
+    found = row["variables"]
+    return None if found is None else tuple(sorted(dict(found).items()))
 
 
 def _dashboard(store: Store) -> dict[str, dict[str, Any]]:
@@ -195,12 +250,15 @@ def test_the_matrix_is_recorded() -> None:
         "csv-sample-variables",
         "csv-no-subresults",
         "csv-no-failure-message",
+        "csv-no-timestamp",
+        "csv-pipe-noheader-dates",
+        "csv-minimal",
         "xml-default",
         "xml-allfields",
     }
     for case in CASES.values():
         assert (RECORDED / case["file"]).exists() and (RECORDED / case["twin"]).exists()
-        assert "Total" in case["statistics"]
+        assert "Total" in case["statistics"] or "error" in case["statistics"]
 
 
 # --- CSV cases ---------------------------------------------------------------------------
@@ -211,8 +269,7 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
     """Row count, labels verbatim (commas, quotes, TAB, non-ASCII), success and failure
     counts per label, response and failure messages as Python's csv reads the file."""
     path = RECORDED / CASES[name]["file"]
-    header = _props(name).get(SAVE + "print_field_names") != "false"
-    rows = _csv_rows(path, _delimiter(name), header)
+    rows = _csv_rows(path, _delimiter(name), _header(name))
     ours = _ingest(store, path, **_csv_options(name))
     assert len(ours) == len(rows) > 200
     assert Counter((r["label"], r["success"] == "true") for r in rows) == Counter(
@@ -221,7 +278,7 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
     labels = {r["label"] for r in ours}
     assert {"home, with comma", 'say "hi"', "tab\there", "Ünïcödé ページ"} <= labels
     assert Counter(
-        (r["label"], r["responseCode"] or None, r["responseMessage"] or None) for r in rows
+        (r["label"], r.get("responseCode") or None, r.get("responseMessage") or None) for r in rows
     ) == Counter((r["label"], r["response_code"], r["response_message"]) for r in ours)
     if "failureMessage" in rows[0]:
         assert Counter(r["failureMessage"] or None for r in rows) == Counter(
@@ -232,6 +289,28 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
     # the run's failures: 404, 500 and the assertion
     failed = {r["label"] for r in ours if not r["success"]}
     assert {"not found", "server error", "maybe ok"} <= failed
+    # every column of every record, as the file has it (sample variables: their map)
+    present = [c for c in FIELDS if c in rows[0]]
+    variables = [c for c in rows[0] if c in VARIABLES]
+    assert variables == (list(VARIABLES) if "sample_variables" in _props(name) else [])
+
+    def mine(r: dict[str, Any]) -> tuple[Any, ...]:
+        found = {c: r[FIELDS[c][0]] for c in present}
+        found["URL"] = r["url"]
+        found["variables"] = _variables(r)
+        return _row_key(found)
+
+    def theirs(r: dict[str, str]) -> tuple[Any, ...]:
+        found = {c: _value(r[c], FIELDS[c][2]) for c in present}
+        found["URL"] = None if r.get("URL", "null") == "null" else r["URL"]
+        found["variables"] = (
+            tuple(sorted((v, None if r[v] == "null" else r[v]) for v in variables))
+            if variables
+            else None
+        )
+        return _row_key(found)
+
+    assert Counter(mine(r) for r in ours) == Counter(theirs(r) for r in rows)
 
 
 @pytest.mark.parametrize("name", CSV_CASES)
@@ -239,9 +318,12 @@ def test_csv_transaction_and_subresult_rows_are_flagged(name: str, store: Store)
     """Transaction-controller rows (with and without a parent sample) are flagged as
     transactions, ``<label>-<N>`` rows of redirects and embedded resources (also inside a
     transaction) as sub-results, and nothing else (research/jmeter.md §1.6)."""
-    ours = _ingest(store, RECORDED / CASES[name]["file"], **_csv_options(name))
+    path = RECORDED / CASES[name]["file"]
+    ours = _ingest(store, path, **_csv_options(name))
+    # without responseMessage nothing marks a transaction row (nor for JMeter)
+    messages = "responseMessage" in _csv_rows(path, _delimiter(name), _header(name))[0]
     for row in ours:
-        assert row["is_transaction"] == (row["label"] in TC_LABELS), row
+        assert row["is_transaction"] == (messages and row["label"] in TC_LABELS), row
         assert row["is_subresult"] == _is_sub_label(row["label"]), row
     if _props(name).get(SAVE + "subresults") == "false":
         assert not any(r["is_subresult"] for r in ours)
@@ -255,26 +337,28 @@ def test_csv_samples_are_the_twins(name: str, store: Store) -> None:
     wrote them in; and the CSV's own timestamps, read independently, agree."""
     case = CASES[name]
     path = RECORDED / case["file"]
-    header = _props(name).get(SAVE + "print_field_names") != "false"
-    rows = _csv_rows(path, _delimiter(name), header)
+    rows = _csv_rows(path, _delimiter(name), _header(name))
     twin = _xml_rows(RECORDED / case["twin"])
     if _props(name).get(SAVE + "subresults") == "false":
         # the twin keeps them; the CSV has the top-level samples only
         twin = [t for t in twin if t["_top"]]
     ours = _ingest(store, path, **_csv_options(name))
 
-    def key(thread: Any, label: Any, elapsed: Any, ok: Any, start: Any) -> tuple[Any, ...]:
-        return (thread, label, int(elapsed), ok, int(start))
+    # what the file has of thread, label, elapsed, success, start
+    thread, start = "threadName" in rows[0], "timeStamp" in rows[0]
+
+    def key(th: Any, label: Any, elapsed: Any, ok: Any, ts: Any) -> tuple[Any, ...]:
+        return (th if thread else None, label, int(elapsed), ok, int(ts) if start else None)
 
     want = Counter(key(t["tn"], t["lb"], t["t"], t["s"] == "true", t["ts"]) for t in twin)
     assert (
         Counter(
             key(
-                r["threadName"],
+                r.get("threadName"),
                 r["label"],
                 r["elapsed"],
                 r["success"] == "true",
-                _epoch_ms(r["timeStamp"], name),
+                _epoch_ms(r["timeStamp"], name) if start else None,
             )
             for r in rows
         )
@@ -287,9 +371,11 @@ def test_csv_samples_are_the_twins(name: str, store: Store) -> None:
         )
         == want
     )
+    if not start:
+        assert all(r["start_ms"] is None for r in ours)
 
 
-@pytest.mark.parametrize("name", CSV_CASES)
+@pytest.mark.parametrize("name", [n for n in CSV_CASES if "error" not in CASES[n]["statistics"]])
 def test_csv_dashboard_equals_jmeters(name: str, store: Store, tmp_path: Path) -> None:
     """Per label and Total: count, errors, mean, median, min, max, p90/95/99, throughput and
     KB/s equal JMeter's own ``jmeter -g`` on this file (read with the case's properties)."""
@@ -299,20 +385,100 @@ def test_csv_dashboard_equals_jmeters(name: str, store: Store, tmp_path: Path) -
     if _props(name).get(SAVE + "print_field_names") == "false":
         # JMeter's report generator drops a header-less file's first record (it reads it
         # as a header candidate and does not rewind; research/jmeter.md §1.5)
-        records = len(_csv_rows(path, header=False))
-        assert want["Total"]["sampleCount"] < records
-        text = _text(path)
-        first = next(csv.reader(io.StringIO(text, newline="")))
+        delimiter = _delimiter(name)
+        records = list(csv.reader(io.StringIO(_text(path), newline=""), delimiter=delimiter))
+        assert want["Total"]["sampleCount"] < len(records)
         path = tmp_path / "without-first-record.csv"
-        rest = io.StringIO(text, newline="")
-        reader = csv.reader(rest)
-        next(reader)
         out = io.StringIO(newline="")
-        csv.writer(out, lineterminator="\n").writerows(reader)
+        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(records[1:])
         path.write_text(out.getvalue(), encoding="utf-8")
-        assert first[2] in want
     _ingest(store, path, **_csv_options(name))
     _same_statistics(_dashboard(store), want)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_all_is_every_sample_but_transactions_and_subresults(name: str, store: Store) -> None:
+    """``ALL`` in ``warmup load``: the plan's samplers only (no transaction-controller row,
+    no redirect or embedded-resource sub-result; a file without responseMessage cannot
+    mark its transactions) — count, errors, mean, min, max and p50/p90/p99 by JMeter's
+    estimator (numpy's ``weibull``: commons-math LEGACY, research/jmeter.md §4) over the
+    records as csv/ElementTree read them."""
+    case = CASES[name]
+    path = RECORDED / case["file"]
+    if name in XML_CASES:
+        rows = [(e["lb"], e["s"] == "true", int(e["t"])) for e in _xml_rows(path)]
+        messages = True
+    else:
+        records = _csv_rows(path, _delimiter(name), _header(name))
+        rows = [(r["label"], r["success"] == "true", int(r["elapsed"])) for r in records]
+        messages = "responseMessage" in records[0]
+    kept = [
+        (ok, t)
+        for label, ok, t in rows
+        if not _is_sub_label(label) and not (messages and label in TC_LABELS)
+    ]
+    options = {} if name in XML_CASES else _csv_options(name)
+    _ingest(store, path, **options)
+    all_ = load_report(store)["suites"][0]["labels"][0]
+    assert all_["label"] == "ALL"
+    elapsed = np.array([t for _, t in kept], dtype=float)
+    assert all_["samples"] == len(kept) > 100
+    assert all_["errors"] == sum(not ok for ok, _ in kept)
+    overall = all_["latency_ms"]["overall"]
+    assert overall["mean"] == pytest.approx(elapsed.mean(), rel=1e-12)
+    assert (overall["min"], overall["max"]) == (elapsed.min(), elapsed.max())
+    for key, level in (("p50", 50), ("p90", 90), ("p99", 99)):
+        assert overall[key] == pytest.approx(np.percentile(elapsed, level, method="weibull"))
+
+
+def test_files_jmeters_dashboard_refuses_are_read() -> None:
+    """JMeter's ``-g`` makes no report of a file without timeStamp, nor of one without the
+    columns its consumers need; the toolkit reads both (the tests above)."""
+    refused = {n: c["statistics"]["error"] for n, c in CASES.items() if "error" in c["statistics"]}
+    assert set(refused) == {"csv-no-timestamp", "csv-minimal"}
+    assert "'none' format" in refused["csv-no-timestamp"]
+    assert "No column <responseMessage>" in refused["csv-minimal"]
+
+
+def test_local_dates_without_timezone_are_read_as_utc_with_a_warning(store: Store) -> None:
+    """JMeter wrote the Kolkata run's dates in the JVM's zone (UTC+05:30): without
+    --timezone they are read as UTC, 5.5 h late, and the warning says to pass it."""
+    case = CASES["csv-datefmt-kolkata"]
+    result = ingest_file(store, RECORDED / case["file"])
+    assert any("pass --timezone" in w for w in result.warnings)
+    twin = _xml_rows(RECORDED / case["twin"])
+    (first,) = store.con.execute("SELECT min(start_ms) FROM samples").fetchone() or (None,)
+    assert first == min(int(t["ts"]) for t in twin) + (5 * 60 + 30) * 60_000
+
+
+def test_a_dates_with_offsets_pattern_is_named_by_the_error(store: Store) -> None:
+    """``yyyy-MM-dd'T'HH:mm:ss.SSSZ`` is none of JMeter's own reading patterns: the refusal
+    names the --time-format that reads it, and that option gives the twin's epoch ms (the
+    test above, csv-datefmt-offset)."""
+    with pytest.raises(InputFormatError) as refused:
+        ingest_file(store, RECORDED / CASES["csv-datefmt-offset"]["file"])
+    assert "pass --time-format '%Y-%m-%dT%H:%M:%S.%f%z'" in str(refused.value)
+    assert _csv_options("csv-datefmt-offset") == {"time_format": "%Y-%m-%dT%H:%M:%S.%f%z"}
+
+
+@pytest.mark.parametrize(
+    ("name", "flags"),
+    [("csv-datefmt-kolkata", ["--timezone", "Asia/Kolkata"]), ("csv-tab", []), ("xml-default", [])],
+)
+def test_cli_ingest_then_load_json_gives_jmeters_statistics(
+    name: str, flags: list[str], tmp_path: Path, runner: CliRunner
+) -> None:
+    """``warmup ingest FILE --db X`` then ``warmup load --db X --json``: the dashboard rows
+    equal JMeter's."""
+    db = tmp_path / "x.duckdb"
+    done = runner.invoke(
+        app, ["ingest", str(RECORDED / CASES[name]["file"]), "--db", str(db), *flags]
+    )
+    assert done.exit_code == 0, done.output
+    shown = runner.invoke(app, ["load", "--db", str(db), "--json"])
+    assert shown.exit_code == 0, shown.output
+    (suite,) = json.loads(shown.stdout)["suites"]
+    _same_statistics({r["transaction"]: r for r in suite["dashboard"]}, CASES[name]["statistics"])
 
 
 # --- XML cases ---------------------------------------------------------------------------
@@ -358,6 +524,24 @@ def test_xml_rows_labels_outcomes_and_flags(name: str, store: Store) -> None:
     for row in ours:
         assert row["is_transaction"] == (row["label"] in TC_LABELS), row
         assert row["is_subresult"] == _is_sub_label(row["label"]), row
+    # every attribute of every sample; XStream writes never_set as never__set
+    wanted = "sample_variables" in _props(name)
+
+    def mine(r: dict[str, Any]) -> tuple[Any, ...]:
+        found = {c: r[FIELDS[c][0]] for c in FIELDS if FIELDS[c][1] is not None}
+        found["variables"] = _variables(r)
+        return _row_key(found)
+
+    def theirs(e: dict[str, Any]) -> tuple[Any, ...]:
+        found = {c: _value(e.get(a), kind) for c, (_, a, kind) in FIELDS.items() if a}
+        found["variables"] = (
+            tuple(sorted((v, e[v.replace("_", "__")] or None) for v in VARIABLES))
+            if wanted
+            else None
+        )
+        return _row_key(found)
+
+    assert Counter(mine(r) for r in ours) == Counter(theirs(e) for e in elems)
 
 
 @pytest.mark.parametrize("name", XML_CASES)
