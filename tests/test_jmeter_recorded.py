@@ -253,6 +253,8 @@ def test_the_matrix_is_recorded() -> None:
         "csv-no-timestamp",
         "csv-pipe-noheader-dates",
         "csv-minimal",
+        "csv-appended",
+        "xml-appended",
         "xml-default",
         "xml-allfields",
     }
@@ -429,6 +431,22 @@ def test_all_is_every_sample_but_transactions_and_subresults(name: str, store: S
     assert (overall["min"], overall["max"]) == (elapsed.min(), elapsed.max())
     for key, level in (("p50", 50), ("p90", 90), ("p99", 99)):
         assert overall[key] == pytest.approx(np.percentile(elapsed, level, method="weibull"))
+
+
+@pytest.mark.parametrize("name", ["csv-appended", "xml-appended"])
+def test_two_runs_appended_to_one_file_are_one_suite_with_a_gap(name: str, store: Store) -> None:
+    """JMeter run twice without ``-f`` appends (research/jmeter.md §1.7): the CSV keeps its
+    one header, the XML is reopened before its ``</testResults>``. Every sample of both runs
+    is read (the tests above), and the pause between the runs (a JVM start) is a
+    ``load-gap``, not throughput."""
+    case = CASES[name]
+    assert case["runs"] == 2
+    text = _text(RECORDED / case["file"])
+    assert text.count("timeStamp,") + text.count("<testResults") == 1
+    _ingest(store, RECORDED / case["file"])
+    (suite,) = load_report(store, window_s=0.25)["suites"]
+    gaps = [f for f in suite["findings"] if f["rule"] == "load-gap"]
+    assert len(gaps) == 1
 
 
 def test_files_jmeters_dashboard_refuses_are_read() -> None:
