@@ -772,11 +772,13 @@ def _load_utf8(
 
 def mark_interrupted_transactions(writer: SourceWriter, tc_labels: list[str] | None = None) -> None:
     """Flag the rows a transaction controller writes when the test stops inside it: no
-    responseCode, responseMessage or dataType (so JMeter's "Number of samples in
-    transaction" test misses them; JMeter 5.6.3's default.csv has 3), under a label whose
-    other rows are transaction-controller rows. They are a transaction's sum, not a
-    sample: counted in ALL they added a sample, and their label read as no transaction.
-    ``tc_labels``: the labels with transaction rows, when the caller has them."""
+    responseMessage or dataType (so JMeter's "Number of samples in transaction" test
+    misses them), under a label whose other rows are transaction-controller rows. Their
+    responseCode is empty when no child completed (JMeter 5.6.3's default.csv has 3) and
+    the last completed child's code, e.g. ``200``, when one did (JMeter 5.5, "Generate
+    parent sample": fixtures/jmeter/recorded/csv-tab.csv). They are a transaction's sum,
+    not a sample: counted in ALL they added a sample, and their label read as no
+    transaction. ``tc_labels``: the labels with transaction rows, when the caller has them."""
     con = writer.store.con
     if tc_labels is None:
         found = con.execute(
@@ -789,8 +791,7 @@ def mark_interrupted_transactions(writer: SourceWriter, tc_labels: list[str] | N
     con.execute(
         """UPDATE samples SET is_transaction = true
            WHERE source_id = ? AND NOT is_transaction AND list_contains(?, label)
-             AND coalesce(response_code, '') = '' AND coalesce(response_message, '') = ''
-             AND coalesce(data_type, '') = ''""",
+             AND coalesce(response_message, '') = '' AND coalesce(data_type, '') = ''""",
         [writer.source_id, tc_labels],
     )
 

@@ -199,12 +199,12 @@ class _Parser:
             row["is_transaction"] = tc = bool(message and message.startswith(TC_PREFIX))
             # a Transaction Controller's parent sample holds the samples themselves (CSV
             # writes them as ordinary rows under their own names, research/jmeter.md §1.6);
-            # so does one cut by the end of a timed run (rc, rm and dt all empty, verified
-            # on JMeter 5.6.3). Any other sample's children are its sub-results (embedded
-            # resources, redirects: "<label>-<N>").
-            row["_holds_samples"] = tc or (
-                attrs.get("dt") == "" and message is None and row["response_code"] is None
-            )
+            # so does one cut by the end of a timed run: rm and dt empty, and rc empty (no
+            # child completed, JMeter 5.6.3) or the completed child's code (rc="200",
+            # JMeter 5.5: fixtures/jmeter/recorded/xml-allfields.xml.gz). Any other
+            # sample's children are its sub-results (embedded resources, redirects:
+            # "<label>-<N>").
+            row["_holds_samples"] = tc or (attrs.get("dt") == "" and message is None)
             if self.stack:
                 parent = self.stack[-1]
                 row["is_subresult"] = parent["is_subresult"] or not parent["_holds_samples"]
