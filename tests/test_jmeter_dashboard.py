@@ -7,7 +7,6 @@ does not, and its percentiles are those of the last 20,000 samples."""
 from __future__ import annotations
 
 import csv
-import html
 import importlib.util
 import json
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from jmeter_checks import STATISTICS_FIELDS
+from jmeter_checks import STATISTICS_FIELDS, assert_error_tables_equal_jmeters
 
 from toolkit import Store, ingest_file
 from toolkit.pipeline.load import load_report
@@ -129,21 +128,6 @@ def test_jmeter_default_window_takes_percentiles_of_the_last_20000_samples(
         assert ours[label]["pct1ResTime"] > 1.05 * expected["pct1ResTime"], label
 
 
-def _jmeter_error_tables(
-    case: dict[str, Any],
-) -> tuple[dict[str, tuple[int, float, float]], dict[str, tuple[int, int, list[tuple[str, int]]]]]:
-    """JMeter's Errors and Top 5 tables of a recorded case, types un-escaped (JMeter
-    writes them HTML-escaped for its page: ``escapeHtml4``)."""
-    errors = {html.unescape(t): (n, p_err, p_all) for t, n, p_err, p_all in case["errors"]}
-    top: dict[str, tuple[int, int, list[tuple[str, int]]]] = {}
-    for sample, n, e, *pairs in case["top5_errors"]:
-        slots = [
-            (html.unescape(t), c) for t, c in zip(pairs[::2], pairs[1::2], strict=True) if t != ""
-        ]
-        top[sample] = (n, e, slots)
-    return errors, top
-
-
 @pytest.mark.parametrize("name", list(RECORDED["cases"]))
 def test_error_tables_equal_jmeter(
     name: str, request: pytest.FixtureRequest, tmp_path: Path, store: Store
@@ -157,31 +141,7 @@ def test_error_tables_equal_jmeter(
     real = request.getfixturevalue("real_dir") if case["input"] != "windowed" else None
     ingest_file(store, _input(case, real, tmp_path))
     suite = load_report(store)["suites"][0]
-    want_errors, want_top = _jmeter_error_tables(case)
-    ours_errors = {
-        r["type"]: (r["errorCount"], r["pctInErrors"], r["pctInAllSamples"])
-        for r in suite["dashboard_errors"]
-    }
-    assert set(ours_errors) == set(want_errors)
-    for key, (n, p_err, p_all) in want_errors.items():
-        assert ours_errors[key][0] == n, key
-        assert ours_errors[key][1:] == pytest.approx((p_err, p_all), rel=1e-12), key
-    ours_top = {
-        r["sample"]: (
-            r["sampleCount"],
-            r["errorCount"],
-            [(e["type"], e["errorCount"]) for e in r["errors"]],
-        )
-        for r in suite["dashboard_top_errors"]
-    }
-    assert next(iter(ours_top)) == "Total"
-    assert set(ours_top) == set(want_top)
-    for sample, (n, e, slots) in want_top.items():
-        assert ours_top[sample][:2] == (n, e), sample
-        # the same errors with the same counts, most first; JMeter orders ties by its
-        # hash map, the toolkit by type
-        assert [c for _, c in ours_top[sample][2]] == [c for _, c in slots], sample
-        assert sorted(ours_top[sample][2]) == sorted(slots), sample
+    assert_error_tables_equal_jmeters(suite, case)
 
 
 def test_error_types_follow_jmeter_rules(tmp_path: Path, store: Store) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from jmeter_checks import STATISTICS_FIELDS
+from jmeter_checks import STATISTICS_FIELDS, assert_error_tables_equal_jmeters
 from typer.testing import CliRunner
 
 from toolkit import IngestOptions, InputFormatError, Store, ingest_file
@@ -396,6 +396,9 @@ def test_csv_dashboard_equals_jmeters(name: str, store: Store, tmp_path: Path) -
         path.write_text(out.getvalue(), encoding="utf-8")
     _ingest(store, path, **_csv_options(name))
     _same_statistics(_dashboard(store), want)
+    # and its Errors and Top 5 Errors tables: quoted, comma-holding and non-ASCII reasons
+    # and assertion messages, "Assertion failed" where the file has no failure message
+    assert_error_tables_equal_jmeters(load_report(store)["suites"][0], case)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -597,3 +600,4 @@ def test_xml_dashboard_equals_jmeters_on_its_csv_twin(name: str, store: Store) -
     the toolkit's on the XML file."""
     _ingest(store, RECORDED / CASES[name]["file"])
     _same_statistics(_dashboard(store), CASES[name]["statistics"])
+    assert_error_tables_equal_jmeters(load_report(store)["suites"][0], CASES[name])
