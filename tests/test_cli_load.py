@@ -282,3 +282,22 @@ def test_compare_says_why_ratios_are_missing(tmp_path: Path, runner: CliRunner) 
     jsonschema.validate(payload, _schema("compare.schema.json"))
     assert payload["labels"][0]["throughput"]["ratio"] is None
     assert any(n.startswith("climb: no steady state") for n in payload["notes"])
+
+
+def test_control_characters_in_labels_are_shown_escaped(tmp_path: Path, runner: CliRunner) -> None:
+    """A TAB in a JMeter label (JMeter writes it quoted) moved every column after it in the
+    terminal tables, and an ESC could drive the terminal: both print as escapes; --json
+    keeps the label verbatim."""
+    path = tmp_path / "ctl.jtl"
+    lines = ["timeStamp,elapsed,label,responseCode,success"]
+    for i in range(400):
+        label = '"tab\there"' if i % 2 else "\x1b[31mred"
+        lines.append(f"{1_700_000_000_000 + 50 * i},{20 + i % 5},{label},200,true")
+    path.write_text("\n".join(lines) + "\n")
+    table = runner.invoke(app, ["load", str(path)])
+    assert table.exit_code == 0, table.output
+    assert "tab\\there" in table.stdout and "\\x1b[31mred" in table.stdout
+    assert "\t" not in table.stdout and "\x1b" not in table.stdout
+    as_json = runner.invoke(app, ["load", str(path), "--json"])
+    labels = {lab["label"] for lab in json.loads(as_json.stdout)["suites"][0]["labels"]}
+    assert {"tab\there", "\x1b[31mred"} <= labels
