@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolkit import IngestOptions, Store, UsageError, ingest_path
+from toolkit import IngestOptions, Store, UsageError, ingest_path, open_store
 from toolkit.cli import app
 from toolkit.ingest import check_options, known_formats
 from toolkit.synthetic import write_jtl
@@ -277,3 +277,52 @@ def test_an_html_page_is_named_as_such(tmp_path: Path, runner: CliRunner) -> Non
         (error,) = _errors(res.stderr)
         assert f"{page}: an HTML page" in error and "JMeter wrote with -l" in error, extra
         assert "DOCTYPE" not in error and "choose one with --format" not in error
+
+
+def test_timestamps_option_takes_start_or_end(tmp_path: Path, runner: CliRunner) -> None:
+    """``--timestamps``: start or end, else one line and exit 1 before any file is read;
+    ``end`` makes every start its timeStamp less its elapsed time."""
+    path = tmp_path / "ends.csv"
+    path.write_text(
+        "timeStamp,elapsed,label,success\n"
+        + "".join(f"{1_700_000_001_000 + 100 * i},{50 + i},a,true\n" for i in range(20))
+    )
+    bad = runner.invoke(app, ["load", str(path), "--timestamps", "middle"])
+    assert bad.exit_code == 1
+    assert bad.stderr.strip().splitlines() == [
+        "Error: --timestamps 'middle': use start (JMeter's default) or end (a run with "
+        "sampleresult.timestamp.start=false)"
+    ]
+    db = tmp_path / "s.duckdb"
+    done = runner.invoke(app, ["ingest", str(path), "--db", str(db), "--timestamps", "end"])
+    assert done.exit_code == 0, done.output
+    assert "END time (--timestamps end)" in done.output
+    with open_store(db, read_only=True) as store:
+        starts = [
+            r[0]
+            for r in store.con.execute("SELECT start_ms FROM samples ORDER BY rowid").fetchall()
+        ]
+    assert starts == [1_700_000_001_000 + 100 * i - (50 + i) for i in range(20)]
+
+
+def test_timestamps_start_overrides_the_old_xml_guess(tmp_path: Path) -> None:
+    """An XML JTL sorted by ``ts`` without JMeter 3 attributes is read as end times (JMeter
+    before 2.2); ``--timestamps start`` says they are starts, ``end`` says so outright."""
+    path = tmp_path / "old.jtl"
+    samples = "".join(
+        f'<sample t="{40 + i}" ts="{1_100_000_000_000 + 100 * i}" lb="a" s="true"/>\n'
+        for i in range(30)
+    )
+    path.write_text(
+        f'<?xml version="1.0"?>\n<testResults version="1.1">\n{samples}</testResults>\n'
+    )
+    starts = {}
+    for timestamps in (None, "start", "end"):
+        with open_store() as store:
+            result = ingest_path(store, path, options=IngestOptions(timestamps=timestamps))
+            assert not result.errors
+            rows = store.con.execute("SELECT start_ms FROM samples ORDER BY rowid").fetchall()
+            starts[timestamps] = [r[0] for r in rows]
+    ts = [1_100_000_000_000 + 100 * i for i in range(30)]
+    assert starts["start"] == ts
+    assert starts[None] == starts["end"] == [t - (40 + i) for i, t in enumerate(ts)]

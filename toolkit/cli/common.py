@@ -121,6 +121,17 @@ TimezoneOption = Annotated[
     ),
 ]
 
+TimestampsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--timestamps",
+        help="What a JTL's timeStamp is: start (JMeter's default) or end (a run with "
+        "sampleresult.timestamp.start=false; start = timeStamp - elapsed). Default: start, "
+        "but an XML JTL sorted by ts without JMeter 3 attributes (pre-2.2) is read as end.",
+        metavar="start|end",
+    ),
+]
+
 
 @dataclasses.dataclass(frozen=True)
 class InputSpec:
@@ -139,6 +150,7 @@ def input_spec(
     columns: str | None = None,
     time_format: str | None = None,
     timezone: str | None = None,
+    timestamps: str | None = None,
     suite: str | None = None,
     tags: Sequence[str] = (),
     replace: bool = False,
@@ -154,6 +166,7 @@ def input_spec(
         columns=tuple(c.strip() for c in columns.split(",")) if columns else None,
         time_format=time_format,
         timezone=timezone,
+        timestamps=timestamps,
     )
     check_format(format)
     return InputSpec(format, check_options(options))

@@ -14,6 +14,7 @@ from toolkit.cli.common import (
     FormatOption,
     JsonOption,
     TimeFormatOption,
+    TimestampsOption,
     TimezoneOption,
     app,
     fail,
@@ -71,6 +72,7 @@ def ingest(
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
+    timestamps: TimestampsOption = None,
 ) -> None:
     """Read result files into a store: JMeter JTLs (CSV/XML) and console logs, ClickBench
     JSON, iteration CSV/Parquet and query-profile exports.
@@ -87,6 +89,7 @@ def ingest(
         columns=columns,
         time_format=time_format,
         timezone=timezone,
+        timestamps=timestamps,
         suite=suite,
         tags=tag or (),
         replace=replace,

@@ -18,6 +18,7 @@ from toolkit.cli.common import (
     JsonOption,
     PathsArgument,
     TimeFormatOption,
+    TimestampsOption,
     TimezoneOption,
     app,
     info,
@@ -236,6 +237,7 @@ def load(
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
+    timestamps: TimestampsOption = None,
 ) -> None:
     """Load-test warm-up end, steady throughput (± 95 % CI) and exact latency percentiles.
 
@@ -255,6 +257,7 @@ def load(
         columns=columns,
         time_format=time_format,
         timezone=timezone,
+        timestamps=timestamps,
     )
     with ingested_store(paths, db, spec) as (store, report):
         names = suite or None
@@ -357,6 +360,7 @@ def compare(
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
+    timestamps: TimestampsOption = None,
 ) -> None:
     """Compare two load suites: steady throughput and latency ratios B/A with 95 % CIs.
 
@@ -374,6 +378,7 @@ def compare(
         columns=columns,
         time_format=time_format,
         timezone=timezone,
+        timestamps=timestamps,
     )
     files = [Path(x) for x in (a, b) if Path(x).exists()]
     for arg in (a, b):

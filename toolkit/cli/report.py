@@ -16,6 +16,7 @@ from toolkit.cli.common import (
     FormatOption,
     PathsArgument,
     TimeFormatOption,
+    TimestampsOption,
     TimezoneOption,
     analysis_store,
     app,
@@ -115,6 +116,7 @@ def report(
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
+    timestamps: TimestampsOption = None,
     load_window: Annotated[
         str,
         typer.Option(
@@ -148,6 +150,7 @@ def report(
         columns=columns,
         time_format=time_format,
         timezone=timezone,
+        timestamps=timestamps,
     )
     with analysis_store(paths, db, spec) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]

@@ -82,6 +82,8 @@ def check_format(format: str | None) -> None:
         raise UsageError(f"unknown --format {format!r}; known formats: {known}")
 
 
+#: the values of ``IngestOptions.timestamps`` (``--timestamps``)
+TIMESTAMP_KINDS = ("start", "end")
 #: the CSV JTL's options: given for a file no sniffer recognises, they name its format
 _CSV_JTL_OPTIONS = ("columns", "delimiter", "time_format")
 #: what a folder walk reads as a CSV JTL under those options when no sniffer recognises it
@@ -94,7 +96,7 @@ def check_options(options: IngestOptions) -> IngestOptions:
 
     Raises :class:`UsageError` for an unknown ``encoding`` (a Python codec name) or
     ``timezone`` (an IANA name, checked by the DuckDB time-zone database that applies it),
-    or a ``delimiter`` that is not one character.
+    a ``delimiter`` that is not one character, or ``timestamps`` other than start/end.
     """
     if options.encoding is not None:
         try:
@@ -116,6 +118,11 @@ def check_options(options: IngestOptions) -> IngestOptions:
                 f"--timezone {options.timezone!r}: unknown time zone; pass an IANA name such "
                 "as Europe/Paris, America/New_York or UTC"
             ) from None
+    if options.timestamps not in (None, *TIMESTAMP_KINDS):
+        raise UsageError(
+            f"--timestamps {options.timestamps!r}: use start (JMeter's default) or end "
+            "(a run with sampleresult.timestamp.start=false)"
+        )
     if options.delimiter is not None:
         from toolkit.ingest.jmeter import delimiter_char
 

@@ -632,6 +632,15 @@ def _load_utf8(
     types = {c: _TYPES.get(n, "VARCHAR") for c, n in zip(reader_columns, names, strict=True)}
     if "timeStamp" in types:
         types["timeStamp"] = ts_type
+    if options.timestamps == "end" and "timeStamp" in names:
+        # sampleresult.timestamp.start=false: timeStamp is when the sample ended (JMeter's
+        # report generator converts the same way: start = timeStamp - elapsed)
+        if "elapsed" not in names:
+            raise InputFormatError(
+                path, "--timestamps end needs the elapsed column to find start times", line=1
+            )
+        start_expr = f'({start_expr}) - coalesce("elapsed", 0)'
+        writer.warn("timeStamp read as the sample END time (--timestamps end)")
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputFormatError(path, f"column {dup!r} appears twice in the header", line=1)

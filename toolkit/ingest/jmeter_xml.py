@@ -463,13 +463,16 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             f"killed?); kept {state.complete_top} complete top-level samples" + dropped
         )
     # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):
-    # without JMeter-3 attributes, a (nearly) sorted file is read as end times
-    if (
-        state.complete_top > 1
+    # without JMeter-3 attributes, a (nearly) sorted file is read as end times, unless
+    # --timestamps says which they are
+    sorted_end = (
+        options.timestamps is None
+        and state.complete_top > 1
         and state.last_top_ts is not None
         and not state.has_start_hint
         and state.inversions <= 0.001 * state.complete_top
-    ):
+    )
+    if sorted_end or options.timestamps == "end":
         try:
             con.execute(
                 "UPDATE samples SET start_ms = start_ms - elapsed_ms "
@@ -480,7 +483,12 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             raise InputFormatError(
                 path, "ts - t is out of range for epoch milliseconds; fix the file"
             ) from None
-        writer.warn("ts read as sample END time (file sorted by ts, no JMeter 3+ attributes)")
+        writer.warn(
+            "ts read as sample END time (file sorted by ts, no JMeter 3+ attributes; "
+            "--timestamps start to read them as start times)"
+            if sorted_end
+            else "ts read as the sample END time (--timestamps end)"
+        )
     mark_interrupted_transactions(writer)
 
 

@@ -41,6 +41,10 @@ class IngestOptions:
     columns: tuple[str, ...] | None = None  #: column names of a header-less CSV JTL
     time_format: str | None = None  #: strftime format of JTL timeStamp
     timezone: str | None = None  #: zone of formatted JTL timestamps (JMeter writes local time)
+    #: what a JTL's timeStamp is: ``start`` (JMeter 2.2+'s default) or ``end`` (a run with
+    #: ``sampleresult.timestamp.start=false``, or JMeter before 2.2); None: start, but an
+    #: XML file sorted by ``ts`` without JMeter 3 attributes is read as end times
+    timestamps: str | None = None
     extra: dict[str, str] = field(default_factory=dict)  #: format-specific options
     #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
     #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
