@@ -201,8 +201,9 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
         "profiles": {"cache"},
     }
     expected = {"provenance"}
-    for folder in demo_inputs():
-        expected |= feeds[folder.name]
+    root = toolkit.resource_dir("fixtures")
+    for path in demo_inputs():
+        expected |= feeds[path.relative_to(root).parts[0]]
     assert expected == {"gaps", "trajectories", "score", "load", "compare", "cache", "provenance"}
     out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
     html = out.read_text(encoding="utf-8")

@@ -13,11 +13,18 @@ from toolkit.report.options import PlotlyJs
 from toolkit.resources import resource_dir
 from toolkit.store import Store, open_store
 
-__all__ = ["DEMO_FOLDERS", "DemoResult", "demo_inputs", "load_demo", "run_demo"]
+__all__ = ["DEMO_INPUTS", "DemoResult", "demo_inputs", "load_demo", "run_demo"]
 
-#: Fixture folders the demo reads, in report order: synthetic ClickBench suites (JIT
-#: warm-up), JMeter load tests, query profiles (cache warm-up). Missing ones are skipped.
-DEMO_FOLDERS = ("clickbench", "jmeter", "profiles")
+#: Fixtures the demo reads (folders or files, under ``fixtures/``), in report order:
+#: synthetic ClickBench suites (JIT warm-up), two JMeter load tests (the A/B pair; the
+#: folder's subfolders hold real JMeter recordings for the tests), query profiles (cache
+#: warm-up). Missing ones are skipped.
+DEMO_INPUTS = (
+    "clickbench",
+    "jmeter/baseline.jtl.gz",
+    "jmeter/candidate.jtl.gz",
+    "profiles",
+)
 
 
 @dataclass(frozen=True)
@@ -29,9 +36,9 @@ class DemoResult:
 
 
 def demo_inputs() -> list[Path]:
-    """The bundled fixture folders the demo reads."""
+    """The bundled fixture folders and files the demo reads."""
     root = resource_dir("fixtures")
-    return [root / name for name in DEMO_FOLDERS if (root / name).is_dir()]
+    return [root / name for name in DEMO_INPUTS if (root / name).exists()]
 
 
 def load_demo(store: Store) -> None:
