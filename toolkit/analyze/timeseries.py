@@ -946,6 +946,20 @@ def _summary_settle(
     )
 
 
+def _shifted(warm: WarmupEnd, by: int) -> WarmupEnd:
+    """``warm`` with its window indices moved ``by`` windows later ("none" then starts
+    its steady part at window ``by``; seconds are set by the caller)."""
+    if by == 0:
+        return warm
+    return WarmupEnd(
+        warm.status,
+        None if warm.end_window is None else warm.end_window + by,
+        warm.end_s,
+        None if warm.throughput_truncation is None else warm.throughput_truncation + by,
+        warm.latency_truncation,
+    )
+
+
 def analyze_summary_windows(
     counts: npt.ArrayLike,
     seconds: npt.ArrayLike,
@@ -959,8 +973,11 @@ def analyze_summary_windows(
     """The same warm-up end, cool-down and steady throughput from ``summary +`` windows.
 
     The summariser windows are already aggregates (30 s by default), so MSER runs with
-    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped, and
-    a log with fewer than ``SUMMARY_MIN_WINDOWS`` windows of full length
+    batch 1 (research/warmup-science.md §8.11); windows of zero seconds are skipped, a
+    first window shorter than ``SUMMARY_FULL_SHARE`` of the interval (JMeter's first line:
+    one sample over the time since the start) is left out of the rate rules (its
+    ``Active:`` still counts for the ramp-up; a flat run's steady part starts after it),
+    and a log with fewer than ``SUMMARY_MIN_WINDOWS`` windows of full length
     (:func:`full_summary_windows`) is "too-short". A
     cool-down (threads finishing one by one) is the same rule run backwards
     (:func:`cooldown_start`). The steady rate is Σcount/Σseconds between the warm-up end
@@ -995,7 +1012,13 @@ def analyze_summary_windows(
         # 0.244, 5.81, 6 and 0.125 s windows are 2 of full length, too few for any rule
         return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None), overall,
                            None, 0)  # fmt: skip
-    warm = _summary_settle(rates, trend_p=trend_p, z=z, min_effect=min_effect)
+    # a first window cut short by the test's start is left out of the rate rules, as a
+    # JTL's partial first window is (analyze_windows): JMeter prints its first line at
+    # the first sample's end, so it holds that one sample over the time since the start
+    # (real JMeter 5.5: "1 in 00:00:01 = 1.8/s" before 15 windows of ~39.7/s), a rate set
+    # by the first response time, not by the load. Its Active: still counts for the ramp
+    cut = 1 if s[0] < SUMMARY_FULL_SHARE * summary_interval(s) else 0
+    warm = _shifted(_summary_settle(rates[cut:], trend_p=trend_p, z=z, min_effect=min_effect), cut)
     ramp = thread_ramp_end(t) if t is not None and not stepped else None
     # windows up to and including the first that shows the plateau: they hold the ramp
     ramp_w = ramp + 1 if ramp else None

@@ -59,8 +59,10 @@ def _fmt(value: Any) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    """A time into the run in seconds, plain digits; blank when there is none."""
-    return "" if value is None else f"{value:,.10g}"
+    """A time into the run in seconds, plain digits to the ms (a JTL's resolution; a
+    summariser log's times are sums of count ÷ rate: 29.68317587 was printed); blank
+    when there is none."""
+    return "" if value is None else f"{round(value, 3):,.10g}"
 
 
 def _cell(text: str) -> Any:

@@ -50,7 +50,9 @@ def summariser_windows(
     """The ``summary +`` windows of one summariser in log order: count, seconds (the
     window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
     rate where that is the more precise), avg_ms, min_ms, max_ms, errors,
-    ``active_threads`` (the line's ``Active:``, null without one) and ``window_end`` (the
+    ``active_threads`` (the line's ``Active:``, null without one, and null for ``Active:
+    0`` in a window where samples completed: a line printed after the last thread ended,
+    as every run's last line is) and ``window_end`` (the
     line's time: its log timestamp, else the console's test start plus the windows'
     seconds; null when the log has neither). ``timed_only``: without windows of zero
     length.
@@ -79,9 +81,17 @@ def summariser_windows(
         hole = ends[i] - durations[i] - ends[i - 1]
         if durations[i] > 0 and hole > 0.5 * interval:
             durations[i] += hole
-    frame = frame.with_columns(pl.Series("seconds", durations, dtype=pl.Float64)).drop(
-        "rate", "source_id"
-    )
+    frame = frame.with_columns(
+        pl.Series("seconds", durations, dtype=pl.Float64),
+        # Active: is counted when the line is printed; the last line of a run is printed
+        # after every thread finished (Active: 0) though samples completed in its window:
+        # its threads are unknown, not 0 (read as 0, a real JMeter 5.5 run's 4 s last
+        # window put 3.77 of 4 threads in the steady part: Little's law "inconsistent")
+        pl.when((pl.col("active_threads") == 0) & (pl.col("count") > 0))
+        .then(None)
+        .otherwise(pl.col("active_threads"))
+        .alias("active_threads"),
+    ).drop("rate", "source_id")
     return frame.filter(pl.col("seconds") > 0) if timed_only else frame
 
 
