@@ -89,3 +89,20 @@ def test_a_command_with_nothing_to_analyse_names_what_the_input_holds(runner) ->
         result = runner.invoke(app, argv)
         assert result.exit_code == code, (argv, result.output)
         assert message in result.stderr, (argv, result.stderr)
+
+
+def test_control_characters_print_as_escapes_in_every_table(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Suite and query names are untrusted: an ESC sequence in one could drive the terminal
+    and a TAB shifts the columns, so every command's tables print them escaped."""
+    path = tmp_path / "ctl.csv"
+    rows = ["suite,query,iteration,seconds"]
+    for q in range(3):
+        rows += [f'"s\tuite","q\x1b[2J{q}",{i},{2.0 if i == 0 else 1.0 + 0.01 * (i % 3)}'
+                 for i in range(12)]  # fmt: skip
+    path.write_text("\n".join(rows) + "\n")
+    for command in ("gaps", "detect", "ingest"):
+        result = runner.invoke(app, [command, str(path)] if command != "ingest" else
+                               [command, str(path), "--db", str(tmp_path / "s.duckdb")])  # fmt: skip
+        assert result.exit_code == 0, (command, result.output)
+        assert "\x1b" not in result.output and "\t" not in result.output, command
+        assert "s\\tuite" in result.output, command

@@ -13,6 +13,7 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    plain,
     print_json,
     with_errors,
 )
@@ -62,7 +63,6 @@ def cache(
         return
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
     console = Console(markup=False, highlight=False, width=max(Console().width, 110))
@@ -73,7 +73,7 @@ def cache(
     shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
     for s in shown:
         nodes = f", {s.nodes} nodes" if s.nodes else ""
-        table = Table(title=Text(f"{s.series}{nodes}"), title_justify="left")
+        table = Table(title=plain(f"{s.series}{nodes}"), title_justify="left")
         for col in (
             "#",
             "Execution Time",
@@ -97,13 +97,13 @@ def cache(
                 human_rate(r.remote_rate),
                 human_rate(r.local_rate),
             )
-            table.add_row(*(Text(c) for c in cells))
+            table.add_row(*(plain(c) for c in cells))
         console.print(table)
         for line in _derived_lines(s):
-            console.print(Text(f"  {line}"))
+            console.print(plain(f"  {line}"))
         console.print()
     if shown is not single and single:
-        console.print(Text(f"{len(single)} series with a single run not shown (see --json)"))
+        console.print(plain(f"{len(single)} series with a single run not shown (see --json)"))
 
 
 def _derived_lines(s: CacheSeries) -> list[str]:

@@ -6,11 +6,12 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -25,6 +26,9 @@ from toolkit.ingest import (
     known_formats,
 )
 from toolkit.store import Store, interrupt_on_sigint, open_store
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 app = typer.Typer(
     name="warmup",
@@ -172,15 +176,34 @@ def input_spec(
     return InputSpec(format, check_options(options))
 
 
+def escape_controls(text: str) -> str:
+    """``text`` with its control characters shown as escapes (``\\t``, ``\\n``,
+    ``\\x1b``): untrusted text (a label, a file or system name, an error message) on a
+    terminal, where a TAB moved a table's columns and an ESC could drive the terminal."""
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+def plain(text: str) -> Text:
+    """A table cell or line of untrusted text: a rich ``Text``, never read as markup, its
+    control characters escaped (:func:`escape_controls`)."""
+    from rich.text import Text
+
+    return Text(escape_controls(text))
+
+
+#: C0 control characters and DEL, shown escaped on the terminal
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``Error: message`` on stderr (one line) and exit with ``code``."""
-    typer.echo(f"Error: {' '.join(message.split())}", err=True)
+    typer.echo(f"Error: {escape_controls(' '.join(message.split()))}", err=True)
     raise typer.Exit(code)
 
 
 def info(message: str) -> None:
-    """A message for the user on stderr."""
-    typer.echo(message, err=True)
+    """A message for the user on stderr (one line: control characters escaped)."""
+    typer.echo(escape_controls(message), err=True)
 
 
 @contextlib.contextmanager
@@ -301,7 +324,7 @@ def report_ingest(report: PathReport, *, quiet_stored: bool = False) -> None:
             where = "" if warning.startswith(str(result.path)) else f"{result.path}: "
             info(f"warning: {where}{warning}")
     for error in report.errors:
-        typer.echo(f"Error: {' '.join(str(error).split())}", err=True)
+        typer.echo(f"Error: {escape_controls(' '.join(str(error).split()))}", err=True)
 
 
 def run_ingest(

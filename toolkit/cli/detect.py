@@ -15,6 +15,7 @@ from toolkit.cli.common import (
     analysis_store,
     app,
     info,
+    plain,
     print_json,
     with_errors,
 )
@@ -49,7 +50,6 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
     ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     console = Console(markup=False, highlight=False)
     # the CI and spike columns are worth a wider line than a narrow terminal's
@@ -61,7 +61,7 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
     for d in results:
         by_suite[d.suite].append(d)
     for suite, dets in by_suite.items():
-        table = Table(title=Text(f"{suite}: warm-up per series"), title_justify="left")
+        table = Table(title=plain(f"{suite}: warm-up per series"), title_justify="left")
         for header, justify in (
             ("Query", "left"),
             ("Proc", "right"),
@@ -82,28 +82,28 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
                 steady = f"{steady} ({_seconds(a.steady_ci[0])}-{_seconds(a.steady_ci[1])})"
             spikes = ", ".join(f"{s.iteration}: {s.seconds:.4g}" for s in a.spikes) or "-"
             table.add_row(
-                Text(d.query),
-                Text(str(d.process)),
-                Text(cls),
-                Text("-" if a.steady_iteration is None else str(a.steady_iteration)),
-                Text(steady),
-                Text(spikes),
-                Text("-" if a.cold_ratio is None else f"{a.cold_ratio:.2f}"),
+                plain(d.query),
+                plain(str(d.process)),
+                plain(cls),
+                plain("-" if a.steady_iteration is None else str(a.steady_iteration)),
+                plain(steady),
+                plain(spikes),
+                plain("-" if a.cold_ratio is None else f"{a.cold_ratio:.2f}"),
             )
         console.print(table)
     groups = process_groups(results)
     if groups:
-        table = Table(title=Text("classes across processes"), title_justify="left")
+        table = Table(title=plain("classes across processes"), title_justify="left")
         for header in ("Suite", "Query", "Processes", "Class", "Counts"):
             table.add_column(header)
         for g in groups:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(g["counts"].items()))
             table.add_row(
-                Text(g["suite"]),
-                Text(g["query"]),
-                Text(str(g["processes"])),
-                Text(g["class"]),
-                Text(counts),
+                plain(g["suite"]),
+                plain(g["query"]),
+                plain(str(g["processes"])),
+                plain(g["class"]),
+                plain(counts),
             )
         console.print(table)
     rules = comparator_summary(results)
@@ -112,7 +112,7 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
             "stopping rules vs the change-point steady state "
             "(errors: median over series; premature = stopped before steady)"
         )
-        table = Table(title=Text(title), title_justify="left")
+        table = Table(title=plain(title), title_justify="left")
         for header in (
             "Rule",
             "Series",
@@ -125,23 +125,23 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
             table.add_column(header, justify="left" if header == "Rule" else "right")
         for r in rules:
             table.add_row(
-                Text(r["rule"]),
-                Text(str(r["series"])),
-                Text(str(r["stopped"])),
-                Text(str(r["premature"])),
-                Text(_error(r["median_iteration_error"], "+g")),
-                Text(_error(r["median_time_error_s"], "+.3g")),
-                Text(_error(r["median_abs_value_error"], ".1%")),
+                plain(r["rule"]),
+                plain(str(r["series"])),
+                plain(str(r["stopped"])),
+                plain(str(r["premature"])),
+                plain(_error(r["median_iteration_error"], "+g")),
+                plain(_error(r["median_time_error_s"], "+.3g")),
+                plain(_error(r["median_abs_value_error"], ".1%")),
             )
         console.print(table)
     for finding in reference_findings(results):
-        console.print(Text(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
+        console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
     shares = still_warming_shares(results)
     for group, label in (("jvm", "JVM systems (tag Java)"), ("native", "other systems")):
         g = shares[group]
         if g["series"]:
             console.print(
-                Text(
+                plain(
                     f"still warming after the last run: {g['still_warming']}/{g['series']} "
                     f"short series ({float(g['share']):.1%}) of {label}"
                 )

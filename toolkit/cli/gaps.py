@@ -17,6 +17,7 @@ from toolkit.cli.common import (
     app,
     fail,
     info,
+    plain,
     print_json,
     with_errors,
 )
@@ -48,7 +49,7 @@ def print_per_query(item: SuiteGaps) -> None:
 
     t = item.table
     title = f"{item.suite}: per query, seconds; k = hot(k), the min of hot runs 1..k"
-    table = Table(title=Text(title), title_justify="left")
+    table = Table(title=plain(title), title_justify="left")
     for header in ("query", "cold", *(f"k={k}" for k in range(1, t.runs)), "ref"):
         table.add_column(header, justify="left" if header == "query" else "right")
     table.add_column("first k", justify="right")
@@ -56,17 +57,17 @@ def print_per_query(item: SuiteGaps) -> None:
     show_process = any(q.process for q in t.per_query)
 
     def cell(value: float | None) -> Text:
-        return Text("-" if value is None else f"{value:.4g}")
+        return plain("-" if value is None else f"{value:.4g}")
 
     for q in t.per_query:
         name = f"{q.query} [p{q.process}]" if show_process else q.query
         table.add_row(
-            Text(name),
+            plain(name),
             cell(q.cold_s),
             *(cell(v) for v in q.hot_s_by_k),
             cell(q.reference_s),
-            Text("-" if q.first_k_within is None else str(q.first_k_within)),
-            Text(q.excluded or ""),
+            plain("-" if q.first_k_within is None else str(q.first_k_within)),
+            plain(q.excluded or ""),
         )
     console = Console(markup=False, highlight=False)
     # a wide table is more useful wrapped by the terminal than with every cell truncated
@@ -94,13 +95,12 @@ def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverag
     protocols and the error decomposition of ClickBench's skip 1, min of 2."""
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     console = Console(markup=False, highlight=False)
     console = Console(markup=False, highlight=False, width=max(console.width, 150))
     if not grid.cells:
         console.print(
-            Text(
+            plain(
                 f"{item.suite}: no series reached a steady state, so there is no short-window "
                 "error grid (it needs long runs: the warm-up engine finds no steady state "
                 "in 2-5 runs)"
@@ -113,7 +113,7 @@ def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverag
         f"{item.suite}: short-window error vs steady state, {grid.series} series; "
         f"median of (min of runs k..k+m-1) / steady - 1, and the share within ±{target:.0%}"
     )
-    table = Table(title=Text(title), title_justify="left")
+    table = Table(title=plain(title), title_justify="left")
     table.add_column("skip k", justify="right")
     for m in windows:
         table.add_column(f"m={m}", justify="right", no_wrap=True)
@@ -122,23 +122,23 @@ def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverag
         for m in windows:
             c = grid.cell(k, m, "min")
             cells.append(
-                Text(
+                plain(
                     "-"
                     if c is None
                     else f"{c.median_error * 100:+.1f}% ({c.share_within(target):.0%})"
                 )
             )
-        table.add_row(Text(str(k)), *cells)
+        table.add_row(plain(str(k)), *cells)
     console.print(table)
     for label, c in grid_recommendations(grid, target=target, coverage=coverage):
         what = "ClickBench-style (skip the cold run, min)" if label == "clickbench" else label
         line = f"recommended {what} for ±{target:.0%} in {coverage:.0%} of series: " + (
             "none in this grid; run longer series" if c is None else _bias_line(c)
         )
-        console.print(Text(line), soft_wrap=True)
+        console.print(plain(line), soft_wrap=True)
     now = grid.cell(1, 2, "min")
     if now is not None:
-        console.print(Text(f"ClickBench today, {_bias_line(now)}"), soft_wrap=True)
+        console.print(plain(f"ClickBench today, {_bias_line(now)}"), soft_wrap=True)
     console.print()
 
 
@@ -153,7 +153,6 @@ def print_gap_tables(
     with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     console = Console(markup=False, highlight=False)
     if not results:
@@ -164,7 +163,7 @@ def print_gap_tables(
             print_per_query(item)
         t = item.table
         tol = _percent(t.tolerance)
-        title = Text(f"{item.suite}: reference {t.reference}")
+        title = plain(f"{item.suite}: reference {t.reference}")
         table = Table(title=title, title_justify="left")
         for header in (
             "Hot iters",
@@ -178,22 +177,22 @@ def print_gap_tables(
             label = f"{r.hot_iterations}" + (" (ClickBench)" if r.hot_iterations == 2 else "")
             gap = "-" if r.gap is None else f"{r.gap * 100:+.1f} %"
             table.add_row(
-                Text(label),
-                Text(str(r.total_runs)),
-                Text(f"{r.suite_sum_s:.3f}"),
-                Text(gap),
-                Text(f"{r.within_tolerance}/{r.queries}"),
+                plain(label),
+                plain(str(r.total_runs)),
+                plain(f"{r.suite_sum_s:.3f}"),
+                plain(gap),
+                plain(f"{r.within_tolerance}/{r.queries}"),
             )
         console.print(table)
         for finding in [*gap_findings(t, subject=item.suite), *item.findings]:
-            console.print(Text(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
+            console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
         if t.k_for_target is None:
             console.print(
-                Text(f"No hot-iteration count brings the gap within {_percent(t.target)}.")
+                plain(f"No hot-iteration count brings the gap within {_percent(t.target)}.")
             )
         else:
             console.print(
-                Text(
+                plain(
                     f"Smallest hot-iteration count with gap <= {_percent(t.target)}: "
                     f"{t.k_for_target} ({t.runs_for_target} total runs)"
                 ),

@@ -20,6 +20,7 @@ from toolkit.cli.common import (
     fail,
     info,
     input_spec,
+    plain,
     print_json,
     run_ingest,
     with_errors,
@@ -131,12 +132,11 @@ def suites(
         return
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     table = Table("suite", "kind", "system", "machine", "date", "rows")
     for row in rows:
         count = sum(row[table] for table in DATA_TABLES)
         cells = (row["name"], row["kind"], row["system"], row["machine"], row["run_date"], count)
-        # Text() cells: suite names are untrusted and must not be read as rich markup
-        table.add_row(*(Text("" if c is None else str(c)) for c in cells))
+        # plain() cells: suite names are untrusted and must not be read as rich markup
+        table.add_row(*(plain("" if c is None else str(c)) for c in cells))
     Console(markup=False).print(table)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -24,6 +23,7 @@ from toolkit.cli.common import (
     info,
     ingested_store,
     input_spec,
+    plain,
     print_json,
     run_ingest,
     scratch_store,
@@ -65,19 +65,6 @@ def _seconds(value: float | None) -> str:
     return "" if value is None else f"{round(value, 3):,.10g}"
 
 
-def _cell(text: str) -> Any:
-    """A table cell of untrusted text (a label, an error message): a rich ``Text``, never
-    read as markup, its control characters shown as escapes (``\\t``, ``\\n``, ``\\x1b``):
-    a TAB in a JMeter label moved the columns after it, an ESC could drive the terminal."""
-    from rich.text import Text
-
-    return Text(_CONTROL.sub(lambda found: repr(found.group())[1:-1], text))
-
-
-#: C0 control characters and DEL, shown escaped in terminal tables
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def _table(title: str, *headers: str) -> Any:
     """A rich table readable at 80 columns: light rules and no outer edge, numbers never
     wrapped or cut, the first column (labels, untrusted and of any length) folded onto
@@ -85,7 +72,7 @@ def _table(title: str, *headers: str) -> Any:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=_cell(title), box=box.SIMPLE_HEAD, show_edge=False)
+    table = Table(title=plain(title), box=box.SIMPLE_HEAD, show_edge=False)
     for n, header in enumerate(headers):
         if n == 0:
             table.add_column(header, overflow="fold")
@@ -115,7 +102,7 @@ def _print_error_types(console: Any, types: list[dict[str, Any]]) -> None:
             error_pct_text(row["pctInErrors"]),
             error_pct_text(row["pctInAllSamples"]),
         )
-        table.add_row(*(_cell(c) for c in cells))
+        table.add_row(*(plain(c) for c in cells))
     console.print(table)
     if len(types) > CLI_ERROR_TYPES:
         more = len(types) - CLI_ERROR_TYPES
@@ -144,7 +131,7 @@ def _print_load(payload: dict[str, Any]) -> None:
     for suite in payload["suites"]:
         # the suite's name (a file name: any length) heads both tables on its own line,
         # so the narrow latency table does not fold it into its title
-        console.print(_cell(f"{suite['suite']} ({suite['source']})"), style="bold")
+        console.print(plain(f"{suite['suite']} ({suite['source']})"), style="bold")
         rates = _table(
             "throughput",
             "label",
@@ -196,7 +183,7 @@ def _print_load(payload: dict[str, Any]) -> None:
                 "-" if lab["apdex"] is None else f"{lab['apdex']:.3f}",
             )
             # Text() cells: labels are untrusted and must not be read as rich markup
-            rates.add_row(*(_cell(c) for c in cells))
+            rates.add_row(*(plain(c) for c in cells))
             steady = lab["latency_ms"]["steady"] or {}
             overall = lab["latency_ms"]["overall"]
             if with_pcts:
@@ -205,16 +192,16 @@ def _print_load(payload: dict[str, Any]) -> None:
                 ]
             else:
                 lat = [_fmt(steady.get("mean")), _fmt(overall.get("mean"))]
-            latency.add_row(_cell(lab["label"]), *(_cell(c) for c in lat))
+            latency.add_row(plain(lab["label"]), *(plain(c) for c in lat))
         console.print(rates)
         console.print(latency)
         _print_error_types(console, suite["dashboard_errors"])
         for finding in suite["findings"]:
             console.print(
-                _cell(f"{finding['severity']}: {finding['subject']}: {finding['message']}")
+                plain(f"{finding['severity']}: {finding['subject']}: {finding['message']}")
             )
             if finding["advice"]:
-                console.print(_cell(f"  -> {finding['advice']}"))
+                console.print(plain(f"  -> {finding['advice']}"))
 
 
 @app.command(
@@ -315,7 +302,7 @@ def _print_compare(payload: dict[str, Any]) -> None:
             if ci:
                 ratio += f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})"
             cells = (row["label"] if n == 0 else "", name, _fmt(part["a"]), _fmt(part["b"]), ratio)
-            table.add_row(*(_cell(c) for c in cells))
+            table.add_row(*(plain(c) for c in cells))
         errors = row["error_rate"]
         diff = errors["difference"]
         cells = (
@@ -325,7 +312,7 @@ def _print_compare(payload: dict[str, Any]) -> None:
             fmt_error_pct(errors["b"]),
             "-" if diff is None else f"B−A {100 * diff:+.2g} pt" if diff else "same",
         )
-        table.add_row(*(_cell(c) for c in cells), end_section=True)
+        table.add_row(*(plain(c) for c in cells), end_section=True)
     Console(markup=False, highlight=False).print(table)
 
 

@@ -12,6 +12,7 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    plain,
     print_json,
     with_errors,
 )
@@ -26,7 +27,6 @@ def print_scores(result: SuiteScores) -> None:
     """One table of scores (sorted by combined, then hot), and one of hot score by k."""
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     console = Console(markup=False, highlight=False)
     t = result.table
@@ -39,22 +39,22 @@ def print_scores(result: SuiteScores) -> None:
             p[1].hot or 0.0,
         )
     )
-    table = Table(title=Text("ClickBench scores (lower is better; 1 = best on every query)"))
+    table = Table(title=plain("ClickBench scores (lower is better; 1 = best on every query)"))
     for header in ("system", "machine", "date", "runs", "combined", "hot", "cold"):
         table.add_column(header, justify="left" if header in ("system", "machine") else "right")
     for s, e in pairs:
         table.add_row(
-            Text(s.system),
-            Text(s.machine or ""),
-            Text(s.run_date.isoformat() if s.run_date else ""),
-            Text(str(s.runs)),
-            Text(_fmt(e.combined)),
-            Text(_fmt(e.hot)),
-            Text(_fmt(e.cold) + (" (in-memory)" if e.in_memory else "")),
+            plain(s.system),
+            plain(s.machine or ""),
+            plain(s.run_date.isoformat() if s.run_date else ""),
+            plain(str(s.runs)),
+            plain(_fmt(e.combined)),
+            plain(_fmt(e.hot)),
+            plain(_fmt(e.cold) + (" (in-memory)" if e.in_memory else "")),
         )
     console.print(table)
     if len(t.hot_iterations) > 1:
-        by_k = Table(title=Text("Hot score (rank) with k hot runs; k = 2 is ClickBench's hot"))
+        by_k = Table(title=plain("Hot score (rank) with k hot runs; k = 2 is ClickBench's hot"))
         by_k.add_column("system")
         for k in t.hot_iterations:
             by_k.add_column(f"k={k}", justify="right")
@@ -63,7 +63,7 @@ def print_scores(result: SuiteScores) -> None:
                 "-" if score is None else f"{score:.3f} ({rank})"
                 for score, rank in zip(e.hot_by_k, e.hot_rank_by_k, strict=True)
             ]
-            by_k.add_row(Text(s.system), *(Text(c) for c in cells))
+            by_k.add_row(plain(s.system), *(plain(c) for c in cells))
         console.print(by_k)
 
 
