@@ -32,6 +32,7 @@ from typer.testing import CliRunner
 
 from toolkit import IngestOptions, InputFormatError, Store, ingest_file, open_store
 from toolkit.cli import app
+from toolkit.ingest.jmeter import DEFAULT_COLUMNS
 from toolkit.pipeline.load import load_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,26 +54,6 @@ TIME_FORMATS = {
 }
 #: the patterns JMeter's own reader tries (research/jmeter.md §1.3), so no --time-format
 JMETER_PATTERNS = frozenset({"yyyy/MM/dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss.SSS"})
-#: JMeter 5.x's default CSV columns (research/jmeter.md §1.1), for header-less files
-DEFAULT_COLUMNS = [
-    "timeStamp",
-    "elapsed",
-    "label",
-    "responseCode",
-    "responseMessage",
-    "threadName",
-    "dataType",
-    "success",
-    "failureMessage",
-    "bytes",
-    "sentBytes",
-    "grpThreads",
-    "allThreads",
-    "URL",
-    "Latency",
-    "IdleTime",
-    "Connect",
-]
 
 
 def _text(path: Path) -> str:
@@ -98,7 +79,7 @@ def _header(name: str) -> bool:
 def _csv_rows(path: Path, delimiter: str = ",", header: bool = True) -> list[dict[str, str]]:
     """Every record per Python's csv module, as name -> text."""
     records = list(csv.reader(io.StringIO(_text(path), newline=""), delimiter=delimiter))
-    names = records[0] if header else DEFAULT_COLUMNS
+    names = records[0] if header else list(DEFAULT_COLUMNS)
     body = records[1:] if header else records
     assert all(len(r) == len(names) for r in body)
     return [dict(zip(names, r, strict=True)) for r in body]

@@ -81,9 +81,7 @@ def error_tables(
     samples = int(counts["n"].sum())
     failed = counts.filter(pl.col("type").is_not_null())
     errors = int(failed["n"].sum()) if failed.height else 0
-    by_type = (
-        failed.group_by("type").agg(pl.col("n").sum()).sort(["n", "type"], descending=[True, False])
-    )
+    by_type = _ranked(failed)
     types = [
         ErrorType(str(t), int(n), 100.0 * n / errors, 100.0 * n / samples)
         for t, n in by_type.iter_rows()
@@ -93,23 +91,22 @@ def error_tables(
         pl.col("n").filter(pl.col("type").is_not_null()).sum().alias("errors"),
     )
 
-    def top_types(frame: pl.DataFrame) -> tuple[tuple[str, int], ...]:
-        ranked = (
-            frame.group_by("type")
-            .agg(pl.col("n").sum())
-            .sort(["n", "type"], descending=[True, False])
-        )
+    def top_types(ranked: pl.DataFrame) -> tuple[tuple[str, int], ...]:
         return tuple((str(t), int(n)) for t, n in ranked.head(top).iter_rows())
 
-    rows = [SamplerErrors(TOTAL, samples, errors, top_types(failed))]
+    rows = [SamplerErrors(TOTAL, samples, errors, top_types(by_type))]
     for label, n, e in (
         per_label.filter(pl.col("errors") > 0)
         .sort(["errors", "label"], descending=[True, False])
         .iter_rows()
     ):
-        rows.append(
-            SamplerErrors(
-                str(label), int(n), int(e), top_types(failed.filter(pl.col("label") == label))
-            )
-        )
+        mine = _ranked(failed.filter(pl.col("label") == label))
+        rows.append(SamplerErrors(str(label), int(n), int(e), top_types(mine)))
     return types, rows
+
+
+def _ranked(failed: pl.DataFrame) -> pl.DataFrame:
+    """``type, n`` summed over the failed samples' rows, most first, then by type."""
+    return (
+        failed.group_by("type").agg(pl.col("n").sum()).sort(["n", "type"], descending=[True, False])
+    )
