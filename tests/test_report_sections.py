@@ -3,6 +3,7 @@ score, load tests (bounded by windows, not rows) and the A/B comparison."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -190,7 +191,14 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     assert {"load-warmup", "closed-loop-saturated"} <= rules
     # ALL + the busiest labels are drawn with the warm-up cut at the detected end
     traces, layout = figure_json(html, "fig-load-0")
-    assert [t["name"] for t in traces] == ["active threads", "throughput", "p50", "p95", "p99"]
+    assert [t["name"] for t in traces] == [
+        "active threads",
+        "throughput",
+        "errors",
+        "p50",
+        "p95",
+        "p99",
+    ]
     # the generator's 50 threads, on the top panel's right axis
     assert set(traces[0]["y"]) == {50} and traces[0]["yaxis"] == "y2"
     assert plotted_threads(load) == {50.0}
@@ -208,6 +216,38 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     assert plotted["window_s"] == 1.0 and 115 <= len(plotted["t_s"]) <= 121
     # windows sum to the samples (all but the partial last window)
     assert sum(plotted["throughput"]) == pytest.approx(everything["samples"], rel=0.02)
+
+
+def test_load_chart_draws_failed_samples_per_second_where_they_fall(tmp_path: Path) -> None:
+    # 2 % of samples fail; the errors line must put them where the file has them
+    path, _ = jtl(
+        tmp_path / "run.jtl", 20_000, seed=5, duration_s=100, warmup_s=20, error_rate=0.02
+    )
+    html, data = report_of(path)
+    # failures per completion second, counted from the file itself
+    failed: dict[int, int] = {}
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    t0 = min(int(r["timeStamp"]) for r in rows)
+    for r in rows:
+        if r["success"] == "false":
+            w = (int(r["timeStamp"]) + int(r["elapsed"]) - t0) // 1000
+            failed[w] = failed.get(w, 0) + 1
+    (plotted,) = (s for s in data["sections"]["load"]["series"] if s["label"] == "ALL")
+    assert len(plotted["errors"]) == len(plotted["t_s"])
+    for t, rate in zip(plotted["t_s"], plotted["errors"], strict=True):
+        assert rate == failed.get(int(t), 0), t
+    assert sum(plotted["errors"]) > 300
+    traces, _ = figure_json(html, "fig-load-0")
+    (errors,) = (t for t in traces if t["name"] == "errors")
+    assert errors["yaxis"] == "y" and errors["y"] == plotted["errors"]
+    assert "dotted red = failed samples/s" in section_html(html, "load")
+    # a run without failures draws no errors line
+    clean, _ = jtl(tmp_path / "clean.jtl", 5_000, seed=6, duration_s=60, warmup_s=0, error_rate=0)
+    html, _ = report_of(clean)
+    traces, _ = figure_json(html, "fig-load-0")
+    assert "errors" not in [t["name"] for t in traces]
+    assert "failed samples/s" not in section_html(html, "load")
 
 
 @pytest.mark.parametrize(

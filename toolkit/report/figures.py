@@ -329,6 +329,7 @@ def load_chart(
     steady_ci: tuple[float, float] | None,
     cooldown_start_s: float | None = None,
     threads: Sequence[float | None] | None = None,
+    errors: Sequence[float | None] | None = None,
 ) -> go.Figure:
     """Throughput (top) and latency percentiles (bottom, log) over test time, one label.
 
@@ -336,13 +337,18 @@ def load_chart(
     The warm-up cut and a cool-down are shaded grey; the steady throughput is a dashed line
     with its CI band. ``threads``: the active threads per window, drawn on the top panel's
     right axis (JMeter's "Active Threads Over Time"), so a thread ramp-up shows beside the
-    warm-up it explains; None or all unknown: not drawn.
+    warm-up it explains; None or all unknown: not drawn. ``errors``: failed samples per
+    second per window, drawn on the throughput axis (JMeter's failures in "Transactions Per
+    Second"), so errors bunched in the warm-up show where they fall; None or never above 0:
+    not drawn.
     """
     from plotly.subplots import make_subplots
 
     drawn_threads = list(threads) if threads is not None else [None] * len(t_s)
     with_threads = any(v is not None for v in drawn_threads)
-    x, tp, th, *pcts = thin(t_s, throughput, drawn_threads, *percentiles.values())
+    drawn_errors = list(errors) if errors is not None else [None] * len(t_s)
+    with_errors = any(v is not None and v > 0 for v in drawn_errors)
+    x, tp, th, er, *pcts = thin(t_s, throughput, drawn_threads, drawn_errors, *percentiles.values())
     fig = make_subplots(
         rows=2,
         cols=1,
@@ -389,6 +395,19 @@ def load_chart(
         row=1,
         col=1,
     )
+    if with_errors:
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(x, 6),
+                y=_rounded(er),
+                name="errors",
+                mode="lines",
+                line={"color": VERMILLION, "width": 1, "dash": "dot"},
+                hovertemplate="%{x:,.0f} s: %{y:,.4~r} errors/s<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
     colours = {"p50": GREEN, "p90": SKY, "p95": ORANGE, "p99": VERMILLION}
     for name, values in zip(percentiles, pcts, strict=True):
         fig.add_trace(

@@ -1345,6 +1345,7 @@ def _load_series(
             "latency_ms": {"mean": frame["avg_ms"].to_list()},
             # Active: at each line (null on pre-3.0 lines)
             "threads": frame["active_threads"].cast(pl.Float64).to_list(),
+            "errors": (frame["errors"] / frame["seconds"]).to_list(),
         }
     from toolkit.pipeline.load import window_series
 
@@ -1360,6 +1361,7 @@ def _load_series(
         "throughput": frame["throughput"].to_list(),
         "latency_ms": {p: frame[p].to_list() for p in ("p50", "p95", "p99")},
         "threads": frame["threads"].to_list(),
+        "errors": (frame["errors"] / window_s).to_list(),
     }
 
 
@@ -1706,6 +1708,7 @@ def load_section(ctx: ReportContext) -> Section | None:
                         # the suite's threads (ALL's series, drawn first): a label's own
                         # windows know them only where it completed a sample
                         threads=suite_threads,
+                        errors=series.get("errors"),
                     ),
                     caption=(
                         f"Per {series['window_s']:g} s window"
@@ -1717,6 +1720,11 @@ def load_section(ctx: ReportContext) -> Section | None:
                     + (
                         ", grey line = active threads (right axis)"
                         if any(v is not None for v in suite_threads or ())
+                        else ""
+                    )
+                    + (
+                        ", dotted red = failed samples/s"
+                        if any(v is not None and v > 0 for v in series.get("errors") or ())
                         else ""
                     )
                     + ".",
