@@ -278,3 +278,25 @@ def _fields(plan: Plan) -> dict[str, Any]:
     from dataclasses import fields
 
     return {f.name: getattr(plan, f.name) for f in fields(plan) if f.name != "threads"}
+
+
+@pytest.mark.real
+def test_a_known_ramp_down_is_every_labels_cool_down_real(real_dir: Path, store: Store) -> None:
+    """Real sample_log1.jtl: 10 threads hold their plateau to 560 s, then finish one by
+    one to 672 s (counted from the file below). Its label jmeter_home has one slow window
+    at 500 s (mean 805 ms against ~550): the backward warm-up rule on the plateau read it
+    as a cool-down from 506 s, cutting 55 s of steady samples with all 10 threads busy.
+    The threads' ramp-down is every label's cool-down."""
+    ingest_file(store, real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
+    # each thread's last sample end, straight from the rows (ts read as end times)
+    last_end_s = store.con.execute(
+        "SELECT (max(start_ms + elapsed_ms) - (SELECT min(start_ms) FROM samples)) / 1000.0 "
+        "FROM samples GROUP BY thread_name ORDER BY 1"
+    ).fetchall()
+    first_finish = last_end_s[0][0]
+    assert len(last_end_s) == 10 and 555 <= first_finish <= 570
+    suite = load_report(store)["suites"][0]
+    for label in ("ALL", "jmeter_home", "jakarta_home"):
+        found = _label(suite, label)
+        assert found["cooldown_start_s"] is not None, label
+        assert abs(found["cooldown_start_s"] - first_finish) <= 10, (label, found)

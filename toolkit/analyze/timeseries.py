@@ -545,7 +545,14 @@ def analyze_windows(
     stop: int | None = None  # window indices here count from ``first``
     if warm.status in ("warmup", "none") and warm.end_window is not None:
         start = warm.end_window
-        stop = cooldown_start(n[start:limit], mean_ms[start:limit], window_s=window_s, batch=batch)
+        # a known thread ramp-down is the cool-down: up to it the threads hold their
+        # plateau, so a dip there is no cool-down (real sample_log1.jtl: one slow window at
+        # 500 s, 60 s before the threads finish, read as jmeter_home's cool-down at 506 s)
+        stop = (
+            cooldown_start(n[start:limit], mean_ms[start:limit], window_s=window_s, batch=batch)
+            if limit == n.size
+            else None
+        )
         if stop is not None:
             stop += start
             # the cool-down widened the spread of the "steady" part that MSER weighs the
