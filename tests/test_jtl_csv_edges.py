@@ -202,6 +202,39 @@ def test_sub_results_need_a_parent_that_contains_them(tmp_path: Path, store: Sto
     ]
 
 
+@pytest.mark.parametrize("timed", [True, False])
+def test_a_sub_result_index_needs_its_lower_siblings(
+    tmp_path: Path, store: Store, timed: bool
+) -> None:
+    """JMeter numbers a parent's sub-results from 0 with no gaps: ``Step-2`` beside ``Step``
+    with identical times (or in a file without times, where the name was all there was) is
+    a sampler of its own unless ``Step-0`` and ``Step-1`` are labels too; ``page-1`` beside
+    ``page-0`` inside ``page`` still is one, and ``v-01`` (JMeter writes no leading zero)
+    never is."""
+    header = "timeStamp,elapsed,label,responseCode,threadName,success\n"
+    rows = [
+        ("1700000000000", "100", "page"),
+        ("1700000000000", "40", "page-0"),
+        ("1700000000050", "50", "page-1"),
+        ("1700000000200", "10", "Step"),
+        ("1700000000200", "10", "Step-2"),
+        ("1700000000300", "10", "v"),
+        ("1700000000300", "10", "v-01"),
+    ]
+    if timed:
+        body = "".join(f"{t},{e},{lab},200,t 1-1,true\n" for t, e, lab in rows)
+    else:
+        header = "label,responseCode,threadName,success\n"
+        body = "".join(f"{lab},200,t 1-1,true\n" for _, _, lab in rows)
+    path = tmp_path / "steps.jtl"
+    path.write_text(header + body)
+    ingest_file(store, path)
+    flagged = store.con.execute(
+        "SELECT label FROM samples WHERE is_subresult ORDER BY label"
+    ).fetchall()
+    assert flagged == [("page-0",), ("page-1",)]
+
+
 @pytest.mark.parametrize(
     "last",
     [

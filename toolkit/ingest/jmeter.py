@@ -810,14 +810,21 @@ def mark_subresults(writer: SourceWriter, labels: set[str]) -> None:
     label of the same file, and — where the file has times — lying within a ``<label>`` row
     of the same thread that starts at or before it (research/jmeter.md §1.6: CSV has no
     other marker; children follow their parent, same thread, child time ⊂ parent time).
-    Two samplers named ``Step`` and ``Step-2`` are then both samples. ``labels``: the
-    file's distinct labels."""
+    JMeter numbers a parent's sub-results 0, 1, 2, … (``SampleResult.storeSubResult``:
+    the index is the count stored before it), so ``<label>-<N>`` is one only when
+    ``<label>-0`` … ``<label>-<N-1>`` are labels of the file too. Two samplers named
+    ``Step`` and ``Step-2`` are then both samples, even with identical times. ``labels``:
+    the file's distinct labels."""
     con = writer.store.con
     parents: dict[str, str] = {}
     for lab in labels:
-        found = re.fullmatch(r"(.+)-\d+", lab, flags=re.DOTALL)
-        if found and found.group(1) in labels:
-            parents[lab] = found.group(1)
+        found = re.fullmatch(r"(.+)-(0|[1-9]\d*)", lab, flags=re.DOTALL)
+        if not found or found.group(1) not in labels:
+            continue
+        parent, index = found.group(1), int(found.group(2))
+        # the siblings are distinct labels: an index past their number cannot have them
+        if index <= len(labels) and all(f"{parent}-{i}" in labels for i in range(index)):
+            parents[lab] = parent
     if not parents:
         return
     timed = con.execute(
