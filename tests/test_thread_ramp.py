@@ -95,6 +95,30 @@ def test_thread_names_count_a_replaced_thread_once(tmp_path: Path, store: Store)
     assert named["warmup_end_s"] == counted["warmup_end_s"]
 
 
+@pytest.mark.parametrize("think_s", [5.0, 15.0, 30.0])
+def test_thread_names_start_a_thread_one_think_time_before_its_first_sample(
+    tmp_path: Path, store: Store, think_s: float
+) -> None:
+    """50 threads started over 100 s (the last at 98 s), each with a timer of uniform 0 to
+    2·``think_s`` before every sample, and no thread counts in the file. JMeter runs the
+    timer before the sampler, so a thread's first sample comes a think time after the
+    thread starts: taken as the thread's start, the names put the ramp-up end at 99, 109
+    and 126 s. Moved back by the thread's mean gap between samples, the ramp-up ends
+    within 10 % of 98 s, and the steady threads are allThreads' of the same run."""
+
+    def plan(counts: bool) -> Plan:
+        threads = ramp("Users", 50, ramp_s=100, think_s=think_s)
+        return Plan(threads, duration_s=900, base_ms=200, thread_counts=counts, seed=1)
+
+    named = _label(_suite(tmp_path, store, plan(False), "names.jtl"))
+    with open_store() as other:
+        counted = _label(_suite(tmp_path, other, plan(True), "counts.jtl"))
+    assert named["rampup_end_s"] is not None
+    assert abs(named["rampup_end_s"] - 98) <= 9.8, named["rampup_end_s"]
+    assert named["warmup_end_s"] >= named["rampup_end_s"]
+    assert named["threads_steady"] == pytest.approx(counted["threads_steady"], abs=0.1)
+
+
 def _rare_then_cycle() -> Callable[[int, float], str]:
     """Labels of a thread that samples ``report`` once at 5 s, 45 s, 85 s, ... (its first
     sample from then) and ``home``/``search`` otherwise."""

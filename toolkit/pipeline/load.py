@@ -117,8 +117,9 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     """Active threads per window ``w`` from the thread names, for a suite whose samples
     carry no thread counts (no ``allThreads``/``grpThreads``: JMeter before 2.4, or a
     listener saving fewer fields): a thread (a ``threadName`` of one load generator) is
-    active from its first sample's start to its last sample's end, as JMeter's threads
-    run from their start to their end. A window's count is the time-weighted mean over
+    active from one think time before its first sample's start (JMeter runs a timer
+    before its sampler; the think time is the thread's mean gap between samples) to its
+    last sample's end, as JMeter's threads run from their start to their end. A window's count is the time-weighted mean over
     it (each thread counts the share of the window it is active in), as allThreads is a
     mean over the window's samples: a thread that ends where its replacement starts
     (Concurrency Thread Group) is one thread in that window, not two. None when the
@@ -131,9 +132,17 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     ).fetchall()
     if counted:
         return None
+    # JMeter runs a timer before its sampler, so a thread's first sample starts a think
+    # time after the thread: moved back by the thread's mean gap between samples, (span −
+    # time in samples) / (samples − 1) over its own samples (transaction-controller and
+    # sub-result rows overlap them), one aggregate, no sort (research/jmeter.md §1.6)
     spans = store.frame(
         f"""SELECT (min(start_ms) - ?)::BIGINT AS first_ms,
-                   (max(start_ms + elapsed_ms) - ?)::BIGINT AS last_ms
+                   (max(start_ms + elapsed_ms) - ?)::BIGINT AS last_ms,
+                   count(*) FILTER ({_ALL_FILTER}) AS n,
+                   (max(start_ms + elapsed_ms) FILTER ({_ALL_FILTER})
+                    - min(start_ms) FILTER ({_ALL_FILTER})
+                    - sum(elapsed_ms) FILTER ({_ALL_FILTER}))::DOUBLE AS idle_ms
             FROM {_SAMPLES}
             WHERE suite_id = ? AND nullif(thread_name, '') IS NOT NULL
               AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
@@ -142,7 +151,12 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     )
     if spans.height == 0:
         return None
-    starts = np.sort(spans["first_ms"].to_numpy().astype(np.float64))
+    n = spans["n"].to_numpy().astype(np.float64)
+    idle = spans["idle_ms"].fill_null(0.0).to_numpy()
+    # overlapping samples (a Parallel Controller) leave no gap: never later than the first
+    gap = np.where(n > 1, np.maximum(idle, 0.0) / np.maximum(n - 1, 1.0), 0.0)
+    # windows count from the first sample start: no thread starts before it
+    starts = np.sort(np.maximum(spans["first_ms"].to_numpy().astype(np.float64) - gap, 0.0))
     ends = np.sort(spans["last_ms"].to_numpy().astype(np.float64))
     lo = int(starts[0] // window_ms)
     hi = int(ends[-1] // window_ms) + 1
@@ -158,7 +172,8 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
             total += sign * (k * x - before)
         return total
 
-    active = np.diff(thread_ms(edges)) / window_ms
+    # rounded: fractional starts leave float noise (10.000000000000233 threads)
+    active = np.round(np.diff(thread_ms(edges)) / window_ms, 9)
     return pl.DataFrame({"w": np.arange(lo, hi, dtype=np.int64), "threads": active})
 
 
