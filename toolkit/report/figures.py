@@ -358,20 +358,26 @@ def load_chart(
         specs=[[{"secondary_y": with_threads}], [{}]],
     )
     fig.update_layout(template=TEMPLATE, height=420, title={"text": title}, margin={"b": 70})
+
+    def over_time(y: Sequence[Any], name: str, line: dict[str, Any], hover: str) -> go.Scatter:
+        # one line over the windows; ``hover``: the value's text after "<x> s: "
+        return go.Scatter(
+            x=_rounded(x, 6),
+            y=_rounded(y),
+            name=name,
+            mode="lines",
+            line=line,
+            hovertemplate=f"%{{x:,.0f}} s: {hover}<extra></extra>",
+        )
+
     if with_threads:
         fig.add_trace(
-            go.Scatter(
-                x=_rounded(x, 6),
-                y=_rounded(th),
-                name="active threads",
-                mode="lines",
-                line={"color": GREY, "width": 1, "shape": "hv"},
-                hovertemplate="%{x:,.0f} s: %{y:,.4~r} threads<extra></extra>",
+            over_time(
+                th, "active threads", {"color": GREY, "width": 1, "shape": "hv"},
+                "%{y:,.4~r} threads",
             ),
-            row=1,
-            col=1,
-            secondary_y=True,
-        )
+            row=1, col=1, secondary_y=True,
+        )  # fmt: skip
         fig.update_yaxes(
             title={"text": "active threads"},
             rangemode="tozero",
@@ -382,46 +388,27 @@ def load_chart(
             col=1,
             secondary_y=True,
         )
+    # d3 "r": 4 significant digits in plain notation (".4g" showed 2.178e+4)
     fig.add_trace(
-        go.Scatter(
-            x=_rounded(x, 6),
-            y=_rounded(tp),
-            name="throughput",
-            mode="lines",
-            line={"color": BLUE, "width": 1.5},
-            # d3 "r": 4 significant digits in plain notation (".4g" showed 2.178e+4)
-            hovertemplate="%{x:,.0f} s: %{y:,.4~r}/s<extra></extra>",
-        ),
-        row=1,
-        col=1,
+        over_time(tp, "throughput", {"color": BLUE, "width": 1.5}, "%{y:,.4~r}/s"), row=1, col=1
     )
     if with_errors:
         fig.add_trace(
-            go.Scatter(
-                x=_rounded(x, 6),
-                y=_rounded(er),
-                name="errors",
-                mode="lines",
-                line={"color": VERMILLION, "width": 1, "dash": "dot"},
-                hovertemplate="%{x:,.0f} s: %{y:,.4~r} errors/s<extra></extra>",
+            over_time(
+                er, "errors", {"color": VERMILLION, "width": 1, "dash": "dot"},
+                "%{y:,.4~r} errors/s",
             ),
-            row=1,
-            col=1,
-        )
+            row=1, col=1,
+        )  # fmt: skip
     colours = {"p50": GREEN, "p90": SKY, "p95": ORANGE, "p99": VERMILLION}
     for name, values in zip(percentiles, pcts, strict=True):
         fig.add_trace(
-            go.Scatter(
-                x=_rounded(x, 6),
-                y=_rounded(values),
-                name=name,
-                mode="lines",
-                line={"color": colours.get(name, PURPLE), "width": 1.2},
-                hovertemplate=f"%{{x:,.0f}} s: {name} %{{y:,.4~r}} ms<extra></extra>",
+            over_time(
+                values, name, {"color": colours.get(name, PURPLE), "width": 1.2},
+                f"{name} %{{y:,.4~r}} ms",
             ),
-            row=2,
-            col=1,
-        )
+            row=2, col=1,
+        )  # fmt: skip
     if warmup_end_s is not None and t_s:
         for row in (1, 2):
             fig.add_vrect(
