@@ -326,3 +326,89 @@ def test_timestamps_start_overrides_the_old_xml_guess(tmp_path: Path) -> None:
     ts = [1_100_000_000_000 + 100 * i for i in range(30)]
     assert starts["start"] == ts
     assert starts[None] == starts["end"] == [t - (40 + i) for i, t in enumerate(ts)]
+
+
+# -- APDEX thresholds -------------------------------------------------------------------------
+
+
+def _apdex_jtl(path: Path) -> Path:
+    """Two labels, 100 samples each, elapsed 1..100 ms; every 10th ``slow`` sample fails."""
+    lines = ["timeStamp,elapsed,label,responseCode,success"]
+    for i in range(200):
+        label = "fast" if i % 2 == 0 else "slow call"
+        ok = "false" if label == "slow call" and i % 20 == 1 else "true"
+        lines.append(f"{1_700_000_000_000 + i * 50},{1 + i // 2},{label},200,{ok}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_apdex_options_set_the_thresholds(tmp_path: Path, runner: CliRunner) -> None:
+    """``--apdex 20,60`` and ``--apdex-per-label 'slow.*:40|80'`` change every APDEX the
+    way JMeter's properties do, counted here from the samples: ``fast`` (elapsed 1..100,
+    all successful) and ``slow call`` (its own 40/80 ms; its 5 failures are frustrated);
+    ALL and the dashboard's Total keep 20/60 ms."""
+    path = _apdex_jtl(tmp_path / "apdex.jtl")
+    ms = list(range(1, 101))
+
+    def score(t: int, f: int, failed: set[int] | None = None) -> float:
+        ok = [m for m in ms if m not in (failed or set())]
+        return (sum(m <= t for m in ok) + sum(t < m <= f for m in ok) / 2) / len(ms)
+
+    failed = {1 + i // 2 for i in range(200) if i % 2 == 1 and i % 20 == 1}
+    res = runner.invoke(
+        app, ["load", str(path), "--apdex", "20,60", "--apdex-per-label", "slow.*:40|80", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    suite = json.loads(res.stdout)["suites"][0]
+    labels = {lab["label"]: lab for lab in suite["labels"]}
+    assert labels["fast"]["apdex"] == pytest.approx(score(20, 60))
+    assert labels["slow call"]["apdex"] == pytest.approx(score(40, 80, failed))
+    assert labels["slow call"]["apdex_thresholds_ms"] == [40, 80]
+    assert labels["ALL"]["apdex_thresholds_ms"] == [20, 60]
+    every = (sum(m <= 20 for m in ms) * 2 - sum(m <= 20 for m in failed)) + (
+        sum(20 < m <= 60 for m in ms) * 2 - sum(20 < m <= 60 for m in failed)
+    ) / 2
+    assert labels["ALL"]["apdex"] == pytest.approx(every / 200)
+    total = next(r for r in suite["dashboard"] if r["transaction"] == "Total")
+    assert total["apdex"] == pytest.approx(every / 200)
+    assert suite["apdex_thresholds"] == {
+        "satisfied_ms": 20,
+        "tolerated_ms": 60,
+        "per_label": [{"pattern": "slow.*", "satisfied_ms": 40, "tolerated_ms": 80}],
+    }
+    # the table says which thresholds it used; JMeter's defaults say nothing
+    res = runner.invoke(app, ["load", str(path), "--apdex", "20,60"])
+    assert "APDEX T 20 ms, F 60 ms" in res.stdout
+    assert "APDEX T" not in runner.invoke(app, ["load", str(path)]).stdout
+    # the report's tables and provenance, and its embedded data
+    out = tmp_path / "r.html"
+    res = runner.invoke(
+        app,
+        ["report", str(path), "-o", str(out), "--load-apdex", "20,60",
+         "--load-apdex-per-label", "slow.*:40|80"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    assert "APDEX (T = 20 ms, F = 60 ms; slow.*: 40/80 ms)" in html
+    assert "T = 20 ms, F = 60 ms; slow.*: 40/80 ms</td>" in html  # provenance
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--apdex", "500"], "--apdex '500': expected the satisfied and tolerated"),
+        (["--apdex", "2000,1000"], "T must be at least 0 and at most"),
+        (["--apdex-per-label", "login"], "'login' is not PATTERN:T|F"),
+        (["--apdex-per-label", "a(b:1|2"], "'a(b' is not a regular expression"),
+        (["--apdex-per-label", "a:x|2"], "--apdex-per-label 'a': 'x|2': expected"),
+        (["--apdex-per-label", ";"], "no PATTERN:T|F entry"),
+    ],
+)
+def test_bad_apdex_options_say_what_is_wrong(
+    tmp_path: Path, runner: CliRunner, args: list[str], message: str
+) -> None:
+    path = _apdex_jtl(tmp_path / "apdex.jtl")
+    res = runner.invoke(app, ["load", str(path), *args])
+    assert res.exit_code == 1
+    (line,) = _errors(res.stderr)
+    assert message in line, line

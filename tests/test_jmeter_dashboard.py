@@ -17,7 +17,7 @@ import pytest
 from jmeter_checks import STATISTICS_FIELDS, assert_error_tables_equal_jmeters
 
 from toolkit import Store, ingest_file
-from toolkit.pipeline.load import load_report
+from toolkit.pipeline.load import apdex_thresholds, load_report
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED: dict[str, Any] = json.loads((ROOT / "fixtures" / "jmeter_dashboard.json").read_text())
@@ -70,7 +70,7 @@ def test_dashboard_equals_jmeter_on_real_jtls(
 ) -> None:
     case = RECORDED["cases"][name]
     path = _input(case, real_dir, tmp_path)
-    delimiter = "\t" if case["properties"] else ","
+    delimiter = "\t" if "jmeter.save.saveservice.default_delimiter" in case["properties"] else ","
     header = _header(path, delimiter)
     ours = _dashboard(store, path)
     want = case["statistics"]
@@ -142,6 +142,43 @@ def test_error_tables_equal_jmeter(
     ingest_file(store, _input(case, real, tmp_path))
     suite = load_report(store)["suites"][0]
     assert_error_tables_equal_jmeters(suite, case)
+
+
+@pytest.mark.parametrize("name", list(RECORDED["cases"]))
+def test_apdex_equals_jmeter(
+    name: str, request: pytest.FixtureRequest, tmp_path: Path, store: Store
+) -> None:
+    """The dashboard's APDEX per label and Total, and each label's thresholds, equal
+    JMeter 5.5's APDEX table, with its default thresholds (500/1500 ms) and, on JMeter
+    5.6.3's output, with T 20 and F 60 ms and per-label ones in JMeter's own property
+    syntax (``Q1.*:10|30;TC parent:100|200``: a regex and a name with a space), passed as
+    ``--apdex`` and ``--apdex-per-label`` take them. Total counts transaction-controller
+    samples with the default thresholds (``ApdexSummaryConsumer``)."""
+    case = RECORDED["cases"][name]
+    props = {k.removeprefix("jmeter.reportgenerator."): v for k, v in case["properties"].items()}
+    custom = "apdex_satisfied_threshold" in props
+    thresholds = apdex_thresholds(
+        f"{props['apdex_satisfied_threshold']},{props['apdex_tolerated_threshold']}"
+        if custom
+        else None,
+        props.get("apdex_per_transaction"),
+    )
+    real = request.getfixturevalue("real_dir") if case["input"] != "windowed" else None
+    ingest_file(store, _input(case, real, tmp_path))
+    suite = load_report(store, apdex=thresholds)["suites"][0]
+    ours = {row["transaction"]: row["apdex"] for row in suite["dashboard"]}
+    want = case["apdex"]
+    assert set(ours) == set(want)
+    for label, (apdex, t_ms, f_ms) in want.items():
+        assert ours[label] == pytest.approx(apdex, rel=1e-12, abs=1e-15), label
+        if label != "Total":
+            entry = next(x for x in suite["labels"] if x["label"] == label)
+            assert entry["apdex_thresholds_ms"] == [t_ms, f_ms], label
+    if custom:
+        # the thresholds changed the scores: JMeter's defaults give other figures
+        default = RECORDED["cases"]["jmeter-5.6.3-default"]["apdex"]
+        assert want["Q1, with comma"][0] == 0.0 < default["Q1, with comma"][0]
+        assert want["Total"][1:] == [20, 60] and want["TC parent"][1:] == [100, 200]
 
 
 def test_error_types_follow_jmeter_rules(tmp_path: Path, store: Store) -> None:

@@ -28,7 +28,13 @@ REAL_FILES = (
     "Blazemeter+taurus__tests__resources__jmeter__jtl__kpi-pair1.jtl",
 )
 #: keys written for some objects only: (the key holding the object, key)
-OPTIONAL = {("labels", "summariser")}
+#: keys that only one kind of suite has: a summariser log's labels name their summariser;
+#: a JTL's suite and labels have APDEX thresholds
+OPTIONAL = {
+    ("labels", "summariser"),
+    ("suites", "apdex_thresholds"),
+    ("labels", "apdex_thresholds_ms"),
+}
 
 
 def _schema(name: str) -> dict[str, Any]:

@@ -31,9 +31,35 @@ from toolkit.cli.common import (
 )
 from toolkit.errors import UsageError
 from toolkit.ingest import PathReport
-from toolkit.pipeline.load import compare_report, load_report, parse_window
+from toolkit.pipeline.load import (
+    DEFAULT_APDEX,
+    apdex_thresholds,
+    compare_report,
+    load_report,
+    parse_window,
+)
 from toolkit.store import Store, open_store
 
+ApdexOption = Annotated[
+    str | None,
+    typer.Option(
+        "--apdex",
+        help="APDEX thresholds T,F in ms: satisfied up to T, tolerated up to F "
+        "(JMeter's apdex_satisfied/tolerated_threshold). [default: 500,1500]",
+        metavar="T,F",
+    ),
+]
+ApdexPerLabelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--apdex-per-label",
+        help="Per-label APDEX thresholds in JMeter's apdex_per_transaction syntax: "
+        "PATTERN:T|F entries separated by ';', PATTERN a regular expression matching the "
+        "whole label, the first that matches wins (e.g. 'login:1000|3000;search.*:200|800'). "
+        "ALL keeps --apdex.",
+        metavar="SPEC",
+    ),
+]
 WindowOption = Annotated[
     str,
     typer.Option(
@@ -119,6 +145,14 @@ def _steady_span(lab: dict[str, Any]) -> str:
     return f"{_seconds(lab['warmup_end_s'])}–{'end' if cool is None else _seconds(cool)}"
 
 
+def _apdex_text(limits: dict[str, Any]) -> str:
+    """``APDEX T 300 ms, F 1,200 ms; login 1,000/3,000 ms`` (the thresholds in use)."""
+    text = f"APDEX T {limits['satisfied_ms']:,} ms, F {limits['tolerated_ms']:,} ms"
+    for entry in limits["per_label"]:
+        text += f"; {entry['pattern']} {entry['satisfied_ms']:,}/{entry['tolerated_ms']:,} ms"
+    return text
+
+
 def _print_load(payload: dict[str, Any]) -> None:
     """Per suite: a throughput table (warm-up end, cool-down start, steady rate with its
     95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
@@ -132,6 +166,9 @@ def _print_load(payload: dict[str, Any]) -> None:
         # the suite's name (a file name: any length) heads both tables on its own line,
         # so the narrow latency table does not fold it into its title
         console.print(plain(f"{suite['suite']} ({suite['source']})"), style="bold")
+        limits = suite.get("apdex_thresholds")
+        if limits is not None and limits != DEFAULT_APDEX.as_json():
+            console.print(plain(_apdex_text(limits)))
         rates = _table(
             "throughput",
             "label",
@@ -227,18 +264,22 @@ def load(
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
     timestamps: TimestampsOption = None,
+    apdex: ApdexOption = None,
+    apdex_per_label: ApdexPerLabelOption = None,
 ) -> None:
     """Load-test warm-up end, steady throughput (± 95 % CI) and exact latency percentiles.
 
     Per suite and label (ALL = the whole suite without transaction-controller and
     sub-result rows): warm-up end by MSER-5, steady QPS with a batch-means CI, p50/p95/p99
     steady and over all samples (exact; JMeter's LEGACY estimator), errors, APDEX
-    (500/1500 ms), JMeter's dashboard statistics, and a Little's-law check. Reads JTLs
+    (500/1500 ms unless --apdex, --apdex-per-label), JMeter's dashboard statistics, and a
+    Little's-law check. Reads JTLs
     (CSV/XML) and JMeter console logs (their summariser lines); each file is its own suite,
     named after the file (to join files into one suite: warmup ingest --suite NAME --db
     STORE). With --db and files, only those files' suites are shown.
     """
     window_s = _window(window)
+    thresholds = apdex_thresholds(apdex, apdex_per_label)
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -253,7 +294,7 @@ def load(
         if names is None and report is not None and db is not None:
             # a store holds other suites too: show the ones the given files are
             names = _load_suites(store, report) or _no_load_suites()
-        payload = load_report(store, names, window_s=window_s)
+        payload = load_report(store, names, window_s=window_s, apdex=thresholds)
     if as_json:
         print_json(payload)
     else:

@@ -127,6 +127,23 @@ def report(
             ),
         ),
     ] = "1s",
+    load_apdex: Annotated[
+        str | None,
+        typer.Option(
+            "--load-apdex",
+            help="Load-test APDEX thresholds T,F in ms (as warmup load --apdex). "
+            "[default: 500,1500]",
+            metavar="T,F",
+        ),
+    ] = None,
+    load_apdex_per_label: Annotated[
+        str | None,
+        typer.Option(
+            "--load-apdex-per-label",
+            help="Per-label APDEX thresholds, PATTERN:T|F;... (as warmup load --apdex-per-label).",
+            metavar="SPEC",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -141,6 +158,9 @@ def report(
 
     mode = plotlyjs_mode(plotlyjs)
     load_window_s = _load_window(load_window)
+    from toolkit.pipeline.load import apdex_thresholds
+
+    thresholds = apdex_thresholds(load_apdex, load_apdex_per_label, prefix="--load-")
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     spec = input_spec(
@@ -163,6 +183,7 @@ def report(
             window=window,
             compare=pairs,
             load_window_s=load_window_s,
+            load_apdex=thresholds,
         )
     info(f"wrote {path} ({file_size(path.stat().st_size)})")
 

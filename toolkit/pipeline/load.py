@@ -8,6 +8,7 @@ with the number of samples.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
 from toolkit.analyze.timeseries import (
     PERCENTILES,
+    ApdexThresholds,
     DashboardRow,
     LabelLoad,
     LittlesLaw,
@@ -47,14 +49,119 @@ ALL = "ALL"
 #: JMeter's dashboard percentile window (``jmeter.reportgenerator.statistic_window``).
 JMETER_STATISTIC_WINDOW = 20_000
 #: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
-APDEX_T_MS, APDEX_F_MS = 500, 1500
-#: the APDEX counts of a set of samples: successful ones ≤ T, and in (T, F], out of
-#: ``apdex_n``, the samples with an elapsed time and a success flag: a file that records
-#: neither (NULL: not reported) has no APDEX, not 0 (Bug56811.xml: 51 samples, no times)
-_APDEX_COUNTS = f"""count(*) FILTER (success AND elapsed_ms <= {APDEX_T_MS}) AS satisfied,
-    count(*) FILTER (success AND elapsed_ms > {APDEX_T_MS} AND elapsed_ms <= {APDEX_F_MS})
-    AS tolerated,
+DEFAULT_APDEX = ApdexThresholds()
+
+
+def _apdex_counts(t_ms: str, f_ms: str) -> str:
+    """The APDEX counts of a set of samples, given SQL for T and F in ms: successful ones
+    ≤ T, and in (T, F], out of ``apdex_n``, the samples with an elapsed time and a success
+    flag: a file that records neither (NULL: not reported) has no APDEX, not 0
+    (Bug56811.xml: 51 samples, no times)."""
+    return f"""count(*) FILTER (success AND elapsed_ms <= {t_ms}) AS satisfied,
+    count(*) FILTER (success AND elapsed_ms > {t_ms} AND elapsed_ms <= {f_ms}) AS tolerated,
     count(*) FILTER (success IS NOT NULL AND elapsed_ms IS NOT NULL) AS apdex_n"""
+
+
+def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> str:
+    """:func:`_apdex_counts` with each label's own T and F (``apdex.per_label``): a CASE
+    over the suite's labels whose thresholds differ from the default ones."""
+    t_sql, f_sql = str(apdex.satisfied_ms), str(apdex.tolerated_ms)
+    if not apdex.per_label:
+        return _apdex_counts(t_sql, f_sql)
+    labels = store.con.execute(
+        f"SELECT DISTINCT label FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
+    ).fetchall()
+    own = {
+        str(label): apdex.for_label(str(label))
+        for (label,) in labels
+        if apdex.for_label(str(label)) != (apdex.satisfied_ms, apdex.tolerated_ms)
+    }
+    if not own:
+        return _apdex_counts(t_sql, f_sql)
+
+    def case(pick: int, default: str) -> str:
+        whens = " ".join(
+            f"WHEN {_sql_literal(label)} THEN {limits[pick]}" for label, limits in own.items()
+        )
+        return f"(CASE label {whens} ELSE {default} END)"
+
+    return _apdex_counts(case(0, t_sql), case(1, f_sql))
+
+
+def _sql_literal(text: str) -> str:
+    """A SQL string literal of untrusted text (a label): quotes doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def parse_apdex(text: str, option: str = "--apdex") -> tuple[int, int]:
+    """``T,F`` (or JMeter's ``T|F``) in ms → (T, F); 0 ≤ T ≤ F."""
+    parts = re.split(r"[,|]", text.strip())
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        t_ms, f_ms = (int(part.strip().removesuffix("ms").strip()) for part in parts)
+    except ValueError:
+        raise UsageError(
+            f"{option} {text!r}: expected the satisfied and tolerated thresholds in ms, "
+            "e.g. 500,1500"
+        ) from None
+    if not 0 <= t_ms <= f_ms:
+        raise UsageError(
+            f"{option} {text!r}: the satisfied threshold T must be at least 0 and at most "
+            "the tolerated threshold F"
+        )
+    return t_ms, f_ms
+
+
+def apdex_thresholds(
+    apdex: str | None, per_label: str | None, *, prefix: str = "--"
+) -> ApdexThresholds:
+    """The :class:`ApdexThresholds` of the ``--apdex T,F`` and ``--apdex-per-label SPEC``
+    options (either None: JMeter's default; ``prefix``: the options' prefix in messages,
+    ``--load-`` for ``warmup report``)."""
+    t_ms, f_ms = (
+        parse_apdex(apdex, f"{prefix}apdex")
+        if apdex is not None
+        else (DEFAULT_APDEX.satisfied_ms, DEFAULT_APDEX.tolerated_ms)
+    )
+    entries = (
+        parse_apdex_per_label(per_label, f"{prefix}apdex-per-label")
+        if per_label is not None
+        else ()
+    )
+    return ApdexThresholds(t_ms, f_ms, entries)
+
+
+def parse_apdex_per_label(
+    text: str, option: str = "--apdex-per-label"
+) -> tuple[tuple[str, int, int], ...]:
+    """JMeter's ``jmeter.reportgenerator.apdex_per_transaction`` syntax →
+    ``ApdexThresholds.per_label``: ``PATTERN:T|F`` entries separated by ``;`` (the pattern
+    is everything before the entry's last ``:``; a regular expression matched against the
+    whole label), e.g. ``login:1000|3000;search.*:200|800``. JMeter logs and skips an
+    entry it cannot read; here it is an error naming the entry."""
+    entries = []
+    for chunk in text.split(";"):
+        if not chunk.strip():
+            continue
+        pattern, colon, limits = chunk.rpartition(":")
+        if not colon or not pattern.strip():
+            raise UsageError(
+                f"{option}: {chunk.strip()!r} is not PATTERN:T|F (e.g. login:1000|3000)"
+            )
+        t_ms, f_ms = parse_apdex(limits.replace(",", "|"), f"{option} {pattern.strip()!r}:")
+        try:
+            re.compile(pattern.strip())
+        except re.error as exc:
+            raise UsageError(
+                f"{option}: {pattern.strip()!r} is not a regular expression ({exc}); escape "
+                "regex characters of a label name, e.g. GET /a\\?b"
+            ) from None
+        entries.append((pattern.strip(), t_ms, f_ms))
+    if not entries:
+        raise UsageError(f"{option} {text!r}: no PATTERN:T|F entry (e.g. login:1000|3000)")
+    return tuple(entries)
+
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
 #: JMeter's own test for a transaction-controller sample (its message), which the
@@ -372,23 +479,27 @@ def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.nda
     return grouped["elapsed_ms"].to_numpy(), grouped["n"].to_numpy()
 
 
-def _dashboard(store: Store, suite_id: int, hist: pl.DataFrame) -> list[DashboardRow]:
+def _dashboard(
+    store: Store, suite_id: int, hist: pl.DataFrame, apdex: ApdexThresholds, label_apdex: str
+) -> list[DashboardRow]:
+    """JMeter's Statistics/APDEX rows; ``label_apdex``: the labels' APDEX counts SQL
+    (:func:`_label_apdex_counts`), Total's uses the default thresholds."""
     agg = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
               sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
-    apdex = _APDEX_COUNTS
     per_label = store.frame(
-        f"""SELECT label, {agg}, {apdex} FROM {_SAMPLES} WHERE suite_id = ?
+        f"""SELECT label, {agg}, {label_apdex} FROM {_SAMPLES} WHERE suite_id = ?
             GROUP BY label ORDER BY label""",
         [suite_id],
     )
     # Total: statistics exclude transaction-controller samples (by JMeter's own test),
     # APDEX includes them (§4.2)
+    total_apdex = _apdex_counts(str(apdex.satisfied_ms), str(apdex.tolerated_ms))
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
               (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT {_JMETER_TC}),
-              (SELECT {apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
+              (SELECT {total_apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
     totals = pl.concat([total, per_label], how="vertical_relaxed")
@@ -465,9 +576,16 @@ def _empty_latency() -> dict[str, Any]:
 
 
 def analyze_load_suite(
-    store: Store, suite_id: int, name: str, *, window_s: float = 1.0
+    store: Store,
+    suite_id: int,
+    name: str,
+    *,
+    window_s: float = 1.0,
+    apdex: ApdexThresholds = DEFAULT_APDEX,
 ) -> dict[str, Any]:
-    """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``)."""
+    """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``);
+    ``apdex``: the APDEX thresholds (JMeter's defaults, or as ``--apdex`` and
+    ``--apdex-per-label`` set them)."""
     has_samples = store.con.execute(
         f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
@@ -483,20 +601,23 @@ def analyze_load_suite(
     ).fetchone()
     assert bounds is not None
     t0 = int(bounds[0]) if bounds[0] is not None else None
+    label_apdex = _label_apdex_counts(store, suite_id, apdex)
+    # ALL is the whole suite, as the dashboard's Total: the default thresholds
+    all_apdex = _apdex_counts(str(apdex.satisfied_ms), str(apdex.tolerated_ms))
     counts = store.frame(
         f"""SELECT label, count(*) AS samples, count(*) FILTER (success = false) AS errors,
                    bool_and(is_transaction) AS is_transaction,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
-                   {_APDEX_COUNTS}
+                   {label_apdex}
             FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label
             UNION ALL
             SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {_APDEX_COUNTS}
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {all_apdex}
             FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
-    dashboard = _dashboard(store, suite_id, hist)
+    dashboard = _dashboard(store, suite_id, hist, apdex, label_apdex)
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
@@ -564,11 +685,12 @@ def analyze_load_suite(
             steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
         elif label != ALL and steady_hist is not None and res.warmup.status in ("warmup", "none"):
             steady = latency_summary(*_hist(steady_hist, label)).as_dict()
-        labels_json.append(
-            _label_json(
-                res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
-            )
+        entry = _label_json(
+            res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
         )
+        limits = (apdex.satisfied_ms, apdex.tolerated_ms) if label == ALL else None
+        entry["apdex_thresholds_ms"] = list(limits or apdex.for_label(label))
+        labels_json.append(entry)
         if res.samples > JMETER_STATISTIC_WINDOW and label != ALL:
             findings.append(
                 Finding(
@@ -605,6 +727,7 @@ def analyze_load_suite(
         "start_ms": t0,
         "labels": labels_json,
         "dashboard": [row.as_json() for row in dashboard],
+        "apdex_thresholds": apdex.as_json(),
         **dashboard_errors(store, suite_id),
         "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
@@ -735,10 +858,14 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
 
 
 def load_report(
-    store: Store, suites: list[str] | None = None, *, window_s: float = 1.0
+    store: Store,
+    suites: list[str] | None = None,
+    *,
+    window_s: float = 1.0,
+    apdex: ApdexThresholds = DEFAULT_APDEX,
 ) -> dict[str, Any]:
     """The ``warmup load --json`` payload: ``{"suites": [...]}`` for every load suite
-    (or the named ones)."""
+    (or the named ones); ``apdex``: the APDEX thresholds (:class:`ApdexThresholds`)."""
     ids = store.suite_ids(suites, kind="load")
     names = dict(
         store.con.execute("SELECT suite_id, name FROM suites WHERE kind = 'load'").fetchall()
@@ -750,7 +877,9 @@ def load_report(
         )
     return {
         "window_s": window_s,
-        "suites": [analyze_load_suite(store, i, names[i], window_s=window_s) for i in ids],
+        "suites": [
+            analyze_load_suite(store, i, names[i], window_s=window_s, apdex=apdex) for i in ids
+        ],
     }
 
 

@@ -25,6 +25,7 @@ import plotly.offline
 from markupsafe import Markup
 
 from toolkit.analyze.findings import Finding
+from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.errors import UsageError
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
@@ -208,6 +209,7 @@ def render_report(
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
+    load_apdex: ApdexThresholds | None = None,
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
@@ -218,8 +220,9 @@ def render_report(
     for the A/B section; without it, the two load tests read from JTLs are compared when
     there are exactly two (or two JMeter logs when there is no JTL).
     ``load_window_s``: seconds per window of the load-test and A/B analysis (as
-    ``warmup load --window``; default 1 s). The provenance section lists the parameters
-    of the sections present.
+    ``warmup load --window``; default 1 s). ``load_apdex``: the load-test APDEX thresholds
+    (:class:`~toolkit.analyze.timeseries.ApdexThresholds`; default JMeter's 500/1500 ms).
+    The provenance section lists the parameters of the sections present.
 
     >>> import toolkit
     >>> with toolkit.open_store() as store:
@@ -246,6 +249,7 @@ def render_report(
             window=window,
             compare=tuple((str(a), str(b)) for a, b in compare),
             load_window_s=float(load_window_s),
+            load_apdex=load_apdex or ApdexThresholds(),
         ),
     )
     return render_html(report, plotlyjs=plotlyjs)
@@ -262,6 +266,7 @@ def write_report(
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
+    load_apdex: ApdexThresholds | None = None,
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -279,6 +284,7 @@ def write_report(
         window=window,
         compare=compare,
         load_window_s=load_window_s,
+        load_apdex=load_apdex,
     )
     target = path
     try:

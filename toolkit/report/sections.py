@@ -17,6 +17,7 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding, Severity
 from toolkit.analyze.jmeter_errors import TOP_ERRORS
+from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.errors import UsageError
 from toolkit.numbers import (
     error_pct_above,
@@ -55,6 +56,8 @@ class ReportParams:
     own hot value (ClickBench: min(run 2, run 3) = 2; research/clickbench.md §1).
     ``load_window_s``: seconds per window of the load-test analysis (throughput series,
     MSER-5 warm-up end, batch means; pipeline/load.py), as ``warmup load --window``.
+    ``load_apdex``: the load-test APDEX thresholds, as ``warmup load --apdex`` and
+    ``--apdex-per-label`` set them.
     """
 
     tolerance: float = 0.10
@@ -62,6 +65,7 @@ class ReportParams:
     reference: str = "min-all"
     compare: tuple[tuple[str, str], ...] = ()
     load_window_s: float = 1.0
+    load_apdex: ApdexThresholds = field(default_factory=ApdexThresholds)
 
 
 @dataclass
@@ -1166,7 +1170,9 @@ def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
         ids = ctx.store.suite_ids(None, kind="load")
         if not ids:
             return None
-        return ids, load_report(ctx.store, window_s=ctx.params.load_window_s)
+        return ids, load_report(
+            ctx.store, window_s=ctx.params.load_window_s, apdex=ctx.params.load_apdex
+        )
 
     value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
     return value
@@ -1461,10 +1467,19 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
                 "exact, between the warm-up end and the cool-down start",
             ),
             Column("whole-run p50 / p95 / p99 ms", True, "exact, every sample"),
-            Column("APDEX", True, "T = 500 ms, F = 1500 ms"),
+            Column("APDEX", True, apdex_thresholds_text(suite.get("apdex_thresholds"))),
         ),
         tuple(rows),
     )
+
+
+def apdex_thresholds_text(limits: dict[str, Any] | None) -> str:
+    """``T = 500 ms, F = 1500 ms`` and each per-label override (``login: 1000/3000 ms``)."""
+    limits = limits or ApdexThresholds().as_json()
+    text = f"T = {limits['satisfied_ms']} ms, F = {limits['tolerated_ms']} ms"
+    for entry in limits["per_label"]:
+        text += f"; {entry['pattern']}: {entry['satisfied_ms']}/{entry['tolerated_ms']} ms"
+    return text
 
 
 def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
@@ -1497,7 +1512,8 @@ def _dashboard_table(n: int, suite: dict[str, Any]) -> Table:
         )
     return Table(
         f"table-jmeter-{n}",
-        f"{suite['suite']}: JMeter dashboard Statistics and APDEX (T = 500 ms, F = 1500 ms), "
+        f"{suite['suite']}: JMeter dashboard Statistics and APDEX "
+        f"({apdex_thresholds_text(suite.get('apdex_thresholds'))}), "
         "over all samples with JMeter's LEGACY percentile estimator",
         (
             Column("Label"),
@@ -2188,6 +2204,7 @@ PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
     "window": (("gaps", "trajectories"), "window (hot iterations)"),
     "reference": (("gaps", "trajectories"), "reference"),
     "load_window_s": (("load", "compare"), "load window (s)"),
+    "load_apdex": (("load",), "load APDEX thresholds"),
     "compare": (("compare",), "compare"),
 }
 
@@ -2212,6 +2229,7 @@ def provenance_section(
         "window": ctx.params.window,
         "reference": ctx.params.reference,
         "load_window_s": ctx.params.load_window_s,
+        "load_apdex": apdex_thresholds_text(ctx.params.load_apdex.as_json()),
     }
     if ctx.params.compare:
         # as resolved to suite names (the option also takes input files)
