@@ -4,7 +4,9 @@ Reads JMeter results, ClickBench result JSON and query-profile exports into a Du
 finds JIT and cache warm-up, measures how far a short iteration window is from steady
 state, and writes one static HTML report. Load tests: :func:`load_report` and
 :func:`compare_report` return the ``warmup load --json`` / ``warmup compare --json``
-payloads (``schemas/load.schema.json``, ``schemas/compare.schema.json``).
+payloads (``schemas/load.schema.json``, ``schemas/compare.schema.json``);
+``load_report(store, apdex=ApdexThresholds(300, 1200, (("login", 1000, 3000),)))`` sets
+the APDEX thresholds as ``--apdex``/``--apdex-per-label`` do.
 
 >>> import toolkit
 >>> with toolkit.open_store() as store:
@@ -20,6 +22,7 @@ __version__ = "0.1.0"
 from toolkit.analyze.cache import CacheSeries, cache_series
 from toolkit.analyze.gaps import GapTable, iteration_gaps
 from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
+from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
 from toolkit.errors import (
     InputFormatError,
@@ -40,7 +43,7 @@ from toolkit.ingest.iterations import ingest_iterations
 from toolkit.pipeline.cache import analyse_cache
 from toolkit.pipeline.demo import run_demo
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
-from toolkit.pipeline.load import compare_report, load_report, parse_window
+from toolkit.pipeline.load import apdex_thresholds, compare_report, load_report, parse_window
 from toolkit.pipeline.score import score_payload, suite_scores
 from toolkit.resources import resource_dir
 from toolkit.store import SCHEMA_VERSION, Store, open_store
@@ -61,6 +64,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ApdexThresholds",
     "CacheSeries",
     "GapTable",
     "IngestOptions",
@@ -78,6 +82,7 @@ __all__ = [
     "__version__",
     "analyse_cache",
     "analyze_series",
+    "apdex_thresholds",
     "cache_series",
     "clickbench_scores",
     "compare_report",
