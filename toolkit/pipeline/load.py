@@ -71,11 +71,8 @@ def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> 
     labels = store.con.execute(
         f"SELECT DISTINCT label FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchall()
-    own = {
-        str(label): apdex.for_label(str(label))
-        for (label,) in labels
-        if apdex.for_label(str(label)) != (apdex.satisfied_ms, apdex.tolerated_ms)
-    }
+    limits_of = {str(label): apdex.for_label(str(label)) for (label,) in labels}
+    own = {k: v for k, v in limits_of.items() if v != (apdex.satisfied_ms, apdex.tolerated_ms)}
     if not own:
         return _apdex_counts(t_sql, f_sql)
 
@@ -149,7 +146,7 @@ def parse_apdex_per_label(
             raise UsageError(
                 f"{option}: {chunk.strip()!r} is not PATTERN:T|F (e.g. login:1000|3000)"
             )
-        t_ms, f_ms = parse_apdex(limits.replace(",", "|"), f"{option} {pattern.strip()!r}:")
+        t_ms, f_ms = parse_apdex(limits, f"{option} {pattern.strip()!r}:")
         try:
             re.compile(pattern.strip())
         except re.error as exc:
