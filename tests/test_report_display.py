@@ -278,7 +278,10 @@ def test_load_window_option_and_provenance(
     path, _text, data = shaped
     # default: 1 s windows; only the load parameter is listed (no hot-iteration window)
     assert data["sections"]["load"]["window_s"] == 1.0
-    assert data["sections"]["provenance"]["parameters"] == {"load_window_s": 1.0}
+    assert data["sections"]["provenance"]["parameters"] == {
+        "load_window_s": 1.0,
+        "load_apdex": "T = 500 ms, F = 1500 ms",
+    }
     out = tmp_path / "r.html"
     res = runner.invoke(app, ["report", str(path), "--load-window", "5s", "-o", str(out)])
     assert res.exit_code == 0, res.output
@@ -286,7 +289,10 @@ def test_load_window_option_and_provenance(
     wide = embedded_data(page)
     assert wide["sections"]["load"]["window_s"] == 5.0
     assert {s["window_s"] for s in wide["sections"]["load"]["series"]} == {5.0}
-    assert wide["sections"]["provenance"]["parameters"] == {"load_window_s": 5.0}
+    assert wide["sections"]["provenance"]["parameters"] == {
+        "load_window_s": 5.0,
+        "load_apdex": "T = 500 ms, F = 1500 ms",
+    }
     settings = {row[0][0]: row[1][0] for row in table_rows(page, "table-settings")[1:]}
     assert settings["parameter: load window (s)"] == "5"
     assert not any("hot iterations" in k for k in settings)
