@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolkit import IngestOptions, Store, UsageError, ingest_path, open_store
+from toolkit import IngestOptions, Store, UsageError, ingest_path, open_store, resource_dir
 from toolkit.cli import app
 from toolkit.ingest import check_options, known_formats
 from toolkit.synthetic import write_jtl
@@ -412,3 +412,42 @@ def test_bad_apdex_options_say_what_is_wrong(
     assert res.exit_code == 1
     (line,) = _errors(res.stderr)
     assert message in line, line
+
+
+# -- the iteration and profile commands take --format and --encoding --------------------------
+
+
+def _cp1252_inputs(tmp_path: Path) -> dict[str, Path]:
+    """A ClickBench result and a generic profile CSV with non-ASCII names, in cp1252."""
+    result = [[9.83, 0.256, 0.15], [0.972, 0.461, 0.116], [0.5, 0.3, 0.29]]
+    doc = {"system": "Système", "date": "2025-01-01", "machine": "c6a", "result": result}
+    bench = tmp_path / "bench.json"
+    bench.write_bytes(json.dumps(doc, ensure_ascii=False).encode("cp1252"))
+    profiles = resource_dir("fixtures") / "profiles" / "warehouse_warmup.csv"
+    text = profiles.read_text(encoding="utf-8").replace("X-Large", "Entrepôt XL")
+    profile = tmp_path / "warehouse.csv"
+    profile.write_bytes(text.encode("cp1252"))
+    return {"gaps": bench, "detect": bench, "score": bench, "cache": profile}
+
+
+@pytest.mark.parametrize("command", ["gaps", "detect", "score", "cache"])
+def test_iteration_and_profile_commands_take_format_and_encoding(
+    tmp_path: Path, runner: CliRunner, command: str
+) -> None:
+    """A file in cp1252: without ``--encoding`` one line that says to pass it (which these
+    commands did not take: the advice could not be followed), with it the analysis names
+    the non-ASCII suite or series; ``--format`` reads the file as that format."""
+    path = _cp1252_inputs(tmp_path)[command]
+    res = runner.invoke(app, [command, str(path)])
+    assert res.exit_code == 1
+    (line,) = _errors(res.stderr)
+    assert "not valid UTF-8" in line and "--encoding" in line
+    res = runner.invoke(app, [command, str(path), "--encoding", "cp1252", "--json"])
+    assert res.exit_code == 0, res.output
+    assert ("Entrepôt XL" if command == "cache" else "Système") in res.stdout
+    res = runner.invoke(app, [command, str(path), "--encoding", "cp1252", "--format", "jtl-xml"])
+    assert res.exit_code == 1
+    (line,) = _errors(res.stderr)
+    assert str(path) in line and "xml" in line.lower(), line
+    res = runner.invoke(app, [command, str(path), "--format", "nope"])
+    assert res.exit_code == 1 and "nope" in _errors(res.stderr)[0]

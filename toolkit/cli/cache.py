@@ -9,10 +9,13 @@ import typer
 from toolkit.analyze.cache import CacheSeries, cache_findings
 from toolkit.cli.common import (
     DbOption,
+    EncodingOption,
+    FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
+    input_spec,
     plain,
     print_json,
     with_errors,
@@ -37,6 +40,8 @@ from toolkit.pipeline.cache import (
 def cache(
     paths: PathsArgument = None,
     db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
     as_json: JsonOption = False,
     suite: Annotated[
         list[str] | None, typer.Option("--suite", help="Only these profile suites. Repeatable.")
@@ -55,7 +60,8 @@ def cache(
     profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
     (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
     """
-    with analysis_store(paths, db) as store:
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
         results = analyse_cache(store, suites=suite, epsilon=epsilon)
         elsewhere = store.suites_elsewhere("profile") if not results else ""
     if as_json:

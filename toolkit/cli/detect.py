@@ -10,11 +10,14 @@ import typer
 
 from toolkit.cli.common import (
     DbOption,
+    EncodingOption,
+    FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
     info,
+    input_spec,
     plain,
     print_json,
     with_errors,
@@ -158,6 +161,8 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
 def detect(
     paths: PathsArgument = None,
     db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
     suite: SuiteOption = None,
     penalty: Annotated[
         str,
@@ -198,7 +203,8 @@ def detect(
     processes (good / bad inconsistent) and where the min-all reference underestimates
     the steady state."""
     options = detect_options(penalty, equivalence)
-    with analysis_store(paths, db) as store:
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
         results = detect_series(store, suites=suite, comparators=comparators, **options)
         elsewhere = store.suites_elsewhere("iterations") if not results else ""
     if as_json:

@@ -11,12 +11,15 @@ from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE, gap_findings
 from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
     DbOption,
+    EncodingOption,
+    FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
     fail,
     info,
+    input_spec,
     plain,
     print_json,
     with_errors,
@@ -213,6 +216,8 @@ def print_gap_tables(
 def gaps(
     paths: PathsArgument = None,
     db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
     reference: Annotated[
         str,
         typer.Option(
@@ -266,7 +271,8 @@ def gaps(
     options = GridOptions(max_skip, max_window, coverage) if grid else None
     if options is not None:
         options.check()  # before any input is read
-    with analysis_store(paths, db) as store:
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
         results = gap_tables(
             store,
             suites=suite,

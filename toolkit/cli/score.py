@@ -8,10 +8,13 @@ import typer
 
 from toolkit.cli.common import (
     DbOption,
+    EncodingOption,
+    FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
+    input_spec,
     plain,
     print_json,
     with_errors,
@@ -77,6 +80,8 @@ def print_scores(result: SuiteScores) -> None:
 def score(
     paths: PathsArgument = None,
     db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
     machine: Annotated[
         str | None, typer.Option("--machine", help="Only suites on this machine.")
     ] = None,
@@ -102,7 +107,8 @@ def score(
     load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
     also the hot score and rank when hot uses k = 2 .. N-1 runs.
     """
-    with analysis_store(paths, db) as store:
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
         result = suite_scores(
             store, suites=suite, machine=machine, latest_only=not all_dates, historical=historical
         )
