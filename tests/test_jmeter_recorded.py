@@ -206,6 +206,13 @@ def _variables(row: dict[str, Any]) -> tuple[tuple[str, str | None], ...] | None
     return None if found is None else tuple(sorted(dict(found).items()))
 
 
+def _stored_key(row: dict[str, Any], columns: Any, **more: Any) -> tuple[Any, ...]:
+    """A stored row's ``columns`` (JMeter's names) and sample variables, as a key."""
+    return _row_key(
+        {**{c: row[FIELDS[c][0]] for c in columns}, "variables": _variables(row), **more}
+    )
+
+
 def _dashboard(store: Store) -> dict[str, dict[str, Any]]:
     return {r["transaction"]: r for r in load_report(store)["suites"][0]["dashboard"]}
 
@@ -287,12 +294,6 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
     variables = [c for c in rows[0] if c in VARIABLES]
     assert variables == (list(VARIABLES) if "sample_variables" in _props(name) else [])
 
-    def mine(r: dict[str, Any]) -> tuple[Any, ...]:
-        found = {c: r[FIELDS[c][0]] for c in present}
-        found["URL"] = r["url"]
-        found["variables"] = _variables(r)
-        return _row_key(found)
-
     def theirs(r: dict[str, str]) -> tuple[Any, ...]:
         found = {c: _value(r[c], FIELDS[c][2]) for c in present}
         found["URL"] = None if r.get("URL", "null") == "null" else r["URL"]
@@ -303,7 +304,9 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
         )
         return _row_key(found)
 
-    assert Counter(mine(r) for r in ours) == Counter(theirs(r) for r in rows)
+    assert Counter(_stored_key(r, present, URL=r["url"]) for r in ours) == Counter(
+        theirs(r) for r in rows
+    )
 
 
 @pytest.mark.parametrize("name", CSV_CASES)
@@ -548,11 +551,6 @@ def test_xml_rows_labels_outcomes_and_flags(name: str, store: Store) -> None:
     # every attribute of every sample; XStream writes never_set as never__set
     wanted = "sample_variables" in _props(name)
 
-    def mine(r: dict[str, Any]) -> tuple[Any, ...]:
-        found = {c: r[FIELDS[c][0]] for c in FIELDS if FIELDS[c][1] is not None}
-        found["variables"] = _variables(r)
-        return _row_key(found)
-
     def theirs(e: dict[str, Any]) -> tuple[Any, ...]:
         found = {c: _value(e.get(a), kind) for c, (_, a, kind) in FIELDS.items() if a}
         found["variables"] = (
@@ -562,7 +560,8 @@ def test_xml_rows_labels_outcomes_and_flags(name: str, store: Store) -> None:
         )
         return _row_key(found)
 
-    assert Counter(mine(r) for r in ours) == Counter(theirs(e) for e in elems)
+    in_xml = [c for c in FIELDS if FIELDS[c][1] is not None]
+    assert Counter(_stored_key(r, in_xml) for r in ours) == Counter(theirs(e) for e in elems)
 
 
 @pytest.mark.parametrize("name", XML_CASES)

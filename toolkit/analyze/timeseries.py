@@ -872,12 +872,17 @@ class ApdexThresholds:
     tolerated_ms: int = 1500
     per_label: tuple[tuple[str, int, int], ...] = ()
 
+    @property
+    def overall_ms(self) -> tuple[int, int]:
+        """(T, F) in ms of the overall rows and of every label no pattern matches."""
+        return self.satisfied_ms, self.tolerated_ms
+
     def for_label(self, label: str) -> tuple[int, int]:
         """(T, F) in ms of one label."""
         for pattern, t_ms, f_ms in self.per_label:
             if re.fullmatch(pattern, label) is not None:
                 return t_ms, f_ms
-        return self.satisfied_ms, self.tolerated_ms
+        return self.overall_ms
 
     def as_json(self) -> dict[str, Any]:
         """The ``apdex_thresholds`` object of ``warmup load --json``."""

@@ -811,10 +811,10 @@ def mark_subresults(writer: SourceWriter, labels: set[str]) -> None:
     of the same thread that starts at or before it (research/jmeter.md §1.6: CSV has no
     other marker; children follow their parent, same thread, child time ⊂ parent time).
     JMeter numbers a parent's sub-results 0, 1, 2, … (``SampleResult.storeSubResult``
-    appends the parent's ``subResultIndex++``, from 0; JMeter 5.5's bytecode), so ``<label>-<N>`` is one only when
-    ``<label>-0`` … ``<label>-<N-1>`` are labels of the file too. Two samplers named
-    ``Step`` and ``Step-2`` are then both samples, even with identical times. ``labels``:
-    the file's distinct labels."""
+    appends the parent's ``subResultIndex++``, from 0; JMeter 5.5's bytecode), so
+    ``<label>-<N>`` is one only when ``<label>-0`` … ``<label>-<N-1>`` are labels of the
+    file too. Two samplers named ``Step`` and ``Step-2`` are then both samples, even with
+    identical times. ``labels``: the file's distinct labels."""
     con = writer.store.con
     parents: dict[str, str] = {}
     for lab in labels:

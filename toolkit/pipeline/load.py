@@ -52,8 +52,9 @@ JMETER_STATISTIC_WINDOW = 20_000
 DEFAULT_APDEX = ApdexThresholds()
 
 
-def _apdex_counts(t_ms: str, f_ms: str) -> str:
-    """The APDEX counts of a set of samples, given SQL for T and F in ms: successful ones
+def _apdex_counts(t_ms: int | str, f_ms: int | str) -> str:
+    """The APDEX counts of a set of samples, given T and F in ms (or SQL for them, one
+    per label: :func:`_label_apdex_counts`): successful ones
     ≤ T, and in (T, F], out of ``apdex_n``, the samples with an elapsed time and a success
     flag: a file that records neither (NULL: not reported) has no APDEX, not 0
     (Bug56811.xml: 51 samples, no times)."""
@@ -65,24 +66,23 @@ def _apdex_counts(t_ms: str, f_ms: str) -> str:
 def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> str:
     """:func:`_apdex_counts` with each label's own T and F (``apdex.per_label``): a CASE
     over the suite's labels whose thresholds differ from the default ones."""
-    t_sql, f_sql = str(apdex.satisfied_ms), str(apdex.tolerated_ms)
     if not apdex.per_label:
-        return _apdex_counts(t_sql, f_sql)
+        return _apdex_counts(*apdex.overall_ms)
     labels = store.con.execute(
         f"SELECT DISTINCT label FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchall()
     limits_of = {str(label): apdex.for_label(str(label)) for (label,) in labels}
-    own = {k: v for k, v in limits_of.items() if v != (apdex.satisfied_ms, apdex.tolerated_ms)}
+    own = {k: v for k, v in limits_of.items() if v != apdex.overall_ms}
     if not own:
-        return _apdex_counts(t_sql, f_sql)
+        return _apdex_counts(*apdex.overall_ms)
 
-    def case(pick: int, default: str) -> str:
+    def case(pick: int) -> str:
         whens = " ".join(
             f"WHEN {_sql_literal(label)} THEN {limits[pick]}" for label, limits in own.items()
         )
-        return f"(CASE label {whens} ELSE {default} END)"
+        return f"(CASE label {whens} ELSE {apdex.overall_ms[pick]} END)"
 
-    return _apdex_counts(case(0, t_sql), case(1, f_sql))
+    return _apdex_counts(case(0), case(1))
 
 
 def _sql_literal(text: str) -> str:
@@ -117,9 +117,7 @@ def apdex_thresholds(
     options (either None: JMeter's default; ``prefix``: the options' prefix in messages,
     ``--load-`` for ``warmup report``)."""
     t_ms, f_ms = (
-        parse_apdex(apdex, f"{prefix}apdex")
-        if apdex is not None
-        else (DEFAULT_APDEX.satisfied_ms, DEFAULT_APDEX.tolerated_ms)
+        parse_apdex(apdex, f"{prefix}apdex") if apdex is not None else DEFAULT_APDEX.overall_ms
     )
     entries = (
         parse_apdex_per_label(per_label, f"{prefix}apdex-per-label")
@@ -223,11 +221,11 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     listener saving fewer fields): a thread (a ``threadName`` of one load generator) is
     active from one think time before its first sample's start (JMeter runs a timer
     before its sampler; the think time is the thread's mean gap between samples) to its
-    last sample's end, as JMeter's threads run from their start to their end. A window's count is the time-weighted mean over
-    it (each thread counts the share of the window it is active in), as allThreads is a
-    mean over the window's samples: a thread that ends where its replacement starts
-    (Concurrency Thread Group) is one thread in that window, not two. None when the
-    suite has thread counts, or no thread names."""
+    last sample's end, as JMeter's threads run from their start to their end. A window's
+    count is the time-weighted mean over it (each thread counts the share of the window it
+    is active in), as allThreads is a mean over the window's samples: a thread that ends
+    where its replacement starts (Concurrency Thread Group) is one thread in that window,
+    not two. None when the suite has thread counts, or no thread names."""
     # a JTL with thread counts (the usual case) stops the scan at its first sample
     counted = store.con.execute(
         f"""SELECT 1 FROM {_SAMPLES} WHERE suite_id = ?
@@ -477,10 +475,11 @@ def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.nda
 
 
 def _dashboard(
-    store: Store, suite_id: int, hist: pl.DataFrame, apdex: ApdexThresholds, label_apdex: str
+    store: Store, suite_id: int, hist: pl.DataFrame, label_apdex: str, total_apdex: str
 ) -> list[DashboardRow]:
-    """JMeter's Statistics/APDEX rows; ``label_apdex``: the labels' APDEX counts SQL
-    (:func:`_label_apdex_counts`), Total's uses the default thresholds."""
+    """JMeter's Statistics/APDEX rows; ``label_apdex`` and ``total_apdex``: the APDEX
+    counts SQL of the labels (:func:`_label_apdex_counts`) and of Total (the overall
+    thresholds)."""
     agg = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
               sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
@@ -492,7 +491,6 @@ def _dashboard(
     )
     # Total: statistics exclude transaction-controller samples (by JMeter's own test),
     # APDEX includes them (§4.2)
-    total_apdex = _apdex_counts(str(apdex.satisfied_ms), str(apdex.tolerated_ms))
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
               (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT {_JMETER_TC}),
@@ -600,7 +598,7 @@ def analyze_load_suite(
     t0 = int(bounds[0]) if bounds[0] is not None else None
     label_apdex = _label_apdex_counts(store, suite_id, apdex)
     # ALL is the whole suite, as the dashboard's Total: the default thresholds
-    all_apdex = _apdex_counts(str(apdex.satisfied_ms), str(apdex.tolerated_ms))
+    all_apdex = _apdex_counts(*apdex.overall_ms)
     counts = store.frame(
         f"""SELECT label, count(*) AS samples, count(*) FILTER (success = false) AS errors,
                    bool_and(is_transaction) AS is_transaction,
@@ -614,7 +612,7 @@ def analyze_load_suite(
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
-    dashboard = _dashboard(store, suite_id, hist, apdex, label_apdex)
+    dashboard = _dashboard(store, suite_id, hist, label_apdex, all_apdex)
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
@@ -685,8 +683,8 @@ def analyze_load_suite(
         entry = _label_json(
             res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
         )
-        limits = (apdex.satisfied_ms, apdex.tolerated_ms) if label == ALL else None
-        entry["apdex_thresholds_ms"] = list(limits or apdex.for_label(label))
+        limits = apdex.overall_ms if label == ALL else apdex.for_label(label)
+        entry["apdex_thresholds_ms"] = list(limits)
         labels_json.append(entry)
         if res.samples > JMETER_STATISTIC_WINDOW and label != ALL:
             findings.append(
