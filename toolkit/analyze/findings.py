@@ -7,6 +7,9 @@ from typing import Any, Literal
 
 Severity = Literal["info", "warning", "problem"]
 
+#: Order of severities in every list of findings: problems first.
+SEVERITY_ORDER: dict[str, int] = {"problem": 0, "warning": 1, "info": 2}
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -31,3 +34,20 @@ class Finding:
     def sentence(self) -> str:
         """The finding as one sentence: message, then advice."""
         return f"{self.message}; {self.advice}." if self.advice else f"{self.message}."
+
+
+def effect_size(finding: Finding) -> float:
+    """The size of a finding's effect, for ranking within one severity: the absolute value
+    of ``numbers["effect"]`` (a rule's own figure of how much it matters: seconds lost,
+    a relative gap, a share of samples), 0 when a rule gives none."""
+    value = finding.numbers.get("effect")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return abs(float(value)) if value == value else 0.0  # NaN ranks as no effect
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """Findings in the order every output shows them: by severity (problems first), then by
+    the size of the effect (:func:`effect_size`, largest first); ties keep their order
+    (the stable sort keeps each family's own order)."""
+    return sorted(findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 3), -effect_size(f)))

@@ -24,7 +24,7 @@ import plotly.io as pio
 import plotly.offline
 from markupsafe import Markup
 
-from toolkit.analyze.findings import Finding
+from toolkit.analyze.findings import SEVERITY_ORDER, Finding
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.errors import UsageError
 from toolkit.report import figures
@@ -37,7 +37,6 @@ from toolkit.store import Store
 #: Version of the report-data JSON layout (``schemas/report-data.schema.json``).
 REPORT_DATA_VERSION = 1
 PLOTLY_FILE = "plotly.min.js"
-_SEVERITY_ORDER = {"problem": 0, "warning": 1, "info": 2}
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def build_report(
         )
     )
     findings = [named(f) for s in sections for f in s.findings]
-    findings.sort(key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
+    findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
     return Report(
         title=title or "warmup-toolkit report",
         generated_at=stamp,
