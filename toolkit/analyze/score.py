@@ -29,6 +29,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from toolkit.analyze.findings import Finding
+from toolkit.numbers import name_list
 
 __all__ = [
     "COLD_SHARE",
@@ -43,6 +47,7 @@ __all__ = [
     "ScoreTable",
     "clickbench_scores",
     "relative_time",
+    "score_findings",
 ]
 
 #: index.html constants (research/clickbench.md §2.1)
@@ -252,3 +257,51 @@ def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
         ),
         hot_iterations=hot_ks,
     )
+
+
+def score_findings(payload: dict[str, Any]) -> list[Finding]:
+    """Findings of a ``warmup score --json`` payload: whether the hot ranks move when hot uses k = 2 … N−1 hot runs instead of
+    ClickBench's 2 (toolkit/analyze/score.py ``hot_by_k``)."""
+    ks = payload["hot_iterations"]
+    if len(ks) < 2:
+        return []
+    moved = []
+    for e in payload["entries"]:
+        ranks = [(x["hot_iterations"], x["rank"]) for x in e["hot_by_k"] if x["rank"] is not None]
+        if len({r for _, r in ranks}) > 1:
+            first = ranks[0]
+            other = next(kr for kr in ranks if kr[1] != first[1])
+            moved.append((e["system"], first, other))
+    n = len(payload["entries"])
+    if not moved:
+        return [
+            Finding(
+                rule="score-ranks-stable",
+                severity="info",
+                subject="ClickBench score",
+                message=(
+                    f"ClickBench score: the hot ranks of all {n} entries are the same for "
+                    f"every k = {ks[0]} … {ks[-1]} hot runs"
+                ),
+                advice="the benchmark's hot window does not change the order here",
+                numbers={"entries": n, "max_k": ks[-1]},
+            )
+        ]
+    examples = [f"{sys} rank {a[1]} at k = {a[0]}, {b[1]} at k = {b[0]}" for sys, a, b in moved]
+    return [
+        Finding(
+            rule="score-ranks-move",
+            severity="warning",
+            subject="ClickBench score",
+            message=(
+                f"ClickBench score: {len(moved)} of {n} entries change hot rank when hot uses "
+                f"k = {ks[0]} … {ks[-1]} hot runs instead of ClickBench's 2 "
+                f"({name_list(examples, 2)})"
+            ),
+            advice=(
+                "rank systems on enough hot runs to reach steady state (see the gap table), "
+                "and state k with every ranking"
+            ),
+            numbers={"entries": n, "moved": len(moved), "max_k": ks[-1]},
+        )
+    ]
