@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 Severity = Literal["info", "warning", "problem"]
@@ -51,3 +51,18 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     the size of the effect (:func:`effect_size`, largest first); ties keep their order
     (the stable sort keeps each family's own order)."""
     return sorted(findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 3), -effect_size(f)))
+
+
+def named(finding: Finding) -> Finding:
+    """The finding with its subject leading the message (lists show messages only)."""
+    if finding.message.startswith(finding.subject):
+        return finding
+    return replace(finding, message=f"{finding.subject}: {finding.message}")
+
+
+def reaches(finding: Finding, level: str) -> bool:
+    """True when ``finding`` is at or above ``level`` (``problem``, ``warning``; ``never``
+    is reached by none, ``info`` by all)."""
+    if level == "never":
+        return False
+    return SEVERITY_ORDER.get(finding.severity, 3) <= SEVERITY_ORDER.get(level, -1)

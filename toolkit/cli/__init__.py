@@ -1,15 +1,22 @@
 """The ``warmup`` command line: a Typer app whose commands are thin wrappers over the library.
 
 Only this package prints. Results go to stdout; messages and progress bars to stderr.
-Exit 0 on success, 1 on a user error (one line), 2 on a usage error.
+Exit codes: 0 success; 1 a user error (one line: bad input, nothing to analyse, a store
+that cannot be read); 2 a command line that cannot be parsed; 3 a bug (an uncaught
+exception: the traceback, then one line asking to report it); 4 a finding at or above the
+``--fail-on`` level (``warmup check``); 130 interrupted (Ctrl-C), 143 terminated.
 """
 
 from __future__ import annotations
+
+import sys
+import traceback
 
 # Importing a command module registers its commands on ``app``.
 from toolkit.cli import (
     cache,  # noqa: F401  (registration)
     detect,  # noqa: F401  (registration)
+    findings,  # noqa: F401  (registration)
     gaps,  # noqa: F401  (registration)
     ingest,  # noqa: F401  (registration)
     load,  # noqa: F401  (registration)
@@ -18,10 +25,23 @@ from toolkit.cli import (
 )
 from toolkit.cli.common import app
 
+#: Exit code of a bug: an exception no command turned into a one-line error.
+EXIT_BUG = 3
+
 
 def main() -> None:
-    """Entry point of the ``warmup`` console script and ``python -m toolkit``."""
-    app(prog_name="warmup")
+    """Entry point of the ``warmup`` console script and ``python -m toolkit``: a bug (an
+    uncaught exception) prints its traceback and exits 3, so a CI can tell it from bad
+    input (1) and from a finding (4)."""
+    try:
+        app(prog_name="warmup")
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.write(
+            "warmup: internal error (exit 3), a bug in warmup-toolkit: please report it "
+            "with the traceback above\n"
+        )
+        sys.exit(EXIT_BUG)
 
 
 __all__ = ["app", "main"]

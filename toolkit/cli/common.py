@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from toolkit.analyze.findings import Finding
+from toolkit.config import Settings, check_fail_level, load_settings
 from toolkit.errors import ToolkitError
 from toolkit.ingest import (
     IngestOptions,
@@ -25,6 +27,8 @@ from toolkit.ingest import (
     ingest_paths,
     known_formats,
 )
+from toolkit.numbers import plural
+from toolkit.pipeline.findings import failing
 from toolkit.store import Store, interrupt_on_sigint, open_store
 
 if TYPE_CHECKING:
@@ -137,6 +141,35 @@ TimestampsOption = Annotated[
 ]
 
 
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help=(
+            "Settings file (warmup.toml, or a pyproject.toml with [tool.warmup]); default: "
+            "the first one found walking up from the working directory. Options win."
+        ),
+        dir_okay=False,
+        metavar="FILE",
+    ),
+]
+FailOnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        help=(
+            "Exit 4 when a finding at or above this level is found: problem, warning or "
+            "never (default: the config file's fail_on; without --fail-on or a config, "
+            "analysing commands exit 0 and warmup check fails on problems)."
+        ),
+        metavar="LEVEL",
+    ),
+]
+
+#: Exit code of a command that found something at or above its ``--fail-on`` level.
+EXIT_FINDING = 4
+
+
 @dataclasses.dataclass(frozen=True)
 class InputSpec:
     """How to read input files: ``--format`` and the :class:`IngestOptions` of the input
@@ -199,6 +232,40 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``Error: message`` on stderr (one line) and exit with ``code``."""
     typer.echo(f"Error: {escape_controls(' '.join(message.split()))}", err=True)
     raise typer.Exit(code)
+
+
+def settings_of(config: Path | None, **options: Any) -> Settings:
+    """The settings of ``--config`` (or the file found upwards from the working directory)
+    with the command-line ``options`` that were given (not None) on top."""
+    return load_settings(config).overridden(**options)
+
+
+def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> None:
+    """The findings as lines on stdout, after a table: ``PROBLEM subject: message; advice.``"""
+    if not findings:
+        return
+    typer.echo(f"\n{title}:")
+    for f in findings:
+        typer.echo(escape_controls(f"  {f.severity.upper():<8}{f.sentence()}"))
+
+
+def finish(
+    findings: Sequence[Finding], fail_on: str | None, config_level: str | None = None
+) -> None:
+    """Exit 4 (:data:`EXIT_FINDING`) when a finding reaches ``--fail-on`` (or, without it,
+    ``config_level``, the config file's ``fail_on`` when the file sets it); the reason goes
+    to stderr. Otherwise return."""
+    level = fail_on or config_level
+    if level is None:
+        return
+    hits = failing(findings, check_fail_level(level))
+    if hits:
+        worst = hits[0]
+        info(
+            f"--fail-on {level}: {plural(len(hits), 'finding')} at or above {level} "
+            f"(first: {worst.severity} {worst.rule}, {worst.subject}); exit {EXIT_FINDING}"
+        )
+        raise typer.Exit(EXIT_FINDING)
 
 
 def info(message: str) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import plotly.io as pio
 import plotly.offline
 from markupsafe import Markup
 
-from toolkit.analyze.findings import SEVERITY_ORDER, Finding
+from toolkit.analyze.findings import SEVERITY_ORDER, Finding, named
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.errors import UsageError
 from toolkit.report import figures
@@ -48,13 +48,6 @@ class Report:
     toolkit_version: str
     findings: tuple[Finding, ...]
     sections: tuple[Section, ...]
-
-
-def named(finding: Finding) -> Finding:
-    """The finding with its subject leading the message (the list shows messages only)."""
-    if finding.message.startswith(finding.subject):
-        return finding
-    return replace(finding, message=f"{finding.subject}: {finding.message}")
 
 
 def generation_time(value: datetime | None = None) -> str:

@@ -1,0 +1,117 @@
+"""``warmup findings`` and ``warmup check``: every finding of a store, and the CI gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from toolkit.cli.common import (
+    EXIT_FINDING,
+    ConfigOption,
+    DbOption,
+    EncodingOption,
+    FailOnOption,
+    FormatOption,
+    JsonOption,
+    PathsArgument,
+    analysis_store,
+    app,
+    fail,
+    finish,
+    info,
+    input_spec,
+    print_findings,
+    print_json,
+    settings_of,
+    with_errors,
+)
+from toolkit.config import check_fail_level
+from toolkit.numbers import plural
+from toolkit.pipeline.findings import failing, store_findings
+
+JunitOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        help="Also write the verdicts as a JUnit XML file (one test case per rule and "
+        "subject; a failure for each finding at or above --fail-on), for Jenkins, GitLab "
+        "and GitHub.",
+        dir_okay=False,
+        metavar="FILE",
+    ),
+]
+
+
+@app.command(
+    epilog="Example: warmup findings results/ run.jtl   (or: warmup findings --db bench.duckdb "
+    "--json)"
+)
+@with_errors
+def findings(
+    paths: PathsArgument = None,
+    db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Every finding on the inputs, problems first, then by the size of the effect: what
+    the report shows first, and the union of what gaps, detect, score, load and cache say.
+    """
+    settings = settings_of(config)
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
+        found = store_findings(store, settings)
+    if as_json:
+        print_json({"findings": [f.as_json() for f in found]})
+    elif found:
+        print_findings(found)
+    else:
+        info("no findings")
+    finish(found, fail_on, settings.fail_on if "fail_on" in settings.from_file else None)
+
+
+@app.command(
+    epilog="Example: warmup check results/ --fail-on warning --junit verdicts.xml   "
+    "(exit 4 when a finding reaches the level)"
+)
+@with_errors
+def check(
+    paths: PathsArgument = None,
+    db: DbOption = None,
+    format: FormatOption = None,
+    encoding: EncodingOption = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
+    junit: JunitOption = None,
+) -> None:
+    """The CI gate: exit 0 when no finding reaches --fail-on (default: problem, or the
+    config file's fail_on), 4 when one does; each failing finding on one line.
+    """
+    settings = settings_of(config)
+    level = check_fail_level(fail_on or settings.fail_on)
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
+        found = store_findings(store, settings)
+    hits = failing(found, level)
+    if junit is not None:
+        from toolkit.report.junit import junit_xml
+
+        if not junit.parent.is_dir():
+            fail(f"{junit}: folder {junit.parent} does not exist; create it first")
+        try:
+            junit.write_text(junit_xml(found, level), encoding="utf-8")
+        except OSError as exc:
+            fail(f"{junit}: cannot write the JUnit file: {exc.strerror}")
+    if hits:
+        print_findings(hits, title=f"Failed (--fail-on {level})")
+    counts = ", ".join(
+        plural(sum(1 for f in found if f.severity == sev), sev, "info" if sev == "info" else None)
+        for sev in ("problem", "warning", "info")
+    )
+    verdict = f"FAILED ({len(hits)} at or above {level}, exit {EXIT_FINDING})" if hits else "passed"
+    typer.echo(f"warmup check: {counts}; {verdict}")
+    finish(found, level)

@@ -1,0 +1,142 @@
+"""The findings engine: every analysis of a store computed once, every finding rule run on
+it, and one ranked list that the report, each command and the library all print.
+
+The rules live in :mod:`toolkit.analyze` (a module per family: iteration, score, load,
+compare, cache); this module runs the analyses they read, keeps the rules a configuration
+ignores, folds and ranks (:func:`toolkit.analyze.findings.rank_findings`: problems first,
+then by the size of the effect). ``warmup findings`` lists the result, ``warmup check``
+turns it into an exit code and a JUnit file, and each analysing command prints the
+findings of its own family, so no output says what another does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolkit.analyze.findings import Finding, named, rank_findings, reaches
+from toolkit.config import FailLevel, Settings
+from toolkit.store import Store
+
+__all__ = [
+    "COMMAND_FAMILIES",
+    "FAMILIES",
+    "Analyses",
+    "Family",
+    "failing",
+    "family_findings",
+    "store_findings",
+]
+
+Family = Literal["iteration", "score", "load", "compare", "cache"]
+
+#: Every family of rules, in the order the report's sections come.
+FAMILIES: tuple[Family, ...] = ("iteration", "score", "load", "compare", "cache")
+
+#: The families whose findings each command prints (the report and ``warmup findings``
+#: print all).
+COMMAND_FAMILIES: dict[str, tuple[Family, ...]] = {
+    "gaps": ("iteration",),
+    "detect": ("iteration",),
+    "score": ("score",),
+    "load": ("load",),
+    "compare": ("compare",),
+    "cache": ("cache",),
+}
+
+
+@dataclass
+class Analyses:
+    """The analyses of one store that the rules read, each computed on first use and kept.
+
+    ``settings``: thresholds (tolerance, target, minimum effect, load window, APDEX,
+    ignored rules; :mod:`toolkit.config`). ``hot_window``: hot iterations in the
+    benchmark's own hot value (ClickBench: 2). ``compare``: load-suite pairs (A, B) to
+    compare. ``load_options``: extra keyword arguments of
+    :func:`toolkit.pipeline.load.load_report` (e.g. ``steady_from_s``).
+    """
+
+    store: Store
+    settings: Settings = field(default_factory=Settings)
+    hot_window: int = 2
+    compare: tuple[tuple[str, str], ...] = ()
+    load_options: dict[str, Any] = field(default_factory=dict)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def cached(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per key."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def score(self) -> dict[str, Any] | None:
+        """The ``warmup score --json`` payload of the ClickBench suites in the store, or
+        None with fewer than two scored entries (a score is relative to the other entries).
+
+        Only suites read from ClickBench result files are scored; with other iteration
+        suites present, the ClickBench ones are scored as given (every date)."""
+
+        def compute() -> dict[str, Any] | None:
+            from toolkit.pipeline.score import score_payload, suite_scores
+
+            rows = self.store.con.execute(
+                """SELECT s.name, bool_and(src.format = 'clickbench') AS clickbench
+                   FROM suites s JOIN suite_sources ss USING (suite_id)
+                   JOIN sources src USING (source_id)
+                   WHERE s.kind = 'iterations' GROUP BY s.suite_id, s.name
+                   ORDER BY s.suite_id"""
+            ).fetchall()
+            names = [str(name) for name, clickbench in rows if clickbench]
+            if len(names) < 2:
+                return None
+            result = (
+                suite_scores(self.store)
+                if len(names) == len(rows)
+                else suite_scores(self.store, suites=names)
+            )
+            payload = score_payload(result)
+            scored = [e for e in payload["entries"] if e["hot"] is not None]
+            return payload if len(scored) >= 2 else None
+
+        value: dict[str, Any] | None = self.cached("score", compute)
+        return value
+
+
+def _score_rules(analyses: Analyses) -> list[Finding]:
+    from toolkit.analyze.score import score_findings
+
+    payload = analyses.score()
+    return [] if payload is None else score_findings(payload)
+
+
+#: The rules of each family: a function of the analyses to its findings. Families that
+#: have no data in a store return no findings.
+FAMILY_RULES: dict[Family, Callable[[Analyses], list[Finding]]] = {
+    "score": _score_rules,
+}
+
+
+def family_findings(analyses: Analyses, families: Sequence[Family] = FAMILIES) -> list[Finding]:
+    """The findings of ``families`` on the store of ``analyses``: each rule's findings with
+    the subject leading the message, without the rules the settings ignore, ranked
+    (:func:`~toolkit.analyze.findings.rank_findings`)."""
+    found: list[Finding] = []
+    for family in families:
+        rules = FAMILY_RULES.get(family)
+        if rules is not None:
+            found.extend(named(f) for f in rules(analyses))
+    ignored = analyses.settings.ignore
+    return rank_findings([f for f in found if f.rule not in ignored])
+
+
+def store_findings(store: Store, settings: Settings | None = None, **options: Any) -> list[Finding]:
+    """Every finding on ``store`` (all families), ranked: what ``warmup findings`` lists
+    and the report shows first. ``options``: the other fields of :class:`Analyses`."""
+    return family_findings(Analyses(store, settings or Settings(), **options))
+
+
+def failing(findings: Sequence[Finding], level: FailLevel) -> list[Finding]:
+    """The findings at or above ``level`` (``problem``: problems; ``warning``: problems
+    and warnings; ``never``: none) — what makes ``--fail-on`` exit 4."""
+    return [f for f in findings if reaches(f, level)]
