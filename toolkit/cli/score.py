@@ -6,19 +6,26 @@ from typing import Annotated
 
 import typer
 
+from toolkit.analyze.score import score_findings
 from toolkit.cli.common import (
+    ConfigOption,
     DbOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
+    finish,
     input_spec,
     plain,
+    print_findings,
     print_json,
+    settings_of,
     with_errors,
 )
+from toolkit.pipeline.findings import finalized
 from toolkit.pipeline.score import SuiteScores, score_payload, suite_scores
 
 
@@ -94,6 +101,8 @@ def score(
     historical: Annotated[
         bool, typer.Option("--historical", help="Include suites tagged historical.")
     ] = False,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     suite: Annotated[
         list[str] | None,
         typer.Option("--suite", help="Score exactly these suites (no other filter). Repeatable."),
@@ -107,12 +116,17 @@ def score(
     load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
     also the hot score and rank when hot uses k = 2 .. N-1 runs.
     """
+    settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
         result = suite_scores(
             store, suites=suite, machine=machine, latest_only=not all_dates, historical=historical
         )
+    payload = score_payload(result)
+    found = finalized(score_findings(payload), settings)
     if as_json:
-        print_json(score_payload(result))
+        print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
         print_scores(result)
+        print_findings(found)
+    finish(found, fail_on, settings.fail_on if "fail_on" in settings.from_file else None)

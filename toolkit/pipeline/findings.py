@@ -26,6 +26,7 @@ __all__ = [
     "Family",
     "failing",
     "family_findings",
+    "finalized",
     "store_findings",
 ]
 
@@ -125,9 +126,14 @@ def family_findings(analyses: Analyses, families: Sequence[Family] = FAMILIES) -
     for family in families:
         rules = FAMILY_RULES.get(family)
         if rules is not None:
-            found.extend(named(f) for f in rules(analyses))
-    ignored = analyses.settings.ignore
-    return rank_findings([f for f in found if f.rule not in ignored])
+            found.extend(rules(analyses))
+    return finalized(found, analyses.settings)
+
+
+def finalized(found: Sequence[Finding], settings: Settings) -> list[Finding]:
+    """Findings as every output shows them: the subject leading each message, the rules
+    ``settings.ignore`` names dropped, ranked (problems first, then by effect)."""
+    return rank_findings([named(f) for f in found if f.rule not in settings.ignore])
 
 
 def store_findings(store: Store, settings: Settings | None = None, **options: Any) -> list[Finding]:
