@@ -19,53 +19,118 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from toolkit.analyze.cache import CacheSeries, cache_series
-from toolkit.analyze.gaps import GapTable, iteration_gaps
-from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
-from toolkit.analyze.timeseries import ApdexThresholds
-from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
-from toolkit.errors import (
-    InputFormatError,
-    StoreError,
-    StoreVersionError,
-    ToolkitError,
-    UsageError,
-)
-from toolkit.ingest import (
-    IngestOptions,
-    IngestResult,
-    PathReport,
-    detect_format,
-    ingest_file,
-    ingest_path,
-)
-from toolkit.ingest.iterations import ingest_iterations
-from toolkit.pipeline.cache import analyse_cache
-from toolkit.pipeline.demo import run_demo
-from toolkit.pipeline.gaps import gap_tables, gaps_payload
-from toolkit.pipeline.load import apdex_thresholds, compare_report, load_report, parse_window
-from toolkit.pipeline.score import score_payload, suite_scores
-from toolkit.resources import resource_dir
-from toolkit.store import SCHEMA_VERSION, Store, open_store
-
 if TYPE_CHECKING:
+    from toolkit.analyze.cache import CacheSeries, cache_series
+    from toolkit.analyze.findings import Finding, rank_findings
+    from toolkit.analyze.gaps import GapTable, iteration_gaps
+    from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
+    from toolkit.analyze.timeseries import ApdexThresholds
+    from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
+    from toolkit.config import Settings, load_settings
+    from toolkit.errors import (
+        InputFormatError,
+        StoreError,
+        StoreVersionError,
+        ToolkitError,
+        UsageError,
+    )
+    from toolkit.ingest import (
+        IngestOptions,
+        IngestResult,
+        PathReport,
+        detect_format,
+        ingest_file,
+        ingest_path,
+    )
+    from toolkit.ingest.iterations import ingest_iterations
+    from toolkit.pipeline.cache import analyse_cache as analyze_cache
+    from toolkit.pipeline.demo import run_demo
+    from toolkit.pipeline.findings import store_findings
+    from toolkit.pipeline.gaps import gap_tables, gaps_payload
+    from toolkit.pipeline.load import apdex_thresholds, compare_report, load_report, parse_window
+    from toolkit.pipeline.score import score_payload, suite_scores
     from toolkit.report.render import render_report, write_report
+    from toolkit.resources import resource_dir
+    from toolkit.store import SCHEMA_VERSION, Store, open_store
+
+#: Where each public name lives. Loaded on first use (PEP 562): `import toolkit` and the
+#: command line start without Polars, DuckDB, numpy, scipy and Plotly until a name that
+#: needs them is used.
+_PUBLIC: dict[str, str] = {
+    "CacheSeries": "toolkit.analyze.cache",
+    "cache_series": "toolkit.analyze.cache",
+    "Finding": "toolkit.analyze.findings",
+    "rank_findings": "toolkit.analyze.findings",
+    "GapTable": "toolkit.analyze.gaps",
+    "iteration_gaps": "toolkit.analyze.gaps",
+    "ScoreEntry": "toolkit.analyze.score",
+    "ScoreTable": "toolkit.analyze.score",
+    "clickbench_scores": "toolkit.analyze.score",
+    "ApdexThresholds": "toolkit.analyze.timeseries",
+    "SeriesAnalysis": "toolkit.analyze.warmup",
+    "analyze_series": "toolkit.analyze.warmup",
+    "Settings": "toolkit.config",
+    "load_settings": "toolkit.config",
+    "InputFormatError": "toolkit.errors",
+    "StoreError": "toolkit.errors",
+    "StoreVersionError": "toolkit.errors",
+    "ToolkitError": "toolkit.errors",
+    "UsageError": "toolkit.errors",
+    "IngestOptions": "toolkit.ingest",
+    "IngestResult": "toolkit.ingest",
+    "PathReport": "toolkit.ingest",
+    "detect_format": "toolkit.ingest",
+    "ingest_file": "toolkit.ingest",
+    "ingest_path": "toolkit.ingest",
+    "ingest_iterations": "toolkit.ingest.iterations",
+    "analyze_cache": "toolkit.pipeline.cache:analyse_cache",
+    "run_demo": "toolkit.pipeline.demo",
+    "store_findings": "toolkit.pipeline.findings",
+    "gap_tables": "toolkit.pipeline.gaps",
+    "gaps_payload": "toolkit.pipeline.gaps",
+    "apdex_thresholds": "toolkit.pipeline.load",
+    "compare_report": "toolkit.pipeline.load",
+    "load_report": "toolkit.pipeline.load",
+    "parse_window": "toolkit.pipeline.load",
+    "score_payload": "toolkit.pipeline.score",
+    "suite_scores": "toolkit.pipeline.score",
+    "render_report": "toolkit.report.render",
+    "write_report": "toolkit.report.render",
+    "resource_dir": "toolkit.resources",
+    "SCHEMA_VERSION": "toolkit.store",
+    "Store": "toolkit.store",
+    "open_store": "toolkit.store",
+}
+
+#: Old spellings kept for one release: name -> the name to use.
+_DEPRECATED = {"analyse_cache": "analyze_cache"}
 
 
 def __getattr__(name: str) -> Any:
-    # the renderer imports plotly and Jinja2 (a quarter of a second): loaded on first use,
-    # so `import toolkit` and every CLI command but `report` start without it (PEP 562)
-    if name in ("render_report", "write_report"):
-        from toolkit.report import render
+    import importlib
 
-        return getattr(render, name)
-    raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+    if name in _DEPRECATED:
+        import warnings
+
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"toolkit.{name} is deprecated; use toolkit.{new}", DeprecationWarning, stacklevel=2
+        )
+        name = new
+    where = _PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+    module, _, attr = where.partition(":")
+    value = getattr(importlib.import_module(module), attr or name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
     "SCHEMA_VERSION",
     "ApdexThresholds",
     "CacheSeries",
+    "Finding",
     "GapTable",
     "IngestOptions",
     "IngestResult",
@@ -74,13 +139,14 @@ __all__ = [
     "ScoreEntry",
     "ScoreTable",
     "SeriesAnalysis",
+    "Settings",
     "Store",
     "StoreError",
     "StoreVersionError",
     "ToolkitError",
     "UsageError",
     "__version__",
-    "analyse_cache",
+    "analyze_cache",
     "analyze_series",
     "apdex_thresholds",
     "cache_series",
@@ -94,12 +160,15 @@ __all__ = [
     "ingest_path",
     "iteration_gaps",
     "load_report",
+    "load_settings",
     "open_store",
     "parse_window",
+    "rank_findings",
     "render_report",
     "resource_dir",
     "run_demo",
     "score_payload",
+    "store_findings",
     "suite_scores",
     "write_report",
 ]
