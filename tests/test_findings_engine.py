@@ -167,3 +167,41 @@ def test_user_error_still_exits_1_from_the_console_script(tmp_path: Path) -> Non
         check=False,
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
+
+
+def test_pyproject_tolerance_changes_the_gap_table_and_is_in_the_provenance(
+    runner: CliRunner, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from report_checks import embedded_data
+
+    # hot run 1 is 7 % above the rest: within a 10 % tolerance, not within 5 %
+    runs = [[2.0, 1.07, 1.0, 1.0, 1.0], [3.0, 2.14, 2.0, 2.0, 2.0], [1.0, 0.5, 0.5, 0.5, 0.5]]
+    result = {"system": "S", "date": "2026-01-01", "machine": "m", "result": runs}
+    (tmp_path / "s.json").write_text(json.dumps(result), encoding="utf-8")
+    src = str(tmp_path / "s.json")
+
+    def within(data: dict[str, object]) -> list[int]:
+        gaps = data["sections"]["gaps"]  # type: ignore[index]
+        return [r["within_tolerance"] for s in gaps["suites"] for r in s["rows"]]
+
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["report", src, "-o", "plain.html"]).exit_code == 0
+    plain = embedded_data((tmp_path / "plain.html").read_text(encoding="utf-8"))
+    assert "config" not in plain["sections"]["provenance"]
+    (tmp_path / "pyproject.toml").write_text("[tool.warmup]\ntolerance = 0.05\n", encoding="utf-8")
+    result = runner.invoke(app, ["report", src, "-o", "tight.html"])
+    assert result.exit_code == 0, result.output
+    tight = embedded_data((tmp_path / "tight.html").read_text(encoding="utf-8"))
+    # fewer queries within ±5 % than within ±10 % somewhere, never more
+    assert within(tight) != within(plain)
+    assert all(a <= b for a, b in zip(within(tight), within(plain), strict=True))
+    config = tight["sections"]["provenance"]["config"]
+    assert config == {"file": str(tmp_path / "pyproject.toml"), "values": {"tolerance": 0.05}}
+    html = (tmp_path / "tight.html").read_text(encoding="utf-8")
+    assert "config: tolerance" in html
+    # the command line wins over the file
+    assert (
+        runner.invoke(app, ["report", src, "-o", "cli.html", "--tolerance", "0.1"]).exit_code == 0
+    )
+    cli = embedded_data((tmp_path / "cli.html").read_text(encoding="utf-8"))
+    assert within(cli) == within(plain)

@@ -250,11 +250,12 @@ def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> N
 
 
 def finish(
-    findings: Sequence[Finding], fail_on: str | None, config_level: str | None = None
+    findings: Sequence[Finding], fail_on: str | None, settings: Settings | None = None
 ) -> None:
     """Exit 4 (:data:`EXIT_FINDING`) when a finding reaches ``--fail-on`` (or, without it,
-    ``config_level``, the config file's ``fail_on`` when the file sets it); the reason goes
-    to stderr. Otherwise return."""
+    the ``fail_on`` of the settings file when the file sets it); the reason goes to stderr.
+    Otherwise return."""
+    config_level = settings.fail_on if settings and "fail_on" in settings.from_file else None
     level = fail_on or config_level
     if level is None:
         return

@@ -71,7 +71,7 @@ def findings(
         print_findings(found)
     else:
         info("no findings")
-    finish(found, fail_on, settings.fail_on if "fail_on" in settings.from_file else None)
+    finish(found, fail_on, settings)
 
 
 @app.command(

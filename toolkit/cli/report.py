@@ -10,9 +10,11 @@ import typer
 
 from toolkit.cli.common import (
     ColumnsOption,
+    ConfigOption,
     DbOption,
     DelimiterOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     PathsArgument,
     TimeFormatOption,
@@ -21,8 +23,10 @@ from toolkit.cli.common import (
     analysis_store,
     app,
     fail,
+    finish,
     info,
     input_spec,
+    settings_of,
     with_errors,
 )
 from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
@@ -104,8 +108,12 @@ def report(
     title: TitleOption = None,
     plotlyjs: PlotlyJsOption = "inline",
     tolerance: Annotated[
-        float, typer.Option("--tolerance", help="Within-steady tolerance as a fraction.")
-    ] = 0.10,
+        float | None,
+        typer.Option(
+            "--tolerance",
+            help="Within-steady tolerance as a fraction [default: the config's, else 0.10].",
+        ),
+    ] = None,
     window: Annotated[
         int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
     ] = 2,
@@ -144,6 +152,8 @@ def report(
             metavar="SPEC",
         ),
     ] = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -153,9 +163,10 @@ def report(
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
     # the renderer imports plotly and Jinja2: loaded here, not at every command's start-up
-    from toolkit.report.render import write_report
+    from toolkit.report.render import build_report, checked_output, report_params, write_html
     from toolkit.report.sections import split_compare_pair
 
+    settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
     load_window_s = _load_window(load_window)
     from toolkit.pipeline.load import apdex_thresholds
@@ -174,18 +185,18 @@ def report(
     )
     with analysis_store(paths, db, spec) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]
-        path = write_report(
-            store,
-            output,
-            title=title,
-            plotlyjs=mode,
+        params = report_params(
             tolerance=tolerance,
             window=window,
             compare=pairs,
             load_window_s=load_window_s,
             load_apdex=thresholds,
+            settings=settings,
         )
+        built = build_report(store, title=title, params=params)
+        path = write_html(built, checked_output(output), plotlyjs=mode)
     info(f"wrote {path} ({file_size(path.stat().st_size)})")
+    finish(built.findings, fail_on, settings)
 
 
 @app.command(epilog="Example: warmup demo -o demo.html")

@@ -129,4 +129,4 @@ def score(
     else:
         print_scores(result)
         print_findings(found)
-    finish(found, fail_on, settings.fail_on if "fail_on" in settings.from_file else None)
+    finish(found, fail_on, settings)

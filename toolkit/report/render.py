@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from toolkit.analyze.findings import SEVERITY_ORDER, Finding, named
 from toolkit.analyze.timeseries import ApdexThresholds
+from toolkit.config import Settings
 from toolkit.errors import UsageError
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
@@ -191,17 +192,51 @@ def render_html(report: Report, *, plotlyjs: PlotlyJs = "inline") -> str:
     )
 
 
+def report_params(
+    *,
+    tolerance: float | None = None,
+    window: int = 2,
+    compare: Sequence[tuple[str, str]] = (),
+    load_window_s: float = 1.0,
+    load_apdex: ApdexThresholds | None = None,
+    settings: Settings | None = None,
+) -> ReportParams:
+    """The checked :class:`ReportParams` of :func:`render_report`'s keyword arguments
+    (:class:`UsageError` for a value it cannot use)."""
+    settings = settings or Settings()
+    tolerance = settings.tolerance if tolerance is None else tolerance
+    if not 0 < tolerance < 1:
+        raise UsageError(
+            f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"
+        )
+    if window < 1:
+        raise UsageError(f"window {window!r} must be at least 1 hot iteration")
+    if not (math.isfinite(load_window_s) and load_window_s >= 0.001):
+        raise UsageError(
+            f"load window {load_window_s!r} s must be at least 0.001 s (1 ms), e.g. 1.0"
+        )
+    return ReportParams(
+        tolerance=tolerance,
+        window=window,
+        compare=tuple((str(a), str(b)) for a, b in compare),
+        load_window_s=float(load_window_s),
+        load_apdex=load_apdex or ApdexThresholds(),
+        settings=settings,
+    )
+
+
 def render_report(
     store: Store,
     *,
     title: str | None = None,
     generated_at: datetime | None = None,
     plotlyjs: PlotlyJs = "inline",
-    tolerance: float = 0.10,
+    tolerance: float | None = None,
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
+    settings: Settings | None = None,
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
@@ -214,7 +249,9 @@ def render_report(
     ``load_window_s``: seconds per window of the load-test and A/B analysis (as
     ``warmup load --window``; default 1 s). ``load_apdex``: the load-test APDEX thresholds
     (:class:`~toolkit.analyze.timeseries.ApdexThresholds`; default JMeter's 500/1500 ms).
-    The provenance section lists the parameters of the sections present.
+    ``settings``: the thresholds of :mod:`toolkit.config` (a ``[tool.warmup]`` file);
+    ``tolerance`` defaults to theirs (10 % without one). The provenance section lists the
+    parameters of the sections present, and the settings file with the values it set.
 
     >>> import toolkit
     >>> with toolkit.open_store() as store:
@@ -222,29 +259,27 @@ def render_report(
     >>> html.startswith("<!DOCTYPE html>")
     True
     """
-    if not 0 < tolerance < 1:
-        raise UsageError(
-            f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"
-        )
-    if window < 1:
-        raise UsageError(f"window {window!r} must be at least 1 hot iteration")
-    if not (math.isfinite(load_window_s) and load_window_s >= 0.001):
-        raise UsageError(
-            f"load window {load_window_s!r} s must be at least 0.001 s (1 ms), e.g. 1.0"
-        )
-    report = build_report(
-        store,
-        title=title,
-        generated_at=generated_at,
-        params=ReportParams(
-            tolerance=tolerance,
-            window=window,
-            compare=tuple((str(a), str(b)) for a, b in compare),
-            load_window_s=float(load_window_s),
-            load_apdex=load_apdex or ApdexThresholds(),
-        ),
+    params = report_params(
+        tolerance=tolerance,
+        window=window,
+        compare=compare,
+        load_window_s=load_window_s,
+        load_apdex=load_apdex,
+        settings=settings,
     )
+    report = build_report(store, title=title, generated_at=generated_at, params=params)
     return render_html(report, plotlyjs=plotlyjs)
+
+
+def checked_output(path: Path | str) -> Path:
+    """``path`` as a report file that can be written: not a folder, in a folder that exists
+    (:class:`UsageError` otherwise), checked before any analysis runs."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder; give a file name such as {path / 'report.html'}")
+    if path.parent and not path.parent.is_dir():
+        raise UsageError(f"{path}: folder {path.parent} does not exist; create it first")
+    return path
 
 
 def write_report(
@@ -254,30 +289,37 @@ def write_report(
     title: str | None = None,
     generated_at: datetime | None = None,
     plotlyjs: PlotlyJs = "inline",
-    tolerance: float = 0.10,
+    tolerance: float | None = None,
     window: int = 2,
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
+    settings: Settings | None = None,
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{path}: is a folder; give a file name such as {path / 'report.html'}")
-    if path.parent and not path.parent.is_dir():
-        raise UsageError(f"{path}: folder {path.parent} does not exist; create it first")
-    text = render_report(
+    path = checked_output(path)
+    report = build_report(
         store,
         title=title,
         generated_at=generated_at,
-        plotlyjs=plotlyjs,
-        tolerance=tolerance,
-        window=window,
-        compare=compare,
-        load_window_s=load_window_s,
-        load_apdex=load_apdex,
+        params=report_params(
+            tolerance=tolerance,
+            window=window,
+            compare=compare,
+            load_window_s=load_window_s,
+            load_apdex=load_apdex,
+            settings=settings,
+        ),
     )
+    return write_html(report, path, plotlyjs=plotlyjs)
+
+
+def write_html(report: Report, path: Path | str, *, plotlyjs: PlotlyJs = "inline") -> Path:
+    """Write a built :class:`Report` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
+    ``plotly.min.js`` beside it. Returns the report's path."""
+    path = checked_output(path)
+    text = render_html(report, plotlyjs=plotlyjs)
     target = path
     try:
         path.write_text(text, encoding="utf-8")

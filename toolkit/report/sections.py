@@ -19,6 +19,7 @@ from toolkit.analyze.findings import Finding, Severity
 from toolkit.analyze.jmeter_errors import TOP_ERRORS
 from toolkit.analyze.score import score_findings
 from toolkit.analyze.timeseries import ApdexThresholds
+from toolkit.config import Settings
 from toolkit.errors import UsageError
 from toolkit.numbers import (
     error_pct_above,
@@ -58,7 +59,8 @@ class ReportParams:
     ``load_window_s``: seconds per window of the load-test analysis (throughput series,
     MSER-5 warm-up end, batch means; pipeline/load.py), as ``warmup load --window``.
     ``load_apdex``: the load-test APDEX thresholds, as ``warmup load --apdex`` and
-    ``--apdex-per-label`` set them.
+    ``--apdex-per-label`` set them. ``settings``: the thresholds of the findings rules
+    (:mod:`toolkit.config`), with the file they came from for the provenance.
     """
 
     tolerance: float = 0.10
@@ -67,6 +69,7 @@ class ReportParams:
     compare: tuple[tuple[str, str], ...] = ()
     load_window_s: float = 1.0
     load_apdex: ApdexThresholds = field(default_factory=ApdexThresholds)
+    settings: Settings = field(default_factory=Settings)
 
 
 @dataclass
@@ -2192,6 +2195,15 @@ def provenance_section(
         for k, v in every.items()
         if present is None or any(s in present for s in PARAMETERS[k][0])
     }
+    config = ctx.params.settings.provenance()
+    config_rows = (
+        (
+            ("config file", config["file"]),
+            *((f"config: {k}", _config_value(v)) for k, v in config["values"].items()),
+        )
+        if config["file"] is not None
+        else ()
+    )
     table = Table(
         "table-sources",
         "Input files",
@@ -2234,6 +2246,7 @@ def provenance_section(
                     )
                     for k, v in params.items()
                 ),
+                *config_rows,
             )
         ),
     )
@@ -2248,8 +2261,15 @@ def provenance_section(
             "schema_version": ctx.store.schema_version,
             "generated_at": generated_at,
             "parameters": params,
+            **({"config": config} if config["file"] is not None else {}),
         },
     )
+
+
+def _config_value(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 #: Data sections in report order (findings first and provenance last are added by render).
