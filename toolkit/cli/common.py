@@ -17,7 +17,7 @@ import typer
 
 from toolkit.analyze.findings import Finding
 from toolkit.config import Settings, check_fail_level, load_settings
-from toolkit.errors import ToolkitError
+from toolkit.errors import ToolkitError, UsageError
 from toolkit.ingest import (
     IngestOptions,
     PathReport,
@@ -225,7 +225,8 @@ def plain(text: str) -> Text:
 
 
 #: C0 control characters and DEL, shown escaped on the terminal
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# C0, DEL and C1 (U+0080-U+009F: CSI U+009B drives many terminals as ESC [ does)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -267,6 +268,25 @@ def finish(
             f"(first: {worst.severity} {worst.rule}, {worst.subject}); exit {EXIT_FINDING}"
         )
         raise typer.Exit(EXIT_FINDING)
+
+
+def refuse_overwriting_inputs(output: Path, paths: Sequence[Path] | None, db: Path | None) -> None:
+    """A :class:`UsageError` when ``output`` is the store, its WAL, or a file the inputs
+    name or a folder walk would read: writing a report there would destroy it."""
+    if not output.exists():
+        return
+    protected: list[tuple[Path, str]] = []
+    if db is not None:
+        protected += [(db, "the store"), (db.with_name(db.name + ".wal"), "the store's WAL")]
+    for path in paths or []:
+        protected += [(f, "an input") for f in (candidate_files(path) if path.is_dir() else [path])]
+    for item, what in protected:
+        with contextlib.suppress(OSError):
+            if item.exists() and output.samefile(item):
+                raise UsageError(
+                    f"{output}: is {what} of this command; refusing to overwrite it with the "
+                    "report: choose another --output"
+                )
 
 
 def info(message: str) -> None:

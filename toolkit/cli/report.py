@@ -26,6 +26,7 @@ from toolkit.cli.common import (
     finish,
     info,
     input_spec,
+    refuse_overwriting_inputs,
     settings_of,
     with_errors,
 )
@@ -183,6 +184,7 @@ def report(
         timezone=timezone,
         timestamps=timestamps,
     )
+    refuse_overwriting_inputs(output, paths, db)
     with analysis_store(paths, db, spec) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]
         params = report_params(

@@ -315,6 +315,19 @@ def write_report(
     return write_html(report, path, plotlyjs=plotlyjs)
 
 
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to a temporary file beside ``path``, then rename it over
+    ``path``: a reader, a full disk or a kill never leaves half a report (POSIX rename is
+    atomic within one file system)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_html(report: Report, path: Path | str, *, plotlyjs: PlotlyJs = "inline") -> Path:
     """Write a built :class:`Report` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -322,10 +335,10 @@ def write_html(report: Report, path: Path | str, *, plotlyjs: PlotlyJs = "inline
     text = render_html(report, plotlyjs=plotlyjs)
     target = path
     try:
-        path.write_text(text, encoding="utf-8")
+        atomic_write_text(path, text)
         if plotlyjs == "directory":
             target = path.parent / PLOTLY_FILE
-            target.write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
+            atomic_write_text(target, plotly.offline.get_plotlyjs())
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write ({exc.strerror or exc}); choose another --output"
