@@ -124,15 +124,32 @@ def _cold(row: Row) -> float | None:
     return _run(row, 0)
 
 
-def _hot_selector(k: int) -> Selector:
+def _hot_minima(row: Row) -> list[float | None]:
+    """``m[k]`` = min of hot runs 1 … k of ``row`` (k capped at the row's last run), None
+    when one of them is missing; ``m[0]`` unused. One pass, so scoring every k = 2 … N−1
+    costs O(N) per row, not O(N²)."""
+    if row is None:
+        return []
+    out: list[float | None] = [None]
+    best: float | None = math.inf
+    for value in row[1:]:
+        best = None if best is None or value is None else min(best, value)
+        out.append(best)
+    return out
+
+
+def _hot_selector(k: int, minima: dict[int, list[float | None]] | None = None) -> Selector:
+    """Hot = min of hot runs 1 … k (capped at the row's last run), None when one is missing;
+    ``minima``: a cache of :func:`_hot_minima` by row identity, shared across k."""
+    cache: dict[int, list[float | None]] = {} if minima is None else minima
+
     def select(row: Row) -> float | None:
-        if row is None:
+        if row is None or len(row) < 2:
             return None
-        last = min(k, len(row) - 1)
-        values = [_run(row, j) for j in range(1, last + 1)]
-        if not values or any(v is None for v in values):
-            return None
-        return min(v for v in values if v is not None)
+        found = cache.get(id(row))
+        if found is None:
+            found = cache[id(row)] = _hot_minima(row)
+        return found[min(k, len(row) - 1)]
 
     return select
 
@@ -187,9 +204,15 @@ def _ranks(scores: Sequence[float | None]) -> list[int | None]:
     return ranks
 
 
-def _scores(entries: Sequence[ScoreEntry], select: Selector, n_runs: int) -> list[float | None]:
+def _scores(
+    entries: Sequence[ScoreEntry],
+    select: Selector,
+    n_runs: int,
+    baseline: list[Row] | None = None,
+) -> list[float | None]:
     n_queries = max((len(e.result) for e in entries), default=0)
-    baseline = _baseline_rows(entries, n_queries, n_runs)
+    if baseline is None:
+        baseline = _baseline_rows(entries, n_queries, n_runs)
     return [relative_time(e, baseline, select, n_queries) for e in entries]
 
 
@@ -199,7 +222,11 @@ def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
     """
     n_runs = max((e.runs for e in entries), default=0)
     hot_ks = tuple(range(2, max(n_runs - 1, 2) + 1))
-    by_k = {k: _scores(entries, _hot_selector(k), n_runs) for k in hot_ks}
+    # the baseline rows and each row's running minima are the same for every k
+    n_queries = max((len(e.result) for e in entries), default=0)
+    baseline = _baseline_rows(entries, n_queries, n_runs)
+    minima: dict[int, list[float | None]] = {}
+    by_k = {k: _scores(entries, _hot_selector(k, minima), n_runs, baseline) for k in hot_ks}
     hot = by_k[2]
     # cold and combined: in-memory entries are filtered out before the baseline
     disk = [e for e in entries if not e.in_memory]
