@@ -209,3 +209,4 @@ def test_report_cache_section_carries_the_cli_findings(runner: CliRunner, real_d
     assert "fitted step curve" not in html  # the chart draws no curve
     assert not any("warm from" in f["message"] for f in data["findings"])
     assert section["series"][0]["fit"] is None
+    assert "<td>evicted</td>" in html.replace(" ", "")

@@ -2114,6 +2114,7 @@ def cache_section(ctx: ReportContext) -> Section | None:
                 Column("local rate", True, "median of the per-run local rates"),
                 Column("local/remote", True),
                 Column("1 TB remote", True, "time to read 10^12 bytes at the remote rate"),
+                Column("runs show", help="warming, steady, evicted (a cold run), no-warm-up, ..."),
                 Column("warm from run", True),
                 Column("cold → warm", True),
                 Column("cached working set", True, "plateau of local bytes: a lower bound"),
@@ -2128,6 +2129,7 @@ def cache_section(ctx: ReportContext) -> Section | None:
                     num(s["local_rate"], fmt_rate),
                     num(s["local_remote_ratio"], lambda v: f"{v:.0f}x"),
                     num(s["remote_time_per_tb_s"], lambda v: f"{v / 60:.0f} min"),
+                    Cell(s["verdict"]),
                     num(s["runs_to_warm"], ".0f"),
                     Cell(
                         f"{fmt_seconds(s['cold_s'])} → {fmt_seconds(s['warm_s'])}",
@@ -2145,7 +2147,8 @@ def cache_section(ctx: ReportContext) -> Section | None:
         "Cache warm-up",
         (
             "Per run: bytes read from remote storage (orange) and from the local cache (blue), "
-            "and the elapsed time (black, right axis, log) with the best-fitting warm-up curve."
+            "and the elapsed time (black, right axis, log) with the best-fitting warm-up curve "
+            "where at least 3 runs warm in time order (runs are numbered by start time)."
         ),
         tuple(blocks),
         payload,
