@@ -103,3 +103,118 @@ def test_findings() -> None:
     rules = {f.rule: f for f in cache_findings(cache_series(frame, series="q"))}
     assert "USE_CACHED_RESULT = FALSE" in rules["cache.result-cache"].advice
     assert "not settled within 5 runs" in rules["cache.not-warm"].message
+
+
+# -- verdicts that follow the data (issue 16 item 5) -------------------------------------
+
+
+def _series(
+    elapsed: list[float],
+    remote_gb: list[float] | None = None,
+    local_gb: list[float] | None = None,
+    *,
+    start_s: list[float] | None = None,
+    run: list[int] | None = None,
+):  # type: ignore[no-untyped-def]
+    cols: dict[str, list[float] | list[int]] = {
+        "run": run or list(range(1, len(elapsed) + 1)),
+        "elapsed_s": elapsed,
+    }
+    if remote_gb is not None and local_gb is not None:
+        cols["bytes_remote"] = [v * 1e9 for v in remote_gb]
+        cols["bytes_local"] = [v * 1e9 for v in local_gb]
+    if start_s is not None:
+        cols["start_epoch_s"] = start_s
+    return cache_series(pl.DataFrame(cols), series="q")
+
+
+def test_warming_series_gets_warm_from_run_k_capacity_and_fit() -> None:
+    """A geometric warm-up over 6 runs; the truth: the local share (local / (remote +
+    local)) stays within 2 % of its final level from run 4, every run from 4 on is faster
+    than run 1 and reads more locally, and the local bytes plateau at 60 GB."""
+    from toolkit.analyze.cache import cache_findings
+
+    local = [1.0, 40.0, 55.0, 60.0, 60.0, 60.0]
+    remote = [79.0, 40.0, 25.0, 20.0, 20.0, 20.0]
+    elapsed = [2.0 + r * 4 + v * 0.2 for r, v in zip(remote, local, strict=True)]
+    shares = [v / (v + r) for r, v in zip(remote, local, strict=True)]
+    final = float(np.median(shares[-3:]))
+    k = next(i + 1 for i in range(6) if all(abs(s - final) <= 0.02 * final for s in shares[i:]))
+    assert k == 4
+    s = _series(elapsed, remote, local)
+    assert (s.verdict, s.runs_to_warm, s.settled_from) == ("warming", k, k)
+    assert s.verdict_note.startswith(f"warm from run {k}: runs {k}–6 are faster")
+    assert s.capacity_bytes == 60_000_000_000
+    assert s.fit is not None and s.fit_note == ""
+    assert s.fit.t_inf_s == pytest.approx(elapsed[-1], rel=0.1)
+    (warm,) = [f for f in cache_findings(s) if f.rule == "cache-warmup"]
+    assert warm.severity == "warning" and f"warm from run {k}" in warm.message
+    assert "discard the first 3 runs" in warm.advice
+    # effect: the seconds runs 1..k-1 took beyond the warm level
+    warm_s = float(np.median(elapsed[-3:]))
+    assert warm.numbers["effect"] == pytest.approx(sum(t - warm_s for t in elapsed[: k - 1]))
+
+
+def test_evicted_run_is_a_cold_run_not_a_warm_up() -> None:
+    """Warm, warm, then after an 80-min pause a run at 5 % local that takes 6x longer:
+    cold (evicted); no warm-from, no capacity, no fit, and the JSON-facing notes say why."""
+    from toolkit.analyze.cache import cache_findings
+
+    start = [0.0, 60.0, 120.0, 120.0 + 80 * 60]
+    s = _series([10.0, 9.8, 9.9, 60.0], [5, 4, 4, 95], [95, 96, 96, 5], start_s=start)
+    assert s.verdict == "evicted" and s.runs_to_warm is None
+    (e,) = s.evicted
+    assert (e.run, e.previous_run, e.since_previous_s) == (4, 3, 80 * 60)
+    assert (e.local_share, e.previous_local_share) == (0.05, 0.96)
+    assert s.capacity_bytes is None and s.capacity_note.endswith("run 4 was a cold (evicted) run")
+    assert s.fit is None and s.fits == () and "run 4 was a cold" in s.fit_note
+    (f,) = cache_findings(s)
+    assert f.rule == "cache.evicted" and f.numbers["effect"] == pytest.approx(50.1)
+    assert f.message == (
+        "run 4 read 5 % locally (run 3: 96 %) and took 1m (run 3: 9.9s): "
+        "the cache was cold again 80 min after run 3 started"
+    )
+    # without start times the same runs are still a cold run, with no time given
+    s = _series([10.0, 9.8, 9.9, 60.0], [5, 4, 4, 95], [95, 96, 96, 5])
+    assert s.verdict == "evicted"
+    assert cache_findings(s)[0].message.endswith("the cache was cold again since the run before")
+
+
+def test_runs_are_read_in_start_time_order() -> None:
+    """Stored (ingest) order warm-then-cold, start times cold-then-warm: renumbered by
+    start time, the series warms; any missing start time keeps the stored order."""
+    from toolkit.analyze.cache import cache_findings
+
+    args = ([19.3, 253.6], [2.9, 170.8], [168.2, 0.007])
+    s = _series(*args, start_s=[5000.0, 0.0])
+    assert s.ordered_by == "start_time"
+    assert [r.elapsed_s for r in s.runs] == [253.6, 19.3] and [r.run for r in s.runs] == [1, 2]
+    assert [r.start_epoch_s for r in s.runs] == [0.0, 5000.0]
+    assert s.verdict == "warming" and s.runs_to_warm == 2
+    (warm,) = cache_findings(s)
+    assert warm.rule == "cache-warmup" and "discard run 1 before" in warm.advice
+    # two runs: warm from run 2, but no capacity and no curve from a 2-run "trend"
+    assert s.capacity_bytes is None and "at least 3 runs" in s.capacity_note
+    assert s.fit is None and "at least 3 runs" in s.fit_note
+    s = _series(*args)
+    assert s.ordered_by == "run" and s.verdict == "evicted"
+
+
+def test_no_warm_up_when_later_runs_are_slower_or_not_more_local() -> None:
+    from toolkit.analyze.cache import cache_findings
+
+    # a time-only series getting slower (the real Snowflake 217a094fef29: 0.1 s, 0.5 s)
+    s = _series([0.1, 0.5])
+    assert s.verdict == "no-warm-up" and s.runs_to_warm is None and s.fit is None
+    assert s.verdict_note.startswith("run 2 is slower than run 1 (0.1s → 0.5s)")
+    (f,) = cache_findings(s)
+    assert f.rule == "cache.no-warm-up" and f.numbers["effect"] == pytest.approx(4.0)
+    # faster, but every run reads 50 % locally: not the cache
+    s = _series([30.0, 10.0, 10.0, 10.0], [50, 50, 50, 50], [50, 50, 50, 50])
+    assert s.verdict == "steady"  # the local share is at its level from run 1
+    s = _series([30.0, 10.0, 10.0, 10.0], [50, 55, 55, 55], [50, 45, 45, 45])
+    assert s.verdict == "no-warm-up" and "not the cache" in s.verdict_note
+    assert "JIT" in cache_findings(s)[0].advice
+    # more local but not faster: no warm-up to discard
+    s = _series([5.0, 6.0, 6.0, 6.0], [90, 30, 1, 1], [1, 60, 90, 90])
+    assert s.verdict == "no-warm-up" and s.runs_to_warm is None and s.capacity_bytes is None

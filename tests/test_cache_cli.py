@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from typer.testing import CliRunner
 
 from toolkit.cli import app
@@ -91,17 +92,121 @@ def test_forced_wrong_format_is_one_line_and_store_unchanged(
     assert series == ["A", "B"]  # only the first file is stored
 
 
+def _profile_truth(path: Path) -> tuple[int, float, float]:
+    """(start ms, elapsed s, local share) read straight from a Databricks profile JSON."""
+    query = json.loads(path.read_text(encoding="utf-8"))["query"]
+    metrics = query["metrics"]
+    local, remote = metrics["readCacheBytes"], metrics["readRemoteBytes"]
+    return query["queryStartTimeMs"], metrics["totalTimeMs"] / 1000, local / (local + remote)
+
+
 def test_cache_json_on_real_databricks_pair(runner: CliRunner, real_dir: Path) -> None:
+    """Issue 16 item 5: the warm run ran first, the cold one 72 min later. Read in time
+    order, run 2 is a cold (evicted) run: no "warm from", no capacity, no fit; whatever
+    order the files are given in."""
     folder = real_dir / "profiles"
     cold = folder / "MitsuhiroItagaki__query_profiler_analysis__sample.json"
     warm = next(folder.glob("MitsuhiroItagaki__*query-profile_01f078dc*.json"))
-    result = runner.invoke(app, ["cache", str(cold), str(warm), "--json"])
-    assert result.exit_code == 0, result.output
-    payload = json.loads(result.stdout)
+    truth = sorted([_profile_truth(cold), _profile_truth(warm)])  # by start time
+    (start1, t1, share1), (start2, t2, share2) = truth
+    assert share2 < share1 - 0.1 and t2 > t1  # the later run is slower and less local
+    gap_min = (start2 - start1) / 60_000
     schema = json.loads((resource_dir("schemas") / "cache.schema.json").read_text())
-    jsonschema.validate(payload, schema)
-    (series,) = payload["series"]
-    assert [round(100 * r["local_share"]) for r in series["runs"]] == [0, 98]
-    assert round(series["speedup"], 1) == 13.2
-    text = runner.invoke(app, ["cache", str(cold), str(warm)])
-    assert "cold-to-warm speed-up 13.2x (4m 14s -> 19.3s)" in text.stdout
+    payloads = []
+    for order in ([cold, warm], [warm, cold]):
+        result = runner.invoke(app, ["cache", *map(str, order), "--json"])
+        assert result.exit_code == 0, result.output
+        payload = json.loads(result.stdout)
+        jsonschema.validate(payload, schema)
+        payloads.append(payload)
+    assert payloads[0] == payloads[1]
+    (series,) = payloads[0]["series"]
+    assert series["ordered_by"] == "start_time"
+    assert [r["elapsed_s"] for r in series["runs"]] == [t1, t2]
+    assert [r["local_share"] for r in series["runs"]] == pytest.approx([share1, share2])
+    assert series["verdict"] == "evicted"
+    (evicted,) = series["evicted_runs"]
+    assert evicted["run"] == 2
+    assert evicted["since_previous_s"] == pytest.approx((start2 - start1) / 1000, abs=1e-3)
+    assert round(gap_min) == 72
+    assert series["runs_to_warm"] is None
+    assert series["capacity_bytes"] is None and "run 2 was a cold" in series["capacity_note"]
+    assert series["fit"] is None and "run 2 was a cold" in series["fit_note"]
+    (finding,) = series["findings"]
+    assert finding["rule"] == "cache.evicted" and finding["severity"] == "warning"
+    assert finding["numbers"]["effect"] == pytest.approx(t2 - t1)
+    assert "run 2 read 0 % locally (run 1: 98 %)" in finding["message"]
+    assert "the cache was cold again 72 min after run 1 started" in finding["message"]
+    assert round(series["speedup"], 1) == 13.2  # the cold run against the warm one
+    text = runner.invoke(app, ["cache", str(cold), str(warm)]).stdout
+    assert "cold-to-warm speed-up 13.2x (4m 14s -> 19.3s)" in text
+    assert "the cache was cold again 72 min after run 1 started" in text
+    for wrong in ("warm from", "discard the first", "cache capacity at least", "best fit"):
+        assert wrong not in text
+
+
+PROFILE_SUFFIXES = (".json", ".csv")
+
+
+def test_every_real_profile_gives_verdicts_that_follow_the_data(
+    runner: CliRunner, real_dir: Path
+) -> None:
+    """Every real file in ``real/profiles`` (each alone and all together): exit 0, JSON valid,
+    and a "warm from run k" only where, in start-time order, the runs from k on are faster
+    than run 1 and read at least as much locally; capacity and fits only with 3+ runs."""
+    folder = real_dir / "profiles"
+    files = sorted(p for p in folder.iterdir() if p.suffix in PROFILE_SUFFIXES)
+    assert len(files) >= 12
+    schema = json.loads((resource_dir("schemas") / "cache.schema.json").read_text())
+    checked = 0
+    for args in [[str(p)] for p in files] + [[str(folder)]]:
+        table = runner.invoke(app, ["cache", *args])
+        assert table.exit_code == 0, (args, table.output)
+        result = runner.invoke(app, ["cache", *args, "--json"])
+        assert result.exit_code == 0, (args, result.output)
+        payload = json.loads(result.stdout)
+        jsonschema.validate(payload, schema)
+        for s in payload["series"]:
+            runs = s["runs"]
+            starts = [r["start_time"] for r in runs]
+            if s["ordered_by"] == "start_time":
+                assert None not in starts and starts == sorted(starts)
+            warm_said = [f for f in s["findings"] if "warm from" in f["message"]]
+            warm_said += [f for f in s["findings"] if f["rule"] == "cache-warmup"]
+            if s["runs_to_warm"] is not None and s["runs_to_warm"] > 1:
+                k = s["runs_to_warm"]
+                assert all(r["elapsed_s"] < runs[0]["elapsed_s"] for r in runs[k - 1 :]), s
+                if runs[0]["local_share"] is not None:
+                    assert all(r["local_share"] > runs[0]["local_share"] for r in runs[k - 1 :])
+                checked += 1
+            else:
+                assert not warm_said, s
+            if s["capacity_bytes"] is not None or s["fit"] is not None:
+                assert len(runs) >= 3 and s["verdict"] == "warming"
+            for f in s["findings"]:
+                assert f["subject"] == s["series"] and "effect" in f["numbers"]
+    # the real files hold no 3-run warm-up: nothing claims one
+    assert checked == 0
+
+
+def test_report_cache_section_carries_the_cli_findings(runner: CliRunner, real_dir: Path) -> None:
+    """One cache rule set: on the real Databricks pair the report's findings, its cache
+    section's JSON and ``warmup cache --json`` agree; no fitted curve is drawn."""
+    from report_checks import report_of
+
+    folder = real_dir / "profiles"
+    cold = folder / "MitsuhiroItagaki__query_profiler_analysis__sample.json"
+    warm = next(folder.glob("MitsuhiroItagaki__*query-profile_01f078dc*.json"))
+    html, data = report_of(cold, warm)
+    cli = json.loads(runner.invoke(app, ["cache", str(cold), str(warm), "--json"]).stdout)
+    section = data["sections"]["cache"]
+    assert section["series"][0]["findings"] == cli["series"][0]["findings"]
+    shown = [f for f in data["findings"] if f["rule"].startswith("cache")]
+    (finding,) = cli["series"][0]["findings"]
+    assert [f["rule"] for f in shown] == ["cache.evicted"]
+    # the report's findings list leads each message with its subject
+    assert shown[0] == {**finding, "message": f"{finding['subject']}: {finding['message']}"}
+    assert "fitted step curve" not in html  # the chart draws no curve
+    assert not any("warm from" in f["message"] for f in data["findings"])
+    assert section["series"][0]["fit"] is None
+    assert "<td>evicted</td>" in html.replace(" ", "")

@@ -141,8 +141,11 @@ def test_capacity_per_node_as_in_seed(tmp_path: Path, store) -> None:  # type: i
     ~700 GB / 16 = 43.75 GB ("~45 GB per node") and ~460 GB / 4 = 115 GB."""
     rows = [HEADER]
     for name, nodes, total in (("heavy XL", 16, 700), ("heavy M", 4, 460)):
-        for run, local in enumerate((total * 0.6, total * 0.98, total, total), start=1):
-            rows.append(f"{name},{run},100,{total} GB,,{local} GB,,,,,{nodes}")
+        # capacity needs a warming trend (issue 16 item 5): the time falls as the cache fills
+        for run, (t, local) in enumerate(
+            ((100, total * 0.6), (40, total * 0.98), (30, total), (30, total)), start=1
+        ):
+            rows.append(f"{name},{run},{t},{total} GB,,{local} GB,,,,,{nodes}")
     path = tmp_path / "heavy.csv"
     path.write_text("\n".join(rows) + "\n")
     ingest_file(store, path)

@@ -7,26 +7,48 @@ breakdown); ``research/profiles.md`` §11.6 (formulas, capacity lower bound, 1-s
 time on remote and local bytes) and §8.13 (AIC choice, t∞, τ, k_ε; Zhang et al. HotCloud
 2020 for "warm = enters and stays within ε").
 
+Verdicts follow the data: runs are read in time order (start time where the profile gives
+one), "warm from run k" needs later runs that are faster and read more locally, a run that
+is slower and reads less locally than the run before is a cold (evicted) run, and capacity
+and curve fits need at least 3 runs warming (issue 16 item 5).
+
 Units: bytes, seconds, bytes/s; shares are fractions 0–1. Pure: frames in, dataclasses out.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from toolkit.analyze.findings import Finding
+from toolkit.analyze.findings import Finding, Severity
+from toolkit.analyze.resolution import min_effect_s
 
 TB = 1e12  #: the seed's "1 TB" (decimal, like its MB/s and GB/s)
 
 RateBasis = Literal["breakdown", "elapsed"]
+
+#: What the runs of a series show: ``warming`` (later runs faster and more local),
+#: ``steady`` (at the final level from run 1), ``evicted`` (a later run slower and less
+#: local: the cache went cold again), ``not-settled`` (no final level yet), ``no-warm-up``
+#: (settled, but not faster or not more local than run 1), ``single-run``.
+Verdict = Literal["warming", "steady", "evicted", "not-settled", "no-warm-up", "single-run"]
+
+#: Resolution of a profile's run times, seconds: every source is stored in whole or
+#: fractional ms (``query_runs.elapsed_ms``). A few runs tell nothing of the timer: the
+#: smallest step between 2 or 3 run times is their gap, not the resolution.
+PROFILE_RESOLUTION_S = 0.001
+
+#: Fewest runs whose warming trend supports a capacity estimate and a curve fit.
+MIN_TREND_RUNS = 3
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,8 @@ class RunIO:
     #: Databricks "Cloud storage request duration"): throughput per reading stream, not the
     #: cluster's bandwidth (profiles.md §11.6 "counter method")
     remote_stream_rate: float | None = None
+    #: start time, seconds since the Unix epoch (UTC); None when the profile gives none
+    start_epoch_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +122,24 @@ class Attribution:
 
 
 @dataclass(frozen=True)
+class EvictedRun:
+    """A run slower than the run before it that read less from the local cache: the cache
+    was cold again (evicted, restarted or another cluster), not a step of a warm-up.
+
+    Shares are fractions 0–1; ``since_previous_s`` is start to start, seconds (None
+    without start times).
+    """
+
+    run: int
+    previous_run: int
+    local_share: float
+    previous_local_share: float
+    elapsed_s: float
+    previous_elapsed_s: float
+    since_previous_s: float | None
+
+
+@dataclass(frozen=True)
 class CacheSeries:
     """The cache analysis of one series (one query on one warehouse, one cache epoch)."""
 
@@ -126,6 +168,16 @@ class CacheSeries:
     fit: CurveFit | None
     fits: tuple[CurveFit, ...]
     attribution: Attribution | None
+    #: runs numbered by ``start_time`` (every run has one) or by the stored ``run`` order
+    ordered_by: Literal["start_time", "run"] = "run"
+    verdict: Verdict = "single-run"
+    verdict_note: str = ""
+    verdict_advice: str = ""  #: what to do, for a ``no-warm-up`` verdict
+    #: first run from which the warm metric stays within ε of its final level, whatever
+    #: the verdict (``runs_to_warm`` is set only where the runs warm)
+    settled_from: int | None = None
+    evicted: tuple[EvictedRun, ...] = ()
+    fit_note: str = ""
 
 
 def _col(frame: pl.DataFrame, name: str) -> list[float | None]:
@@ -164,6 +216,7 @@ def run_io(
             "remote_io_share",
             "local_io_share",
             "remote_read_s",
+            "start_epoch_s",
         )
     }
     for i, run in enumerate(runs):
@@ -217,6 +270,7 @@ def run_io(
                 local_rate=local_rate,
                 rate_basis=basis if (remote_rate or local_rate) else None,
                 remote_stream_rate=stream,
+                start_epoch_s=cols["start_epoch_s"][i],
             )
         )
     return out
@@ -404,6 +458,136 @@ def attribute_time(
     )
 
 
+def time_ordered(frame: pl.DataFrame) -> tuple[pl.DataFrame, Literal["start_time", "run"]]:
+    """The runs of one series in time order, renumbered 1..n: by ``start_epoch_s`` when
+    every run has one (ties and the rest by ``run``), else by the stored ``run`` (ingest
+    order). A profile's run number is the order the files were given, which need not be the
+    order the queries ran (the Databricks pair in ``real/profiles``: given cold first, the
+    warm run started 72 min earlier)."""
+    if (
+        frame.height
+        and "start_epoch_s" in frame.columns
+        and frame.get_column("start_epoch_s").null_count() == 0
+    ):
+        ordered = frame.sort(["start_epoch_s", "run"])
+        return ordered.with_columns(
+            pl.int_range(1, ordered.height + 1, dtype=pl.Int64).alias("run")
+        ), "start_time"
+    return frame.sort("run"), "run"
+
+
+def evicted_runs(
+    runs: Sequence[RunIO], *, epsilon: float, share_step: float, min_effect: float
+) -> list[EvictedRun]:
+    """Runs slower than the run before (by more than ``epsilon`` relative and
+    ``min_effect`` seconds) that read a local share lower by more than ``share_step``
+    (fraction 0–1): the cache was cold again, so the run is a cold run, not warm-up."""
+    out: list[EvictedRun] = []
+    for prev, cur in itertools.pairwise(runs):
+        if prev.local_share is None or cur.local_share is None:
+            continue
+        slower = (
+            cur.elapsed_s > prev.elapsed_s * (1 + epsilon)
+            and cur.elapsed_s - prev.elapsed_s > min_effect
+        )
+        if slower and cur.local_share < prev.local_share - share_step:
+            since = (
+                cur.start_epoch_s - prev.start_epoch_s
+                if cur.start_epoch_s is not None and prev.start_epoch_s is not None
+                else None
+            )
+            out.append(
+                EvictedRun(
+                    cur.run,
+                    prev.run,
+                    cur.local_share,
+                    prev.local_share,
+                    cur.elapsed_s,
+                    prev.elapsed_s,
+                    since,
+                )
+            )
+    return out
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:.0f} %"
+
+
+def _evicted_text(e: EvictedRun) -> str:
+    when = (
+        f"{human_minutes(e.since_previous_s)} after run {e.previous_run} started"
+        if e.since_previous_s is not None
+        else "since the run before"
+    )
+    return (
+        f"run {e.run} read {_pct(e.local_share)} locally (run {e.previous_run}: "
+        f"{_pct(e.previous_local_share)}) and took {human_elapsed(e.elapsed_s)} (run "
+        f"{e.previous_run}: {human_elapsed(e.previous_elapsed_s)}): the cache was cold again "
+        f"{when}"
+    )
+
+
+def _verdict(
+    runs: Sequence[RunIO],
+    *,
+    settled: int | None,
+    evicted: Sequence[EvictedRun],
+    has_split: bool,
+    epsilon: float,
+    share_step: float,
+    min_effect: float,
+) -> tuple[Verdict, str, str]:
+    """What the runs show, one sentence saying why (see :data:`Verdict`) and, for
+    ``no-warm-up``, what to do. "Faster" =
+    the median time from the settled run on is below run 1's by more than ``epsilon`` and
+    ``min_effect`` s; "more local" = its median local share is above run 1's by more than
+    ``share_step`` (fraction 0–1)."""
+    n = len(runs)
+    metric = "local share of bytes" if has_split else "elapsed time"
+    if n < 2:
+        return "single-run", "one run: nothing to compare", ""
+    if evicted:
+        return "evicted", "; ".join(_evicted_text(e) for e in evicted), ""
+    if settled is None or (n >= MIN_TREND_RUNS and settled >= n):
+        return "not-settled", f"the {metric} has not settled within {n} runs", ""
+    if settled == 1:
+        return "steady", f"the {metric} is at its final level from run 1: nothing warms up", ""
+    first, later = runs[0], runs[settled - 1 :]
+    t_warm = _median([r.elapsed_s for r in later])
+    faster = t_warm < first.elapsed_s * (1 - epsilon) and first.elapsed_s - t_warm > min_effect
+    span = f"run {settled} is" if settled == n else f"runs {settled}–{n} are"
+    times = f"{human_elapsed(first.elapsed_s)} → {human_elapsed(t_warm)}"
+    if has_split:
+        share_first = float(first.local_share or 0.0)
+        share_warm = _median([float(r.local_share or 0.0) for r in later])
+        more_local = share_warm > share_first + share_step
+        shares = f"local share {_pct(share_first)} → {_pct(share_warm)}"
+    else:
+        more_local, shares = True, ""
+    if faster and more_local:
+        local = f" and read more locally ({shares})" if has_split else ""
+        return "warming", f"warm from run {settled}: {span} faster ({times}){local}", ""
+    if not faster:
+        slower = t_warm > first.elapsed_s
+        word = "slower than" if slower else "no faster than"
+        local = f"; {shares}" if has_split else ""
+        return (
+            "no-warm-up",
+            f"{span} {word} run 1 ({times}{local}): no warm-up to discard",
+            "look for what else changed between the runs (plan, data, load on the system) "
+            "before comparing them"
+            if slower
+            else "report the runs as they are: no cold/warm split is needed",
+        )
+    return (
+        "no-warm-up",
+        f"{span} faster ({times}) but read no more locally ({shares}): "
+        "the speed-up is not the cache",
+        "look for JIT, compilation or the OS page cache",
+    )
+
+
 def cache_series(
     frame: pl.DataFrame,
     *,
@@ -414,30 +598,38 @@ def cache_series(
     plateau_spread: float = 0.05,
     min_io_s: float = 1.0,
     fits_epsilon: float = 0.02,
+    share_step: float = 0.1,
 ) -> CacheSeries:
     """Analyse one series (rows = runs; columns ``run, elapsed_s`` and optionally
-    ``bytes_scanned, bytes_remote, bytes_local, scan_share, remote_io_share,
-    local_io_share, result_cache_hit``).
+    ``start_epoch_s, bytes_scanned, bytes_remote, bytes_local, scan_share,
+    remote_io_share, local_io_share, result_cache_hit``).
 
+    - Order: :func:`time_ordered` (start time where every run has one); run numbers
+      follow it.
     - Rates per run: :func:`run_io`. Series remote rate = the run moving the most remote
       bytes (the seed's "for large data transfers": run 1 on both warehouses); series local
       rate = median of the per-run local rates (robust to a run like the seed's Medium run
       7, 1.6 GB/s against ~5 GB/s in the others).
     - Time per TB = 10^12 / rate.
-    - Runs to warm: :func:`runs_to_warm` on the local share of bytes when the split is
+    - Settled from: :func:`runs_to_warm` on the local share of bytes when the split is
       known, else on elapsed time; ε = 2 % (warmup-science.md §8.13).
-    - Capacity: the plateau of local bytes = median of the last ``plateau_runs`` runs when
-      they lie within ``plateau_spread`` of it (profiles.md §11.6). It is a lower bound of
-      the cache size: the query's cached working set; per node = / ``nodes``.
+    - Verdict (:data:`Verdict`): cold (evicted) runs by :func:`evicted_runs`
+      (``share_step`` = 10 share points, the time beyond ε and the timer's minimum effect,
+      ``analyze/resolution.py``); ``runs_to_warm`` only for a warming or steady series.
+    - Capacity and curve fits only for a warming series of at least
+      :data:`MIN_TREND_RUNS` runs. Capacity: the plateau of local bytes = median of the
+      last ``plateau_runs`` runs when they lie within ``plateau_spread`` of it
+      (profiles.md §11.6); a lower bound of the cache size: the query's cached working
+      set; per node = / ``nodes``.
     - Speed-up: cold = the run with the least local share (first run without a split);
       warm = median of the last ``plateau_runs`` other runs.
     """
+    frame, ordered_by = time_ordered(frame)
     hits: list[int] = []
     if "result_cache_hit" in frame.columns:
         mask = frame.get_column("result_cache_hit").fill_null(False)
         hits = [int(v) for v in frame.filter(mask).get_column("run").to_list()]
         frame = frame.filter(~mask)
-    frame = frame.sort("run")
     runs = run_io(frame, min_io_s=min_io_s)
     n = len(runs)
     elapsed = [r.elapsed_s for r in runs]
@@ -458,17 +650,39 @@ def cache_series(
     has_split = n > 0 and all(s is not None for s in shares)
     if has_split:
         warm_metric: Literal["local_share", "elapsed"] = "local_share"
-        to_warm = runs_to_warm(
+        settled = runs_to_warm(
             [float(s) for s in shares if s is not None], epsilon=epsilon, plateau_runs=plateau_runs
         )
     else:
         warm_metric = "elapsed"
-        to_warm = runs_to_warm(elapsed, epsilon=epsilon, plateau_runs=plateau_runs)
+        settled = runs_to_warm(elapsed, epsilon=epsilon, plateau_runs=plateau_runs)
+    min_effect = min_effect_s(PROFILE_RESOLUTION_S)
+    evicted = evicted_runs(runs, epsilon=epsilon, share_step=share_step, min_effect=min_effect)
+    verdict, verdict_note, verdict_advice = _verdict(
+        runs,
+        settled=settled,
+        evicted=evicted,
+        has_split=has_split,
+        epsilon=epsilon,
+        share_step=share_step,
+        min_effect=min_effect,
+    )
+    to_warm = settled if verdict in ("warming", "steady") else None
+    trend = verdict == "warming" and n >= MIN_TREND_RUNS
+    why_not = (
+        f"run {evicted[0].run} was a cold (evicted) run"
+        if evicted
+        else f"needs at least {MIN_TREND_RUNS} runs warming in time order, the series has {n}"
+        if verdict == "warming"
+        else verdict_note
+    )
 
     local_bytes = [r.bytes_local for r in runs if r.bytes_local is not None]
     plateau = capacity = None
     note = "no local-byte counts: capacity unknown"
-    if len(local_bytes) >= 2:
+    if len(local_bytes) >= 2 and not trend:
+        note = f"capacity not estimated: {why_not}"
+    elif len(local_bytes) >= 2:
         # as for runs to warm: a short series' plateau leaves out run 1
         tail = local_bytes[-min(plateau_runs, len(local_bytes) - 1) :]
         level = _median(tail)
@@ -495,7 +709,8 @@ def cache_series(
         warm_s = _median(others[-plateau_runs:])
         speedup = cold_s / warm_s if warm_s > 0 else None
 
-    fits = fit_curves(elapsed, epsilon=fits_epsilon) if n >= 2 else ()
+    fits = fit_curves(elapsed, epsilon=fits_epsilon) if trend else ()
+    fit_note = "" if fits else f"no warm-up curve fitted: {why_not}" if n >= 2 else ""
     attribution = None
     if has_split:
         attribution = attribute_time(
@@ -529,13 +744,40 @@ def cache_series(
         fit=fits[0] if fits else None,
         fits=fits,
         attribution=attribution,
+        ordered_by=ordered_by,
+        verdict=verdict,
+        verdict_note=verdict_note,
+        verdict_advice=verdict_advice,
+        settled_from=settled,
+        evicted=tuple(evicted),
+        fit_note=fit_note,
     )
 
 
+#: Speed-up from which a warm-up is a warning (report cold and warm apart), not a note.
+WARMUP_WARNING_SPEEDUP = 1.1
+
+
 def cache_findings(s: CacheSeries, *, jit_trend: float = -0.7) -> list[Finding]:
-    """Methodology findings for one series (profiles.md §11.6 result-cache contamination
-    check; warmup-science.md §6.3 cache vs JIT; §8.13 warm definition)."""
+    """The cache rules for one series, each with a stable ``rule`` id and
+    ``numbers["effect"]`` (for :func:`toolkit.analyze.findings.rank_findings`):
+
+    - ``cache.result-cache`` (problem): runs served from the result cache (profiles.md
+      §11.6); effect = their share of the runs.
+    - ``cache.evicted`` (warning): a run slower and less local than the one before, with
+      the time since it when known; effect = seconds it took longer.
+    - ``cache-warmup``: warm from run k, later runs faster and more local (warning from a
+      1.1x speed-up, else info); effect = seconds the runs before k took beyond the warm
+      level (Zhang et al. HotCloud 2020, warmup-science.md §8.13).
+    - ``cache.not-warm`` (warning): no final level within the runs; effect = relative
+      range of the last 3 times.
+    - ``cache.no-warm-up`` (info): the runs settle but are not faster, or not more local,
+      than run 1; effect = relative change of the time from run 1.
+    - ``cache.jit`` (warning): time falls with the run after the bytes are accounted for
+      (warmup-science.md §6.3); effect = |Spearman ρ|.
+    """
     found: list[Finding] = []
+    n = len(s.runs)
     if s.excluded_runs:
         runs = ", ".join(str(r) for r in s.excluded_runs)
         found.append(
@@ -546,29 +788,93 @@ def cache_findings(s: CacheSeries, *, jit_trend: float = -0.7) -> list[Finding]:
                 f"run {runs} came from the result cache and measured no query work",
                 "disable the result cache for benchmark sessions "
                 "(Snowflake: ALTER SESSION SET USE_CACHED_RESULT = FALSE)",
-                {"excluded_runs": len(s.excluded_runs)},
+                {
+                    "excluded_runs": len(s.excluded_runs),
+                    "effect": len(s.excluded_runs) / (len(s.excluded_runs) + n),
+                },
             )
         )
-    if len(s.runs) >= 3 and (s.runs_to_warm is None or s.runs_to_warm >= len(s.runs)):
+    for e in s.evicted:
+        found.append(
+            Finding(
+                "cache.evicted",
+                "warning",
+                s.series,
+                _evicted_text(e),
+                f"run {e.run} is a cold run, not part of a warm-up: report cold and warm runs "
+                "separately, and run the warm repetitions back to back",
+                {
+                    "run": e.run,
+                    "local_share": e.local_share,
+                    "previous_local_share": e.previous_local_share,
+                    "elapsed_s": e.elapsed_s,
+                    "previous_elapsed_s": e.previous_elapsed_s,
+                    "since_previous_s": e.since_previous_s,
+                    "effect": e.elapsed_s - e.previous_elapsed_s,
+                },
+            )
+        )
+    if s.verdict == "warming" and s.runs_to_warm is not None and s.warm_s is not None:
+        k = s.runs_to_warm
+        severity: Severity = (
+            "warning" if s.speedup is not None and s.speedup >= WARMUP_WARNING_SPEEDUP else "info"
+        )
+        rates = ""
+        if s.remote_rate and s.local_rate:
+            rates = (
+                f"; remote reads run at {human_rate(s.remote_rate)}, local at "
+                f"{human_rate(s.local_rate)} ({s.local_rate / s.remote_rate:.0f}x)"
+            )
+        speed = (
+            f" ({human_elapsed(s.cold_s)} cold, {human_elapsed(s.warm_s)} warm, {s.speedup:.1f}x)"
+            if s.speedup is not None
+            else ""
+        )
+        found.append(
+            Finding(
+                "cache-warmup",
+                severity,
+                s.series,
+                f"the cache is warm from run {k}{speed}{rates}",
+                "report cold and warm separately, or discard "
+                + (f"the first {k - 1} runs" if k > 2 else "run 1")
+                + " before measuring",
+                {
+                    "runs_to_warm": k,
+                    "cold_s": s.cold_s,
+                    "warm_s": s.warm_s,
+                    "remote_rate": s.remote_rate,
+                    "local_rate": s.local_rate,
+                    "effect": sum(max(r.elapsed_s - s.warm_s, 0.0) for r in s.runs[: k - 1]),
+                },
+            )
+        )
+    if s.verdict == "not-settled" and n >= MIN_TREND_RUNS:
+        last = [r.elapsed_s for r in s.runs[-MIN_TREND_RUNS:]]
+        level = _median(last)
         found.append(
             Finding(
                 "cache.not-warm",
                 "warning",
                 s.series,
-                f"the {s.warm_metric.replace('_', ' ')} has not settled within {len(s.runs)} runs",
+                s.verdict_note,
                 "run the query more times before reading hot numbers",
-                {"runs": len(s.runs)},
+                {
+                    "runs": n,
+                    "effect": (max(last) - min(last)) / level if level > 0 else 0.0,
+                },
             )
         )
-    elif s.runs_to_warm is not None and s.runs_to_warm > 2:
+    if s.verdict == "no-warm-up":
+        t1, later = s.runs[0].elapsed_s, s.runs[-1].elapsed_s
         found.append(
             Finding(
-                "cache.slow-fill",
+                "cache.no-warm-up",
                 "info",
                 s.series,
-                f"the cache fills over several runs: warm from run {s.runs_to_warm}",
-                f"discard the first {s.runs_to_warm - 1} runs when measuring warm performance",
-                {"runs_to_warm": s.runs_to_warm},
+                s.verdict_note,
+                s.verdict_advice,
+                {"runs": n, "effect": (later - t1) / t1 if t1 > 0 else 0.0},
             )
         )
     att = s.attribution
@@ -581,7 +887,64 @@ def cache_findings(s: CacheSeries, *, jit_trend: float = -0.7) -> list[Finding]:
                 "time keeps falling with the run after remote and local bytes are accounted for "
                 f"(Spearman ρ {att.residual_trend:.2f})",
                 "look for JIT or compilation warm-up besides the cache",
-                {"residual_trend": att.residual_trend},
+                {"residual_trend": att.residual_trend, "effect": abs(att.residual_trend)},
             )
         )
     return found
+
+
+def iso_time(epoch_s: float | None) -> str | None:
+    """Seconds since the Unix epoch as an ISO-8601 UTC time, None for None."""
+    if epoch_s is None:
+        return None
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat()
+
+
+# -- units as the seed prints them (decimal: 1 GB = 10^9 bytes, profiles.md §0 item 7) ------
+
+
+def human_bytes(value: float | None) -> str:
+    """``121700000000`` → ``121.7 GB``; ``269900000`` → ``269.9 MB`` (decimal units)."""
+    if value is None:
+        return ""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value:.0f} B"
+
+
+def human_rate(bytes_per_s: float | None) -> str:
+    """``264.7e6`` → ``264.7 MB/s``; ``5.18e9`` → ``5.2 GB/s`` (decimal, like the seed)."""
+    if bytes_per_s is None:
+        return ""
+    if bytes_per_s >= 1e9:
+        return f"{bytes_per_s / 1e9:.1f} GB/s"
+    if bytes_per_s >= 1e6:
+        return f"{bytes_per_s / 1e6:.1f} MB/s"
+    return f"{bytes_per_s / 1e3:.1f} kB/s"
+
+
+def human_elapsed(seconds: float | None) -> str:
+    """Execution time as the seed's profile prints it: ``33.5s``, ``7m 48s``, ``31m``."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f}s" if seconds != int(seconds) else f"{int(seconds)}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes >= 60:
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}h {minutes}m {secs}s" if secs else f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s" if secs else f"{minutes}m"
+
+
+def human_minutes(seconds: float | None) -> str:
+    """A long duration to the nearest minute, in minutes below two hours: ``63 min``,
+    ``4 h 11 min`` (the seed writes "63 minutes" and "4 hours 10 minutes" for 62.9 and
+    250.6 min)."""
+    if seconds is None:
+        return ""
+    total = round(seconds / 60)
+    if total < 120:
+        return f"{total} min"
+    hours, minutes = divmod(total, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from toolkit.analyze.cache import CacheSeries, cache_findings
+from toolkit.analyze.findings import rank_findings
 from toolkit.cli.common import (
     DbOption,
     EncodingOption,
@@ -141,9 +142,10 @@ def _derived_lines(s: CacheSeries) -> list[str]:
             f"bytes scanned {human_bytes(s.scanned_first)} -> {human_bytes(s.scanned_last)} "
             f"({s.compaction:.2f}x less once cached)"
         )
-    if s.runs_to_warm is not None:
-        metric = "local share of bytes" if s.warm_metric == "local_share" else "elapsed time"
-        lines.append(f"warm from run {s.runs_to_warm} ({metric} within ε of its final level)")
+    if s.ordered_by == "start_time":
+        lines.append("runs numbered by start time")
+    if s.verdict in ("warming", "steady"):
+        lines.append(s.verdict_note)
     if s.capacity_bytes is not None:
         per_node = (
             f" ({human_bytes(s.capacity_per_node_bytes)} per node)"
@@ -167,11 +169,14 @@ def _derived_lines(s: CacheSeries) -> list[str]:
             else ""
         )
         lines.append(f"best fit by AIC: {s.fit.model}, t∞ {human_elapsed(s.fit.t_inf_s)}{tau}")
+    elif s.fit_note:
+        lines.append(s.fit_note)
     att = s.attribution
     if att is not None:
         lines.append(
             f"time model t = {att.intercept_s:.1f} s + {att.s_per_remote_byte * 1e9:.2f} s/GB remote"
             f" + {att.s_per_local_byte * 1e9:.3f} s/GB local (R² {att.r_squared:.3f})"
         )
-    lines.extend(f"{f.severity}: {f.sentence()}" for f in cache_findings(s))
+    # the same rules, in the same order, as the report's cache section and --json
+    lines.extend(f"{f.severity}: {f.sentence()}" for f in rank_findings(cache_findings(s)))
     return lines

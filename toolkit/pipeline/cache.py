@@ -1,6 +1,7 @@
 """``warmup cache``: read profiled runs from a store, analyse each series, build the JSON.
 
-One series = one ``query_runs.series`` value and cache epoch, runs in ``run`` order.
+One series = one ``query_runs.series`` value and cache epoch, runs in time order (start
+time where every run has one, else ``run`` order: ``analyze.cache.time_ordered``).
 Series whose every run reports 0 bytes scanned (DDL, ``USE``, metadata-only statements
 in a query-history export) are left out: there is no cache to warm.
 """
@@ -11,7 +12,11 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.analyze.cache import CacheSeries, cache_findings, cache_series
+from toolkit.analyze.cache import CacheSeries, cache_findings, cache_series, iso_time
+from toolkit.analyze.cache import human_bytes as human_bytes
+from toolkit.analyze.cache import human_elapsed as human_elapsed
+from toolkit.analyze.cache import human_minutes as human_minutes
+from toolkit.analyze.cache import human_rate as human_rate
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
@@ -34,7 +39,8 @@ WHERE query_id IS NOT NULL AND operator_type IN ('TableScan', 'ExternalScan', 'I
 GROUP BY query_id
 """
 
-_COLUMNS = """q.series, q.cache_epoch, q.run, q.elapsed_ms / 1000.0 AS elapsed_s,
+_COLUMNS = """q.series, q.cache_epoch, q.run, epoch(q.start_time) AS start_epoch_s,
+    q.elapsed_ms / 1000.0 AS elapsed_s,
     coalesce(q.exec_ms, q.elapsed_ms) / 1000.0 AS io_time_s, q.bytes_scanned,
     coalesce(q.bytes_remote, CAST(q.bytes_scanned
         - round(q.bytes_scanned * s.op_local_bytes / nullif(s.op_bytes, 0)) AS BIGINT))
@@ -131,6 +137,7 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                         "local_rate": r.local_rate,
                         "rate_basis": r.rate_basis,
                         "remote_stream_rate": r.remote_stream_rate,
+                        "start_time": iso_time(r.start_epoch_s),
                     }
                     for r in s.runs
                 ],
@@ -144,6 +151,22 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                 "bytes_scanned_first": s.scanned_first,
                 "bytes_scanned_last": s.scanned_last,
                 "compaction": s.compaction,
+                "ordered_by": s.ordered_by,
+                "verdict": s.verdict,
+                "verdict_note": s.verdict_note,
+                "settled_from": s.settled_from,
+                "evicted_runs": [
+                    {
+                        "run": e.run,
+                        "previous_run": e.previous_run,
+                        "local_share": e.local_share,
+                        "previous_local_share": e.previous_local_share,
+                        "elapsed_s": e.elapsed_s,
+                        "previous_elapsed_s": e.previous_elapsed_s,
+                        "since_previous_s": e.since_previous_s,
+                    }
+                    for e in s.evicted
+                ],
                 "runs_to_warm": s.runs_to_warm,
                 "warm_metric": s.warm_metric,
                 "capacity_bytes": s.capacity_bytes,
@@ -153,15 +176,9 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                 "warm_s": s.warm_s,
                 "speedup": s.speedup,
                 "fit": _fit_json(s),
-                "findings": [
-                    {
-                        "rule": f.rule,
-                        "severity": f.severity,
-                        "message": f.message,
-                        "advice": f.advice,
-                    }
-                    for f in cache_findings(s)
-                ],
+                "fit_note": s.fit_note,
+                # the same findings as the report's cache section and the table output
+                "findings": [f.as_json() for f in cache_findings(s)],
                 "attribution": None
                 if att is None
                 else {
@@ -177,53 +194,3 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
             }
         )
     return {"series": out}
-
-
-# -- units as the seed prints them (decimal: 1 GB = 10^9 bytes, profiles.md §0 item 7) ------
-
-
-def human_bytes(value: float | None) -> str:
-    """``121700000000`` → ``121.7 GB``; ``269900000`` → ``269.9 MB`` (decimal units)."""
-    if value is None:
-        return ""
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(value) >= size:
-            return f"{value / size:.1f} {unit}"
-    return f"{value:.0f} B"
-
-
-def human_rate(bytes_per_s: float | None) -> str:
-    """``264.7e6`` → ``264.7 MB/s``; ``5.18e9`` → ``5.2 GB/s`` (decimal, like the seed)."""
-    if bytes_per_s is None:
-        return ""
-    if bytes_per_s >= 1e9:
-        return f"{bytes_per_s / 1e9:.1f} GB/s"
-    if bytes_per_s >= 1e6:
-        return f"{bytes_per_s / 1e6:.1f} MB/s"
-    return f"{bytes_per_s / 1e3:.1f} kB/s"
-
-
-def human_elapsed(seconds: float | None) -> str:
-    """Execution time as the seed's profile prints it: ``33.5s``, ``7m 48s``, ``31m``."""
-    if seconds is None:
-        return ""
-    if seconds < 60:
-        return f"{seconds:.1f}s" if seconds != int(seconds) else f"{int(seconds)}s"
-    minutes, secs = divmod(round(seconds), 60)
-    if minutes >= 60:
-        hours, minutes = divmod(minutes, 60)
-        return f"{hours}h {minutes}m {secs}s" if secs else f"{hours}h {minutes}m"
-    return f"{minutes}m {secs}s" if secs else f"{minutes}m"
-
-
-def human_minutes(seconds: float | None) -> str:
-    """A long duration to the nearest minute, in minutes below two hours: ``63 min``,
-    ``4 h 11 min`` (the seed writes "63 minutes" and "4 hours 10 minutes" for 62.9 and
-    250.6 min)."""
-    if seconds is None:
-        return ""
-    total = round(seconds / 60)
-    if total < 120:
-        return f"{total} min"
-    hours, minutes = divmod(total, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

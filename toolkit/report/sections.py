@@ -2020,57 +2020,13 @@ def fitted_elapsed(fit: Any, runs: Sequence[int]) -> list[float | None]:
     return out
 
 
-def cache_findings(payload: dict[str, Any]) -> list[Finding]:
-    """Per series: the cache analyzer's findings (result-cache contamination, not warm,
-    JIT residual; toolkit/analyze/cache.py), and for a cache that speeds the query up by
-    at least 10 %, its warm-up length, speed-up and tier rates (this one replaces the
-    analyzer's slow-fill note, which says the same with fewer numbers)."""
-    found = []
-    for s in payload["series"]:
-        warmup = None
-        speedup = s["speedup"]
-        if (
-            s["runs_to_warm"] is not None
-            and s["runs_to_warm"] > 1
-            and s["cold_s"] is not None
-            and s["warm_s"] is not None
-            and speedup is not None
-            and speedup >= 1.1
-        ):
-            rates = ""
-            if s["remote_rate"] and s["local_rate"]:
-                rates = (
-                    f"; remote reads run at {fmt_rate(s['remote_rate'])}, local at "
-                    f"{fmt_rate(s['local_rate'])} ({s['local_rate'] / s['remote_rate']:.0f}x)"
-                )
-            warmup = Finding(
-                rule="cache-warmup",
-                severity="warning",
-                subject=s["series"],
-                message=(
-                    f"{s['series']}: the cache is warm from run {s['runs_to_warm']} "
-                    f"({fmt_seconds(s['cold_s'])} cold, {fmt_seconds(s['warm_s'])} warm, "
-                    f"{speedup:.1f}x){rates}"
-                ),
-                advice=(
-                    "report cold and warm separately, or discard the first "
-                    f"{plural(s['runs_to_warm'] - 1, 'run')} before measuring"
-                ),
-                numbers={
-                    "runs_to_warm": s["runs_to_warm"],
-                    "cold_s": s["cold_s"],
-                    "warm_s": s["warm_s"],
-                    "remote_rate": s["remote_rate"],
-                    "local_rate": s["local_rate"],
-                },
-            )
-        for item in s.get("findings") or []:
-            if warmup is not None and item["rule"] == "cache.slow-fill":
-                continue
-            found.append(finding_from_json({"subject": s["series"], **item}))
-        if warmup is not None:
-            found.append(warmup)
-    return found
+def cache_findings(results: Sequence[Any]) -> list[Finding]:
+    """Per series, the cache rules of ``toolkit.analyze.cache.cache_findings`` (result
+    cache, cold/evicted run, warm-up, not warm, no warm-up, JIT): the same findings as
+    ``warmup cache`` and its ``--json``; the report only formats them."""
+    from toolkit.analyze.cache import cache_findings as series_findings
+
+    return [f for s in results for f in series_findings(s)]
 
 
 def cache_section(ctx: ReportContext) -> Section | None:
@@ -2114,6 +2070,7 @@ def cache_section(ctx: ReportContext) -> Section | None:
                 Column("local rate", True, "median of the per-run local rates"),
                 Column("local/remote", True),
                 Column("1 TB remote", True, "time to read 10^12 bytes at the remote rate"),
+                Column("runs show", help="warming, steady, evicted (a cold run), no-warm-up, ..."),
                 Column("warm from run", True),
                 Column("cold → warm", True),
                 Column("cached working set", True, "plateau of local bytes: a lower bound"),
@@ -2128,6 +2085,7 @@ def cache_section(ctx: ReportContext) -> Section | None:
                     num(s["local_rate"], fmt_rate),
                     num(s["local_remote_ratio"], lambda v: f"{v:.0f}x"),
                     num(s["remote_time_per_tb_s"], lambda v: f"{v / 60:.0f} min"),
+                    Cell(s["verdict"]),
                     num(s["runs_to_warm"], ".0f"),
                     Cell(
                         f"{fmt_seconds(s['cold_s'])} → {fmt_seconds(s['warm_s'])}",
@@ -2145,11 +2103,12 @@ def cache_section(ctx: ReportContext) -> Section | None:
         "Cache warm-up",
         (
             "Per run: bytes read from remote storage (orange) and from the local cache (blue), "
-            "and the elapsed time (black, right axis, log) with the best-fitting warm-up curve."
+            "and the elapsed time (black, right axis, log) with the best-fitting warm-up curve "
+            "where at least 3 runs warm in time order (runs are numbered by start time)."
         ),
         tuple(blocks),
         payload,
-        tuple(cache_findings(payload)),
+        tuple(cache_findings(results)),
     )
 
 

@@ -193,8 +193,8 @@ def write_runs(
 
     Runs without a source-given number are numbered after the runs of the same series
     already in the store, in the order given (ingest order; within a file, start time).
-    A run that started before the previous run of its series gets a warning: the numbering
-    follows the order of the files, so pass them in the order they ran.
+    A run that started before the previous run of its series gets a warning: the stored
+    numbering follows the order of the files (``warmup cache`` renumbers by start time).
     """
     con = writer.store.con
     next_run: dict[str, int] = {}
@@ -218,8 +218,8 @@ def write_runs(
             if previous is not None and _before(run.start_time, previous):
                 writer.warn(
                     f"{writer.path}: series {run.series[:60]!r} run {run.run} started "
-                    f"{run.start_time.isoformat()}, before the run numbered ahead of it; runs are "
-                    "numbered in ingest order, so give the files in the order they ran"
+                    f"{run.start_time.isoformat()}, before the run numbered ahead of it; the store "
+                    "numbers runs in ingest order, warmup cache reads them by start time"
                 )
             last_start[run.series] = run.start_time
         _check_values(writer, run)
