@@ -22,6 +22,7 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
     RAMP_MAX_FRAC,
     SUMMARY_MIN_WINDOWS,
+    SUMMARY_STEADY_MIN_WINDOWS,
     full_summary_windows,
     summary_interval,
     warmup_end,
@@ -516,7 +517,26 @@ def warmup_findings(
             "samples": samples,
             "reason": "summariser" if summariser else "few-windows",
         }
-        if summariser and full is not None and full < windows:
+        if summariser and full is not None and full >= need:
+            assert summary_seconds is not None
+            # analyze_summary_windows: enough windows for the warm-up rule, too few to
+            # tell a steady state from a climb where their rates disagree
+            message = (
+                f"too few windows: {full} summariser windows of full length over "
+                f"{_s(duration)} s, whose rates differ by more than the rule's 5 %; with "
+                f"fewer than {SUMMARY_STEADY_MIN_WINDOWS} a trend cannot be told from noise, "
+                "so no warm-up end or steady figures"
+            )
+            numbers.update(full_windows=full, need=SUMMARY_STEADY_MIN_WINDOWS,
+                           reason="summariser-few-windows")  # fmt: skip
+            interval = math.floor(duration / (SUMMARY_STEADY_MIN_WINDOWS + 2))
+            advice = (
+                f"print summariser lines more often (jmeter -Jsummariser.interval={interval}) "
+                "or analyse the JTL, or run longer"
+                if 1 <= interval < max(summary_seconds)
+                else "analyse the JTL, or run longer"
+            )
+        elif summariser and full is not None and full < windows:
             assert summary_seconds is not None
             lengths = ", ".join(_s(x) for x in summary_seconds[:8])
             message = (
