@@ -125,3 +125,81 @@ def test_steady_rate_ci_is_not_clamped_at_zero() -> None:
     ci = summary_rate_ci([10, 5000], [10.0, 10.0])
     assert ci.mean == pytest.approx(250.5)
     assert ci.lo < 0  # was max(0, ...): a CI that said nothing looked like a rate
+
+
+RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "jmeter" / "recorded_warmup"
+
+
+@pytest.mark.real
+def test_real_jtl_and_its_log_are_one_suite(real_dir: Path) -> None:
+    import json
+
+    import jsonschema
+
+    from toolkit.resources import resource_dir
+
+    runner = CliRunner()
+    # the log first: the suite keeps the run's name, not "h2_point_lookup_10t_60s #2"
+    paths = [str(real_dir / RUNS / f"h2_point_lookup_10t_60s{x}") for x in (".log", ".csv.jtl.gz")]
+    result = runner.invoke(app, ["load", *paths, "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    jsonschema.validate(
+        payload, json.loads((resource_dir("schemas") / "load.schema.json").read_text())
+    )
+    (suite,) = payload["suites"]
+    assert suite["suite"] == "h2_point_lookup_10t_60s" and suite["source"] == "samples"
+    jtl_rows = duckdb.connect().execute(f"SELECT count(*) FROM read_csv('{paths[1]}')").fetchone()
+    assert suite["labels"][0]["samples"] == suite["logs"]["samples"] == jtl_rows[0]  # type: ignore[index]
+    assert suite["logs"]["interval_s"] == pytest.approx(10.0)
+    assert suite["logs"]["threads_started"] == 10
+    assert "load-log-disagrees" not in {f["rule"] for f in suite["findings"]}
+    table = runner.invoke(app, ["load", *paths])
+    assert table.output.count("(samples)") == 1 and "(summariser)" not in table.output
+    assert "log of the same run: 880,922 samples" in " ".join(table.output.split())
+
+
+def test_recorded_runs_are_one_suite_each(tmp_path: Path) -> None:
+    import json
+
+    import toolkit
+
+    runner = CliRunner()
+    db = tmp_path / "runs.duckdb"
+    files = sorted(str(p) for p in RECORDED.iterdir() if p.name != "truth.json")
+    assert runner.invoke(app, ["ingest", *files, "--db", str(db)]).exit_code == 0
+    listed = json.loads(runner.invoke(app, ["suites", "--db", str(db), "--json"]).output)
+    names = sorted(s["name"] for s in (listed["suites"] if isinstance(listed, dict) else listed))
+    truth = json.loads((RECORDED / "truth.json").read_text())
+    assert names == sorted(truth["scenarios"])  # was 15 suites: JTL, .console, .jmeter
+    with toolkit.open_store(db, read_only=True) as store:
+        report = load_report(store)
+        html = toolkit.render_report(store)
+    for suite in report["suites"]:
+        # each log counts what the server saw and the JTL holds
+        assert suite["logs"]["samples"] == truth["scenarios"][suite["suite"]]["server_requests"]
+    # no suite of a log's own (the provenance table still lists the files)
+    assert '"c-ramp-think.console"' not in html and '"c-ramp-think.jmeter"' not in html
+    assert '"c-ramp-think"' in html
+
+
+def test_a_log_that_disagrees_with_its_jtl_is_a_finding(tmp_path: Path, store: Store) -> None:
+    import gzip
+
+    jtl = tmp_path / "d-flat.jtl"
+    jtl.write_bytes(gzip.decompress((RECORDED / "d-flat.jtl.gz").read_bytes()))
+    lines = (RECORDED / "d-flat.console.txt").read_text().splitlines()
+    # a log cut after its sixth window: the JTL holds the whole run
+    plus = [i for i, line in enumerate(lines) if line.startswith("summary +")]
+    log = tmp_path / "d-flat.log"
+    log.write_text("\n".join(lines[: plus[6]]) + "\n")
+    from toolkit import ingest_path
+
+    ingest_path(store, jtl)
+    ingest_path(store, log)
+    (suite,) = load_report(store)["suites"]
+    (found,) = [f for f in suite["findings"] if f["rule"] == "load-log-disagrees"]
+    jtl_n = duckdb.connect().execute(f"SELECT count(*) FROM read_csv('{jtl}')").fetchone()[0]  # type: ignore[index]
+    log_n = sum(int(line.split()[2]) for line in lines[: plus[6]] if line.startswith("summary +"))
+    assert found["numbers"]["jtl_samples"] == jtl_n and found["numbers"]["log_samples"] == log_n
+    assert found["numbers"]["effect"] == pytest.approx(abs(log_n - jtl_n) / jtl_n)

@@ -1004,3 +1004,39 @@ def error_findings(
                 )
             )
     return found
+
+
+#: share by which a run's JTL and its summariser log may differ in their sample counts
+#: before they disagree (the log's last line may miss samples that complete after it)
+LOG_COUNT_TOLERANCE = 0.001
+
+
+def log_disagreement_findings(
+    subject: str, *, jtl_samples: int, log_samples: int, summariser: str
+) -> list[Finding]:
+    """``load-log-disagrees``: a JTL and the summariser log of the same run (one suite)
+    count different samples, beyond ``LOG_COUNT_TOLERANCE``: one of them misses part of
+    the run (a listener that did not write everything, a log of another run).
+    ``numbers["effect"]`` is the relative gap, |log − JTL| ÷ JTL."""
+    if jtl_samples <= 0 and log_samples <= 0:
+        return []
+    gap = abs(log_samples - jtl_samples) / max(jtl_samples, 1)
+    if gap <= LOG_COUNT_TOLERANCE:
+        return []
+    return [
+        Finding(
+            rule="load-log-disagrees",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"the summariser log ({summariser!r}) counts {log_samples:,} samples, the "
+                f"JTL {jtl_samples:,} ({_pct(gap)} apart): they do not describe the same "
+                "samples; the figures here are the JTL's"
+            ),
+            advice=(
+                "check that the log and the JTL are of the same run, and that the JTL "
+                "listener saved every sample (or ingest them under different --suite names)"
+            ),
+            numbers={"effect": gap, "jtl_samples": jtl_samples, "log_samples": log_samples},
+        )
+    ]

@@ -242,6 +242,20 @@ def _print_load(payload: dict[str, Any]) -> None:
         console.print(rates)
         console.print(latency)
         _print_error_types(console, suite["dashboard_errors"])
+        logs = suite.get("logs")
+        if logs:
+            console.print(
+                plain(
+                    f"log of the same run: {logs['samples']:,} samples in its "
+                    f"{logs['summariser']!r} lines every {_fmt(logs['interval_s'])} s, "
+                    f"{_fmt(logs['threads_started'])} threads started, ramp-up "
+                    + (
+                        "none"
+                        if logs["rampup_end_s"] is None
+                        else f"to {_fmt(logs['rampup_end_s'])} s"
+                    )
+                )
+            )
         for finding in suite["findings"]:
             console.print(
                 plain(f"{finding['severity']}: {finding['subject']}: {finding['message']}")

@@ -45,7 +45,12 @@ def summarisers(store: Store, suite_id: int) -> list[str]:
 
 
 def summariser_windows(
-    store: Store, suite_id: int, name: str, *, timed_only: bool = False
+    store: Store,
+    suite_id: int,
+    name: str,
+    *,
+    timed_only: bool = False,
+    source_id: int | None = None,
 ) -> pl.DataFrame:
     """The ``summary +`` windows of one summariser in log order: count, seconds (the
     window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
@@ -61,7 +66,8 @@ def summariser_windows(
     than half an interval (:func:`toolkit.analyze.timeseries.summary_interval`) after the
     previous line of the same file — is added to that line's window: no sample completed
     in it, as in the long window JMeter prints after a stall (it prints a line only when
-    a sample completes), so rates and times into the run count it.
+    a sample completes), so rates and times into the run count it. ``source_id``: one
+    log file's windows only (a JTL suite joined with its run's console and jmeter.log).
 
     A first window of one started thread, after which the next line shows every thread
     of the run started, is a setUp thread group's (JMeter runs it alone before the main
@@ -72,8 +78,9 @@ def summariser_windows(
         """SELECT source_id, count, seconds, rate, avg_ms, min_ms, max_ms, errors,
                   active_threads::DOUBLE AS active_threads, started, window_end
            FROM load_windows
-           WHERE suite_id = ? AND kind = '+' AND name = ? ORDER BY source_id, line""",
-        [suite_id, name],
+           WHERE suite_id = ? AND kind = '+' AND name = ?
+             AND (source_id = ? OR ? IS NULL) ORDER BY source_id, line""",
+        [suite_id, name, source_id, source_id],
     )
     durations = [
         window_duration(int(c), float(s), None if r is None else float(r))
