@@ -71,7 +71,13 @@ def test_load_real_files_table_and_json(real_dir: Path, runner: CliRunner) -> No
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     jsonschema.validate(payload, _schema("load.schema.json"))
-    assert [s["source"] for s in payload["suites"]] == ["samples", "summariser", "samples"]
+    # the 5.6.3 CSV and its console (.stdout.txt) are one run: one suite, the log beside
+    assert [s["source"] for s in payload["suites"]] == ["samples", "samples"]
+    # ... whose counts differ (786 in the log's lines, 1,564 rows in the CSV): a finding
+    first = payload["suites"][0]
+    (found,) = [f for f in first["findings"] if f["rule"] == "load-log-disagrees"]
+    assert found["numbers"]["log_samples"] == first["logs"]["samples"] == 786
+    assert found["numbers"]["jtl_samples"] == first["labels"][0]["samples"]
     assert payload["window_s"] == 2.0
 
 

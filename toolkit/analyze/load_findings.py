@@ -22,6 +22,7 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
     RAMP_MAX_FRAC,
     SUMMARY_MIN_WINDOWS,
+    SUMMARY_STEADY_MIN_WINDOWS,
     full_summary_windows,
     summary_interval,
     warmup_end,
@@ -516,7 +517,26 @@ def warmup_findings(
             "samples": samples,
             "reason": "summariser" if summariser else "few-windows",
         }
-        if summariser and full is not None and full < windows:
+        if summariser and full is not None and full >= need:
+            assert summary_seconds is not None
+            # analyze_summary_windows: enough windows for the warm-up rule, too few to
+            # tell a steady state from a climb where their rates disagree
+            message = (
+                f"too few windows: {full} summariser windows of full length over "
+                f"{_s(duration)} s, whose rates differ by more than the rule's 5 %; with "
+                f"fewer than {SUMMARY_STEADY_MIN_WINDOWS} a trend cannot be told from noise, "
+                "so no warm-up end or steady figures"
+            )
+            numbers.update(full_windows=full, need=SUMMARY_STEADY_MIN_WINDOWS,
+                           reason="summariser-few-windows")  # fmt: skip
+            interval = math.floor(duration / (SUMMARY_STEADY_MIN_WINDOWS + 2))
+            advice = (
+                f"print summariser lines more often (jmeter -Jsummariser.interval={interval}) "
+                "or analyse the JTL, or run longer"
+                if 1 <= interval < max(summary_seconds)
+                else "analyse the JTL, or run longer"
+            )
+        elif summariser and full is not None and full < windows:
             assert summary_seconds is not None
             lengths = ", ".join(_s(x) for x in summary_seconds[:8])
             message = (
@@ -984,3 +1004,39 @@ def error_findings(
                 )
             )
     return found
+
+
+#: share by which a run's JTL and its summariser log may differ in their sample counts
+#: before they disagree (the log's last line may miss samples that complete after it)
+LOG_COUNT_TOLERANCE = 0.001
+
+
+def log_disagreement_findings(
+    subject: str, *, jtl_samples: int, log_samples: int, summariser: str
+) -> list[Finding]:
+    """``load-log-disagrees``: a JTL and the summariser log of the same run (one suite)
+    count different samples, beyond ``LOG_COUNT_TOLERANCE``: one of them misses part of
+    the run (a listener that did not write everything, a log of another run).
+    ``numbers["effect"]`` is the relative gap, |log − JTL| ÷ JTL."""
+    if jtl_samples <= 0 and log_samples <= 0:
+        return []
+    gap = abs(log_samples - jtl_samples) / max(jtl_samples, 1)
+    if gap <= LOG_COUNT_TOLERANCE:
+        return []
+    return [
+        Finding(
+            rule="load-log-disagrees",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"the summariser log ({summariser!r}) counts {log_samples:,} samples, the "
+                f"JTL {jtl_samples:,} ({_pct(gap)} apart): they do not describe the same "
+                "samples; the figures here are the JTL's"
+            ),
+            advice=(
+                "check that the log and the JTL are of the same run, and that the JTL "
+                "listener saved every sample (or ingest them under different --suite names)"
+            ),
+            numbers={"effect": gap, "jtl_samples": jtl_samples, "log_samples": log_samples},
+        )
+    ]

@@ -1093,12 +1093,17 @@ def analyze_summary_windows(
         tail_c, tail_s = c[d:stop], s[d:stop]
         steady_n = int(tail_c.sum())
         if tail_c.size >= 2 and tail_s.sum() > 0:
-            rate = float(tail_c.sum() / tail_s.sum())
-            r = tail_c / tail_s
-            half = (
-                float(_stats().t.ppf(0.975, r.size - 1)) * float(r.std(ddof=1)) / math.sqrt(r.size)
-            )
-            steady = MeanCI(rate, max(0.0, rate - half), rate + half, int(r.size))
+            steady = summary_rate_ci(tail_c, tail_s)
+        if (
+            steady is not None
+            and full_summary_windows(s) < SUMMARY_STEADY_MIN_WINDOWS
+            and steady.hi - steady.mean > min_effect * steady.mean
+        ):
+            # few coarse windows whose rates disagree: the trend test cannot tell a climb
+            # from noise in them (real pg_point_lookup_10t_60s.log, 5 full 10 s windows
+            # climbing 3k → 14k/s, p = 0.011), so no steady state is claimed
+            return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None),
+                               overall, None, 0)  # fmt: skip
     threads_steady = None
     if t is not None and warm.status in ("warmup", "none") and warm.end_window is not None:
         tt, ts = t[warm.end_window : stop], s[warm.end_window : stop]
@@ -1124,6 +1129,11 @@ def analyze_summary_windows(
     )
 
 
+#: fewest full-length summariser windows (:func:`full_summary_windows`) from which a
+#: steady state is claimed whatever the spread of their rates; with fewer, only when the
+#: steady rate's 95 % CI is within ``min_effect`` of it (the trend test has little power
+#: on 5 or 6 windows: Kendall's p is at least 0.017 on 5)
+SUMMARY_STEADY_MIN_WINDOWS = 10
 #: fewest summariser windows to look for a transient in (4 × 30 s by default), and of
 #: full length (:func:`full_summary_windows`) a log needs for the warm-up rule; with
 #: fewer its status is "too-short"
@@ -1131,6 +1141,20 @@ SUMMARY_MIN_WINDOWS = 4
 #: a summariser window is of full length from this share of the log's interval (the
 #: first and last windows of a log are cut by the start and the end of the test)
 SUMMARY_FULL_SHARE = 0.9
+
+
+def summary_rate_ci(counts: npt.ArrayLike, seconds: npt.ArrayLike) -> MeanCI:
+    """The rate Σcount/Σseconds of summariser windows (/s) with a 95 % CI from the windows'
+    counts: the ratio estimator's standard error, sqrt(Σ(cᵢ − R·sᵢ)² / (n(n−1)·s̄²))
+    (Cochran, *Sampling Techniques*, 3rd ed., §6.4), Student t with n − 1 degrees of
+    freedom. Not clamped: a lower bound below 0 says the windows do not agree on a rate."""
+    c = np.asarray(counts, dtype=np.float64)
+    s = np.asarray(seconds, dtype=np.float64)
+    rate = float(c.sum() / s.sum())
+    n = c.size
+    se = math.sqrt(float(((c - rate * s) ** 2).sum()) / (n * (n - 1))) / float(s.mean())
+    half = float(_stats().t.ppf(0.975, n - 1)) * se
+    return MeanCI(rate, rate - half, rate + half, int(n))
 
 
 def summary_interval(seconds: npt.ArrayLike) -> float:

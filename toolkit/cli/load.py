@@ -71,6 +71,14 @@ WindowOption = Annotated[
 ]
 
 
+def _mean_text(mean: float | None, step_ms: float | None) -> str:
+    """A mean latency cell: ``< 1`` below a summariser log's whole-ms step (its Avg: is
+    0 there: the digits would be noise), else :func:`_fmt`."""
+    if mean is not None and step_ms is not None and mean < step_ms:
+        return f"< {_fmt(step_ms)}"
+    return _fmt(mean)
+
+
 def _fmt(value: Any) -> str:
     """A table number in plain digits (``21,782``, ``12.3``; never ``2.178e+04``)."""
     from toolkit.numbers import fmt_num
@@ -228,11 +236,26 @@ def _print_load(payload: dict[str, Any]) -> None:
                     _fmt(part.get(p)) for part in (steady, overall) for p in ("p50", "p95", "p99")
                 ]
             else:
-                lat = [_fmt(steady.get("mean")), _fmt(overall.get("mean"))]
+                step = lab["latency_ms"].get("resolution_ms")
+                lat = [_mean_text(steady.get("mean"), step), _mean_text(overall.get("mean"), step)]
             latency.add_row(plain(lab["label"]), *(plain(c) for c in lat))
         console.print(rates)
         console.print(latency)
         _print_error_types(console, suite["dashboard_errors"])
+        logs = suite.get("logs")
+        if logs:
+            console.print(
+                plain(
+                    f"log of the same run: {logs['samples']:,} samples in its "
+                    f"{logs['summariser']!r} lines every {_fmt(logs['interval_s'])} s, "
+                    f"{_fmt(logs['threads_started'])} threads started, ramp-up "
+                    + (
+                        "none"
+                        if logs["rampup_end_s"] is None
+                        else f"to {_fmt(logs['rampup_end_s'])} s"
+                    )
+                )
+            )
         for finding in suite["findings"]:
             console.print(
                 plain(f"{finding['severity']}: {finding['subject']}: {finding['message']}")

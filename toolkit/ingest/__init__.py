@@ -24,6 +24,7 @@ from toolkit.errors import (
     UsageError,
 )
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
+from toolkit.ingest.runs import join_run_logs
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
 
 __all__ = [
@@ -429,6 +430,13 @@ def ingest_paths(
     for path in paths:
         staging.path(Path(path), format, checked, on_file)
     staging.commit()
+    # a JTL and the logs of the same run are one suite, whatever order they came in
+    joined = join_run_logs(store)
+    if joined:
+        staging.report.results[:] = [
+            replace(r, suites=tuple(dict.fromkeys(joined.get(s, s) for s in r.suites)))
+            for r in staging.report.results
+        ]
     return staging.report
 
 

@@ -17,6 +17,7 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
+from toolkit.analyze.load_findings import log_disagreement_findings
 from toolkit.analyze.timeseries import (
     PERCENTILES,
     ApdexThresholds,
@@ -31,6 +32,7 @@ from toolkit.analyze.timeseries import (
     latency_summary,
     littles_law,
     percentile_key,
+    summary_interval,
 )
 from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
@@ -715,9 +717,11 @@ def analyze_load_suite(
     )
     if little is not None and little.finding is not None:
         findings.append(little.finding)
+    logs = _run_logs(store, suite_id, name, results[ALL].samples, findings)
     return {
         "suite": name,
         "source": "samples",
+        "logs": logs,
         "window_s": window_s,
         "start_ms": t0,
         "labels": labels_json,
@@ -726,6 +730,45 @@ def analyze_load_suite(
         **dashboard_errors(store, suite_id),
         "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
+    }
+
+
+def _run_logs(
+    store: Store, suite_id: int, name: str, jtl_samples: int, findings: list[Finding]
+) -> dict[str, Any] | None:
+    """The ``logs`` object of a JTL suite joined with its run's console log / jmeter.log
+    (:mod:`toolkit.ingest.runs`): what the log adds (summariser interval, threads started,
+    its ramp-up end) and its count; a count that differs from the JTL's adds a
+    ``load-log-disagrees`` finding. None without a log."""
+    names = summarisers(store, suite_id)
+    if not names:
+        return None
+    # a console and a jmeter.log of one run print the same lines: each log is read alone
+    # (the first holds the figures shown), and each must agree with the JTL
+    sources = [
+        int(r[0])
+        for r in store.con.execute(
+            "SELECT DISTINCT source_id FROM load_windows WHERE suite_id = ? ORDER BY 1",
+            [suite_id],
+        ).fetchall()
+    ]
+    label: dict[str, Any] = {}
+    for source in reversed(sources):
+        label = _summariser_label(store, suite_id, names[0], ALL, source)
+        findings += log_disagreement_findings(
+            name, jtl_samples=jtl_samples, log_samples=label["samples"], summariser=names[0]
+        )
+    frame = summariser_windows(store, suite_id, names[0], timed_only=True, source_id=sources[0])
+    started = store.con.execute(
+        "SELECT max(started) FROM load_windows WHERE suite_id = ? AND name = ? AND source_id = ?",
+        [suite_id, names[0], sources[0]],
+    ).fetchone()
+    return {
+        "summariser": names[0],
+        "samples": label["samples"],
+        "interval_s": summary_interval(frame["seconds"].to_numpy()) if frame.height else None,
+        "threads_started": None if started is None or started[0] is None else int(started[0]),
+        "rampup_end_s": label["rampup_end_s"],
     }
 
 
@@ -802,8 +845,14 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
     }
 
 
-def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) -> dict[str, Any]:
-    frame = summariser_windows(store, suite_id, summariser)
+#: the summariser's Avg:/Min:/Max: step (whole ms): a mean below it is shown as "< 1"
+SUMMARY_AVG_RESOLUTION_MS = 1.0
+
+
+def _summariser_label(
+    store: Store, suite_id: int, summariser: str, label: str, source_id: int | None = None
+) -> dict[str, Any]:
+    frame = summariser_windows(store, suite_id, summariser, source_id=source_id)
     counts = frame["count"].to_numpy() if frame.height else np.zeros(0)
     seconds = frame["seconds"].to_numpy() if frame.height else np.zeros(0)
     threads = frame["active_threads"].to_numpy() if frame.height else None
@@ -811,7 +860,10 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     stepped = bool(summary_steps(summary_window_series(frame.filter(pl.col("seconds") > 0))))
     result = analyze_summary_windows(counts, seconds, threads=threads, stepped=stepped)
     total = int(counts.sum()) if counts.size else 0
-    mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) if total else None
+    # Avg: is whole ms, truncated (a long sum ÷ count): each window's mean lies in [Avg,
+    # Avg + 1), so the count-weighted mean + 0.5 ms is the estimate (real
+    # pg_point_lookup_10t_60s: 0.899 ms read as printed, 1.399 so, 1.418 in its JTL)
+    mean = float((frame["avg_ms"].to_numpy() * counts).sum() / total) + 0.5 if total else None
     max_ms = frame["max_ms"].cast(pl.Float64).max() if total else None
     min_ms = frame["min_ms"].cast(pl.Float64).min() if total else None
     overall = {**_empty_latency(), "mean": mean, "min": min_ms, "max": max_ms}
@@ -825,7 +877,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         weighted = float((keep["avg_ms"] * keep["count"]).sum())
         steady = {
             **_empty_latency(),
-            "mean": weighted / n if n else None,
+            "mean": weighted / n + 0.5 if n else None,
             "min": keep["min_ms"].cast(pl.Float64).min() if n else None,
             "max": keep["max_ms"].cast(pl.Float64).max() if n else None,
         }
@@ -846,7 +898,12 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
             "steady": result.throughput_steady.mean if result.throughput_steady else None,
             "steady_ci": _ci(result.throughput_steady),
         },
-        "latency_ms": {"overall": overall, "steady": steady, "steady_mean_ci": None},
+        "latency_ms": {
+            "overall": overall,
+            "steady": steady,
+            "steady_mean_ci": None,
+            "resolution_ms": SUMMARY_AVG_RESOLUTION_MS,
+        },
         "apdex": None,
         "threads_steady": result.threads_steady,
     }

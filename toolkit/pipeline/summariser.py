@@ -45,7 +45,12 @@ def summarisers(store: Store, suite_id: int) -> list[str]:
 
 
 def summariser_windows(
-    store: Store, suite_id: int, name: str, *, timed_only: bool = False
+    store: Store,
+    suite_id: int,
+    name: str,
+    *,
+    timed_only: bool = False,
+    source_id: int | None = None,
 ) -> pl.DataFrame:
     """The ``summary +`` windows of one summariser in log order: count, seconds (the
     window's length, :func:`toolkit.ingest.jmeter_log.window_duration`: count ÷ printed
@@ -61,12 +66,21 @@ def summariser_windows(
     than half an interval (:func:`toolkit.analyze.timeseries.summary_interval`) after the
     previous line of the same file — is added to that line's window: no sample completed
     in it, as in the long window JMeter prints after a stall (it prints a line only when
-    a sample completes), so rates and times into the run count it."""
+    a sample completes), so rates and times into the run count it. ``source_id``: one
+    log file's windows only (a JTL suite joined with its run's console and jmeter.log).
+
+    A first window of one started thread, after which the next line shows every thread
+    of the run started, is a setUp thread group's (JMeter runs it alone before the main
+    groups): its ``Active:`` is null, as it is no step of a ramp-up (real
+    pg_point_lookup_10t_60s.log: ``1 in 00:00:01 ... Active: 1 Started: 1``, then
+    ``Active: 10 Started: 10`` for a plan with ramp-up 0 — read as a ramp to 9.16 s)."""
     frame = store.frame(
         """SELECT source_id, count, seconds, rate, avg_ms, min_ms, max_ms, errors,
-                  active_threads::DOUBLE AS active_threads, window_end FROM load_windows
-           WHERE suite_id = ? AND kind = '+' AND name = ? ORDER BY source_id, line""",
-        [suite_id, name],
+                  active_threads::DOUBLE AS active_threads, started, window_end
+           FROM load_windows
+           WHERE suite_id = ? AND kind = '+' AND name = ?
+             AND (source_id = ? OR ? IS NULL) ORDER BY source_id, line""",
+        [suite_id, name, source_id, source_id],
     )
     durations = [
         window_duration(int(c), float(s), None if r is None else float(r))
@@ -91,8 +105,25 @@ def summariser_windows(
         .then(None)
         .otherwise(pl.col("active_threads"))
         .alias("active_threads"),
-    ).drop("rate", "source_id")
+    )
+    if _setup_first_window(frame["started"].to_list()):
+        frame = frame.with_columns(
+            pl.when(pl.int_range(pl.len()) == 0)
+            .then(None)
+            .otherwise(pl.col("active_threads"))
+            .alias("active_threads")
+        )
+    frame = frame.drop("rate", "source_id", "started")
     return frame.filter(pl.col("seconds") > 0) if timed_only else frame
+
+
+def _setup_first_window(started: list[int | None]) -> bool:
+    """Whether the first ``summary +`` window is a setUp thread group's: one thread
+    started in it, and every thread of the run (more than one) by the next line."""
+    known = [s for s in started if s is not None]
+    if len(started) < 2 or started[0] != 1 or started[1] is None or not known:
+        return False
+    return max(known) > 1 and started[1] == max(known)
 
 
 def summary_window_series(frame: pl.DataFrame) -> WindowSeries:
