@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from toolkit import ingest_file
-from toolkit.pipeline.cache import analyse_cache
+from toolkit.pipeline.cache import analyze_cache
 
 # (run, elapsed, bytes scanned, remote, local, TableScan, remote I/O, local I/O, processing)
 XL = [
@@ -65,7 +65,7 @@ def seed_csv(path: Path) -> Path:
 def seed(tmp_path: Path, store):  # type: ignore[no-untyped-def]
     result = ingest_file(store, seed_csv(tmp_path / "seed.csv"))
     assert (result.format, result.rows) == ("profile-csv", 14)
-    return {s.series: s for s in analyse_cache(store)}
+    return {s.series: s for s in analyze_cache(store)}
 
 
 def test_remote_rates_per_run(seed) -> None:  # type: ignore[no-untyped-def]
@@ -149,7 +149,7 @@ def test_capacity_per_node_as_in_seed(tmp_path: Path, store) -> None:  # type: i
     path = tmp_path / "heavy.csv"
     path.write_text("\n".join(rows) + "\n")
     ingest_file(store, path)
-    got = {s.series: s for s in analyse_cache(store)}
+    got = {s.series: s for s in analyze_cache(store)}
     assert got["heavy XL"].capacity_per_node_bytes / 1e9 == pytest.approx(45, rel=0.03)
     assert got["heavy M"].capacity_per_node_bytes / 1e9 == pytest.approx(115, rel=0.001)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolkit import Store, ingest_path
-from toolkit.pipeline.cache import analyse_cache
+from toolkit.pipeline.cache import analyze_cache
 
 
 def test_fixtures_match_their_generator(fixtures_dir: Path, tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_fixture_folder_ingests_every_format(fixtures_dir: Path, store: Store) -
         "snowflake_query_history.json": "snowflake-history",
         "warehouse_warmup.csv": "profile-csv",
     }
-    series = {s.series: s for s in analyse_cache(store)}
+    series = {s.series: s for s in analyze_cache(store)}
     xl = next(s for n, s in series.items() if n.endswith("X-Large"))
     medium = next(s for n, s in series.items() if n.endswith("BENCH_WH Medium"))
     # the seed's figures through the Snowflake export shapes (split from the fraction,

@@ -9,7 +9,7 @@ import pytest
 
 from toolkit import Store, ingest_file
 from toolkit.errors import InputFormatError
-from toolkit.pipeline.cache import analyse_cache
+from toolkit.pipeline.cache import analyze_cache
 
 
 def _counts(store: Store) -> tuple[int, ...]:
@@ -68,7 +68,7 @@ def test_snowflake_account_usage_json_split_from_fraction(tmp_path: Path, store:
     assert got[0][6] == 1714582800.0
     assert got[1][2] + got[1][3] == 81_500_000_000
     assert got[2][1] == 2
-    names = [s.series for s in analyse_cache(store)]
+    names = [s.series for s in analyze_cache(store)]
     assert any("cache epoch 2" in n for n in names)
 
 
@@ -121,7 +121,7 @@ def test_generic_csv_minimal_columns_time_only(tmp_path: Path, store: Store) -> 
     path = tmp_path / "t.csv"
     path.write_text("series,run,elapsed_s\nq,1,10\nq,2,2\nq,3,1.0\nq,4,1.0\nq,5,1.01\n")
     ingest_file(store, path)
-    (s,) = analyse_cache(store)
+    (s,) = analyze_cache(store)
     assert s.warm_metric == "elapsed" and s.runs_to_warm == 3
     assert s.speedup == pytest.approx(10.0)
     assert s.remote_rate is None and s.capacity_bytes is None
@@ -176,7 +176,7 @@ def test_clickhouse_query_log_json_each_row(tmp_path: Path, store: Store) -> Non
     assert rows[0] == (1, 707_763_327, 0, "from_counters", 20766.862, False)
     assert rows[1][:4] == (2, 13_979, 705_258_980, "from_counters")
     assert rows[2][5] is True
-    (series,) = analyse_cache(store)
+    (series,) = analyze_cache(store)
     assert series.excluded_runs == (3,)
     # Altinity KB: 707.8 MB in 20.77 s of S3 reads = 34 MB/s per reading thread
     assert series.runs[0].remote_stream_rate / 1e6 == pytest.approx(34.08, abs=0.01)
@@ -267,7 +267,7 @@ def test_snowflake_operator_stats_join_history_gives_seed_rate(
             )
     assert ingest_file(store, ops).format == "snowflake-operator-stats"
     assert ingest_file(store, tmp_path / "history.json").format == "snowflake-history"
-    (series,) = analyse_cache(store)
+    (series,) = analyze_cache(store)
     assert series.nodes == 16
     rates = [r.remote_rate for r in series.runs]
     # 121.43 GB / (468 s × 0.99 × 0.99) = 264.8 MB/s; 52.2 GB / (209 × 0.978 × 0.99) = 258.0

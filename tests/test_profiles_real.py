@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolkit import Store, ingest_file
-from toolkit.pipeline.cache import analyse_cache
+from toolkit.pipeline.cache import analyze_cache
 
 pytestmark = pytest.mark.real
 
@@ -30,7 +30,7 @@ def test_snowflake_info_schema_csv_with_result_cache_rerun(real_dir: Path, store
         (1, 396.0, 49_893_888, False, "Large", 8, "unavailable", None, "information_schema"),
         (2, 71.0, 0, True, None, None, "unavailable", None, "information_schema"),
     ]
-    series = {s.series: s for s in analyse_cache(store)}
+    series = {s.series: s for s in analyze_cache(store)}
     rerun = next(s for name, s in series.items() if name.startswith("d996e40c4992"))
     assert rerun.excluded_runs == (2,)
     assert [r.run for r in rerun.runs] == [1]
@@ -65,7 +65,7 @@ def test_databricks_cold_warm_pair(real_dir: Path, store: Store) -> None:
     assert rows[0][1:4] == (170_808_259_448, 170_801_025_574, 7_233_874)
     assert rows[1][1:4] == (171_072_235_345, 2_858_822_237, 168_213_413_108)
     assert [r[6] for r in rows] == [0, 98]
-    (series,) = analyse_cache(store)
+    (series,) = analyze_cache(store)
     # the analysis reads the runs in time order: the warm run (stored as run 2) ran first
     assert series.ordered_by == "start_time"
     assert [round(100 * r.local_share) for r in series.runs] == [98, 0]
@@ -104,7 +104,7 @@ def test_duckdb_profiles_ingest(real_dir: Path, store: Store) -> None:
         "WHERE operator_type = 'TABLE_SCAN' ORDER BY time_ms LIMIT 1"
     ).fetchone()
     assert scan is not None and scan[0] == "0.0.0.0" and scan[1] == "0.0.0"
-    assert analyse_cache(store)  # timing-only series still analysed
+    assert analyze_cache(store)  # timing-only series still analysed
 
 
 def test_profile_sniffers_leave_clickbench_and_iterations_alone(

@@ -203,3 +203,36 @@ def test_a_log_that_disagrees_with_its_jtl_is_a_finding(tmp_path: Path, store: S
     log_n = sum(int(line.split()[2]) for line in lines[: plus[6]] if line.startswith("summary +"))
     assert found["numbers"]["jtl_samples"] == jtl_n and found["numbers"]["log_samples"] == log_n
     assert found["numbers"]["effect"] == pytest.approx(abs(log_n - jtl_n) / jtl_n)
+
+
+@pytest.mark.real
+def test_summariser_count_of_a_jtl_with_transaction_children(real_dir: Path, store: Store) -> None:
+    """The 5.6.3 CSV's rows, counted from the file: children of a parent-sample transaction
+    follow its row in the same thread (JMeter writes sub-results as rows); the summariser of
+    the same run printed 786 in its last 'summary =' line."""
+    import csv
+
+    from toolkit.pipeline.load import summariser_count, transaction_children
+
+    path = real_dir / "jmeter" / "generated__jmeter-5.6.3__default.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    children = interrupted = 0
+    pending: dict[str, int] = {}
+    for row in rows:
+        thread = row["threadName"]
+        message = row["responseMessage"]
+        if row["label"] in ("TC parent", "TC plain"):
+            if not message.startswith("Number of samples in transaction"):
+                interrupted += 1
+            pending[thread] = 2 if row["label"] == "TC parent" else 0
+        elif pending.get(thread, 0) > 0:
+            children += 1
+            pending[thread] -= 1
+        else:
+            pending[thread] = 0
+    samples = sum(1 for r in rows if r["label"] not in ("TC parent", "TC plain"))
+    assert (samples, children, interrupted) == (1564, 781, 3)
+    ingest_file(store, path)
+    assert transaction_children(store, 1) == children
+    assert summariser_count(store, 1, samples) == samples - children + interrupted == 786

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         ingest_path,
     )
     from toolkit.ingest.iterations import ingest_iterations
-    from toolkit.pipeline.cache import analyse_cache as analyze_cache
+    from toolkit.pipeline.cache import analyze_cache
     from toolkit.pipeline.demo import run_demo
     from toolkit.pipeline.findings import store_findings
     from toolkit.pipeline.gaps import gap_tables, gaps_payload
@@ -83,7 +83,7 @@ _PUBLIC: dict[str, str] = {
     "ingest_file": "toolkit.ingest",
     "ingest_path": "toolkit.ingest",
     "ingest_iterations": "toolkit.ingest.iterations",
-    "analyze_cache": "toolkit.pipeline.cache:analyse_cache",
+    "analyze_cache": "toolkit.pipeline.cache",
     "run_demo": "toolkit.pipeline.demo",
     "store_findings": "toolkit.pipeline.findings",
     "gap_tables": "toolkit.pipeline.gaps",

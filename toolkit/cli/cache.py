@@ -22,7 +22,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.pipeline.cache import (
-    analyse_cache,
+    analyze_cache,
     cache_payload,
     human_bytes,
     human_elapsed,
@@ -63,7 +63,7 @@ def cache(
     """
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
-        results = analyse_cache(store, suites=suite, epsilon=epsilon)
+        results = analyze_cache(store, suites=suite, epsilon=epsilon)
         elsewhere = store.suites_elsewhere("profile") if not results else ""
     if as_json:
         print_json(cache_payload(results))

@@ -72,7 +72,7 @@ def profile_runs(store: Store, suites: list[str] | None = None) -> pl.DataFrame:
     )
 
 
-def analyse_cache(
+def analyze_cache(
     store: Store,
     *,
     suites: list[str] | None = None,
@@ -194,3 +194,19 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
             }
         )
     return {"series": out}
+
+
+def analyse_cache(
+    store: Store,
+    *,
+    suites: list[str] | None = None,
+    epsilon: float = 0.02,
+    min_io_s: float = 1.0,
+) -> list[CacheSeries]:
+    """Deprecated spelling of :func:`analyze_cache` (kept for one release)."""
+    import warnings
+
+    warnings.warn(
+        "analyse_cache is deprecated; use analyze_cache", DeprecationWarning, stacklevel=2
+    )
+    return analyze_cache(store, suites=suites, epsilon=epsilon, min_io_s=min_io_s)

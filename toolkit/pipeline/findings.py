@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit.analyze.findings import Finding, named, rank_findings, reaches
 from toolkit.config import FailLevel, Settings
 from toolkit.store import Store
+
+if TYPE_CHECKING:
+    from toolkit.analyze.cache import CacheSeries
 
 __all__ = [
     "COMMAND_FAMILIES",
@@ -103,6 +106,23 @@ class Analyses:
         value: dict[str, Any] | None = self.cached("score", compute)
         return value
 
+    def cache(self) -> list[CacheSeries]:
+        """Every profiled query series analysed (:func:`toolkit.pipeline.cache.analyze_cache`)."""
+
+        def compute() -> list[CacheSeries]:
+            from toolkit.pipeline.cache import analyze_cache
+
+            return analyze_cache(self.store)
+
+        value: list[CacheSeries] = self.cached("cache", compute)
+        return value
+
+
+def _cache_rules(analyses: Analyses) -> list[Finding]:
+    from toolkit.analyze.cache import cache_findings
+
+    return [f for s in analyses.cache() for f in cache_findings(s)]
+
 
 def _score_rules(analyses: Analyses) -> list[Finding]:
     from toolkit.analyze.score import score_findings
@@ -115,6 +135,7 @@ def _score_rules(analyses: Analyses) -> list[Finding]:
 #: have no data in a store return no findings.
 FAMILY_RULES: dict[Family, Callable[[Analyses], list[Finding]]] = {
     "score": _score_rules,
+    "cache": _cache_rules,
 }
 
 

@@ -733,6 +733,59 @@ def analyze_load_suite(
     }
 
 
+def summariser_count(store: Store, suite_id: int, jtl_samples: int) -> int:
+    """The samples of a JTL suite that JMeter's summariser counts: ``jtl_samples`` (ALL:
+    transaction samples out) less the rows of :func:`transaction_children`, plus the
+    transaction rows without JMeter's "Number of samples in transaction" message (an
+    interrupted transaction, which the summariser's test cannot tell from a sample)."""
+    row = store.con.execute(
+        """SELECT count(*) FROM samples WHERE suite_id = ? AND is_transaction
+           AND NOT starts_with(coalesce(response_message, ''), ?)""",
+        [suite_id, TC_PREFIX],
+    ).fetchone()
+    unrecognised = int(row[0]) if row else 0
+    return jtl_samples - transaction_children(store, suite_id) + unrecognised
+
+
+def transaction_children(store: Store, suite_id: int) -> int:
+    """Samples of a suite written as children of a transaction controller's parent sample
+    ("Generate parent sample"): the rows that follow the controller's row in the file,
+    from its thread (file order: the line, else the order rows were stored in), up to its
+    "Number of samples in transaction : N", that started within it (its elapsed is the sum
+    of its children's, so a child may end after it). JMeter writes them as rows (``jmeter.save.saveservice.subresults``)
+    but its summariser counts only the parent (and ignores transaction samples), so a
+    console log counts fewer samples than the JTL by exactly these rows."""
+    row = store.con.execute(
+        r"""
+        WITH s AS (
+            SELECT source_id, coalesce(line, rowid) AS line, thread_name, start_ms, elapsed_ms,
+                   is_transaction,
+                   is_subresult,
+                   CASE WHEN is_transaction THEN TRY_CAST(regexp_extract(response_message,
+                        'Number of samples in transaction : (\d+)', 1) AS BIGINT) END AS n
+            FROM samples WHERE suite_id = ?
+        ), t AS (
+            SELECT *,
+                   last_value(CASE WHEN is_transaction THEN line END IGNORE NULLS) OVER w
+                       AS tc_line,
+                   last_value(CASE WHEN is_transaction THEN n END IGNORE NULLS) OVER w AS tc_n,
+                   last_value(CASE WHEN is_transaction THEN start_ms END IGNORE NULLS) OVER w
+                       AS tc_start,
+                   last_value(CASE WHEN is_transaction THEN start_ms + elapsed_ms END
+                       IGNORE NULLS) OVER w AS tc_end
+            FROM s
+            WINDOW w AS (PARTITION BY source_id, thread_name ORDER BY line
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        )
+        SELECT count(*) FROM t
+        WHERE NOT is_transaction AND NOT is_subresult AND tc_n > 0
+          AND line - tc_line <= tc_n AND start_ms BETWEEN tc_start AND tc_end
+        """,
+        [suite_id],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def _run_logs(
     store: Store, suite_id: int, name: str, jtl_samples: int, findings: list[Finding]
 ) -> dict[str, Any] | None:
@@ -753,10 +806,16 @@ def _run_logs(
         ).fetchall()
     ]
     label: dict[str, Any] = {}
+    seen_by_summariser = summariser_count(store, suite_id, jtl_samples)
     for source in reversed(sources):
         label = _summariser_label(store, suite_id, names[0], ALL, source)
+        log_samples = int(label["samples"])
+        # JMeter's summariser never sees the children of a transaction controller that
+        # generates a parent sample (they are its sub-results), while the JTL writes them
+        # as rows (saveservice.subresults): the log agrees with either count
+        closer = min((jtl_samples, seen_by_summariser), key=lambda n: abs(n - log_samples))
         findings += log_disagreement_findings(
-            name, jtl_samples=jtl_samples, log_samples=label["samples"], summariser=names[0]
+            name, jtl_samples=closer, log_samples=log_samples, summariser=names[0]
         )
     frame = summariser_windows(store, suite_id, names[0], timed_only=True, source_id=sources[0])
     started = store.con.execute(

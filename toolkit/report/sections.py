@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -45,6 +45,9 @@ from toolkit.report.model import (
 )
 from toolkit.store import Store
 
+if TYPE_CHECKING:
+    from toolkit.pipeline.findings import Analyses
+
 #: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
 MAX_PANELS = 48
 
@@ -74,7 +77,9 @@ class ReportParams:
 
 @dataclass
 class ReportContext:
-    """The store and parameters, with per-pipeline results computed once."""
+    """The store and parameters, with per-pipeline results computed once: the analyses
+    the findings engine reads (:class:`~toolkit.pipeline.findings.Analyses`) are the ones
+    the sections draw, so the report shows what ``warmup findings`` says."""
 
     store: Store
     params: ReportParams
@@ -84,6 +89,22 @@ class ReportContext:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    @property
+    def analyses(self) -> Analyses:
+        """The store's analyses with the report's parameters (made once)."""
+        from toolkit.pipeline.findings import Analyses
+
+        value: Analyses = self.cached(
+            "analyses",
+            lambda: Analyses(
+                self.store,
+                self.params.settings,
+                hot_window=self.params.window,
+                compare=self.params.compare,
+            ),
+        )
+        return value
 
 
 # -- formatting ---------------------------------------------------------------------------
@@ -964,34 +985,8 @@ MAX_RANK_LINES = 10
 
 def score_result(ctx: ReportContext) -> dict[str, Any] | None:
     """The ``warmup score --json`` payload of the ClickBench suites in the store, or None
-    with fewer than two scored entries (a score is relative to the other entries).
-
-    Only suites read from ClickBench result files are scored; with other iteration suites
-    present, the ClickBench ones are scored as given (every date)."""
-
-    def compute() -> dict[str, Any] | None:
-        from toolkit.pipeline.score import score_payload, suite_scores
-
-        rows = ctx.store.con.execute(
-            """SELECT s.name, bool_and(src.format = 'clickbench') AS clickbench
-               FROM suites s JOIN suite_sources ss USING (suite_id)
-               JOIN sources src USING (source_id)
-               WHERE s.kind = 'iterations' GROUP BY s.suite_id, s.name ORDER BY s.suite_id"""
-        ).fetchall()
-        names = [str(name) for name, clickbench in rows if clickbench]
-        if len(names) < 2:
-            return None
-        result = (
-            suite_scores(ctx.store)
-            if len(names) == len(rows)
-            else suite_scores(ctx.store, suites=names)
-        )
-        payload = score_payload(result)
-        scored = [e for e in payload["entries"] if e["hot"] is not None]
-        return payload if len(scored) >= 2 else None
-
-    value: dict[str, Any] | None = ctx.cached("score", compute)
-    return value
+    with fewer than two scored entries (:meth:`~toolkit.pipeline.findings.Analyses.score`)."""
+    return ctx.analyses.score()
 
 
 def score_section(ctx: ReportContext) -> Section | None:
@@ -2032,9 +2027,9 @@ def cache_findings(results: Sequence[Any]) -> list[Finding]:
 def cache_section(ctx: ReportContext) -> Section | None:
     """Cache warm-up from query profiles: stacked remote/local bytes and time per run,
     the fitted curve, and the rates table (pipeline/cache.py)."""
-    from toolkit.pipeline.cache import analyse_cache, cache_payload
+    from toolkit.pipeline.cache import cache_payload
 
-    results = analyse_cache(ctx.store)
+    results = ctx.analyses.cache()
     if not results:
         return None
     payload = cache_payload(results)
