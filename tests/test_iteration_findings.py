@@ -357,3 +357,22 @@ def test_tone_of_a_gap_above_the_target_is_not_green() -> None:
     assert tone_of(0.04, 0.05, 0.10) == "good"
     assert tone_of(-0.12, 0.05, 0.10) == "bad"
     assert tone_of(None, 0.05) == ""
+
+
+def test_fold_keeps_severities_apart() -> None:
+    """Six suites with a window-error, one a problem and five within the target (info):
+    the infos fold into one finding, the problem stays its own (it used to take the
+    group's worst severity and hide among the others)."""
+    from toolkit.analyze.findings import Finding
+    from toolkit.analyze.iteration_findings import fold_findings
+
+    def window(suite: str, error: float, severity: Any) -> tuple[str, Finding]:
+        return suite, Finding("window-error", severity, suite, suite, "", {"effect": error})
+
+    found = [window("A", 0.5, "problem")] + [window(f"S{n}", 0.01 * n, "info") for n in range(5)]
+    folded = fold_findings(found, 6)
+    assert [(f.severity, f.subject) for f in folded] == [
+        ("problem", "A"),
+        ("info", "5 of 6 suites"),
+    ]
+    assert folded[1].numbers["effect"] == pytest.approx(0.04)

@@ -346,7 +346,7 @@ def _upward_drift(
     from scipy.stats import spearmanr
 
     hot = [(i, t) for i, t in enumerate(d.times) if i >= 1 and math.isfinite(t)]
-    if len(hot) < 5:
+    if len(hot) < 5 or len({t for _, t in hot}) < 2:  # a constant series has no trend
         return None
     third = max(1, len(hot) // 3)
     first = statistics.median(t for _, t in hot[:third])
@@ -598,7 +598,7 @@ def _suite_findings(
 
 #: Per rule: the numbers key counted over folded suites, and what those suites have.
 _FOLDED: dict[str, str] = {
-    "window-error": "a benchmark window off steady state",
+    "window-error": "this verdict on the window's error against steady state",
     "window-query-excess": "queries whose window is far above their steady value",
     "slowdown": "series that slow down",
     "no-steady-state": "series that never reach a steady state",
@@ -610,17 +610,19 @@ _FOLDED: dict[str, str] = {
 
 
 def fold_findings(found: Sequence[tuple[str, Finding]], suites: int) -> list[Finding]:
-    """``(suite, finding)`` pairs with a rule found in more than
-    :data:`MAX_SUITE_FINDINGS` suites folded into one finding naming the worst (largest
-    effect) ones; its severity is the worst of the group, its effect the largest."""
-    by_rule: dict[str, list[Finding]] = {}
-    suites_of: dict[str, set[str]] = {}
+    """``(suite, finding)`` pairs with a rule found at one severity in more than
+    :data:`MAX_SUITE_FINDINGS` suites folded into one finding of that severity naming the
+    worst (largest effect) ones; its effect is the largest."""
+    # folded per rule and severity: a problem is never hidden among infos of its rule
+    by_rule: dict[tuple[str, str], list[Finding]] = {}
+    suites_of: dict[tuple[str, str], set[str]] = {}
     for suite, f in found:
-        by_rule.setdefault(f.rule, []).append(f)
-        suites_of.setdefault(f.rule, set()).add(suite)
+        by_rule.setdefault((f.rule, f.severity), []).append(f)
+        suites_of.setdefault((f.rule, f.severity), set()).add(suite)
     out: list[Finding] = []
-    for rule, group in by_rule.items():
-        if len(suites_of[rule]) <= MAX_SUITE_FINDINGS:
+    for key, group in by_rule.items():
+        rule = key[0]
+        if len(suites_of[key]) <= MAX_SUITE_FINDINGS:
             out.extend(group)
             continue
         group = sorted(
@@ -632,15 +634,15 @@ def fold_findings(found: Sequence[tuple[str, Finding]], suites: int) -> list[Fin
             Finding(
                 rule=rule,
                 severity=severity,
-                subject=f"{len(suites_of[rule])} of {suites} suites",
+                subject=f"{len(suites_of[key])} of {suites} suites",
                 message=(
-                    f"{len(suites_of[rule])} of {suites} suites have {_FOLDED.get(rule, rule)}; the "
+                    f"{len(suites_of[key])} of {suites} suites have {_FOLDED.get(rule, rule)}; the "
                     f"largest (effect in brackets): {_names(worst)}"
                 ),
                 advice=group[0].advice,
                 numbers={
                     "effect": effect_size(group[0]),
-                    "suites": len(suites_of[rule]),
+                    "suites": len(suites_of[key]),
                     "findings": len(group),
                 },
             )
