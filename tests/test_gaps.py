@@ -197,7 +197,9 @@ def test_three_run_fixture_and_text_table(runner, fixtures_dir: Path) -> None:  
     )
     # with 3 runs min-all is the window itself: said once, instead of a verdict of zeros
     assert result.stdout.count("the table has nothing beyond it") == 1
-    assert "Smallest hot-iteration count with gap <= 5 %: 2 (3 total runs)" in result.stdout
+    assert "Table (min-all reference): suite-sum gap <= 5 % from k = 2 (3 total runs)" in (
+        result.stdout
+    )
     detail = runner.invoke(app, ["gaps", str(path), "--per-query"])
     assert detail.exit_code == 0, detail.stderr
     # Q1: r = 0.25, cold 1.25, hot runs 0.3125 then 0.25 -> first within at k = 2

@@ -189,15 +189,21 @@ def print_gap_tables(
         console.print(table)
         for finding in item.findings:
             console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
+        # the table's own k, named by its reference: the window-error finding above is
+        # the verdict against steady state, this line only reads the table
         if t.k_for_target is None:
             console.print(
-                plain(f"No hot-iteration count brings the gap within {_percent(t.target)}.")
+                plain(
+                    f"Table ({t.reference} reference): no hot-iteration count brings the "
+                    f"suite-sum gap within {_percent(t.target)}."
+                ),
+                soft_wrap=True,
             )
         else:
             console.print(
                 plain(
-                    f"Smallest hot-iteration count with gap <= {_percent(t.target)}: "
-                    f"{t.k_for_target} ({t.runs_for_target} total runs)"
+                    f"Table ({t.reference} reference): suite-sum gap <= {_percent(t.target)} "
+                    f"from k = {t.k_for_target} ({t.runs_for_target} total runs)"
                 ),
                 soft_wrap=True,
             )
