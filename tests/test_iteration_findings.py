@@ -256,6 +256,17 @@ def test_still_warming_never_where_the_cold_run_is_fastest(runner: Any, tmp_path
     assert truth == [0, 1]
     assert warm["numbers"]["still_warming"] == len(truth)
     assert "(Q0, Q1;" in warm["message"]
+    # the report's class table counts the same series; the detector alone also flags Q2
+    import toolkit
+    from toolkit.analyze.iteration_findings import still_warming
+    from toolkit.pipeline.detect import detect_series
+
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        results = detect_series(store)
+    flagged = [d.query for d in results if d.analysis.short and d.analysis.short.still_warming]
+    assert "Q2" in flagged
+    assert [d.query for d in still_warming(results)] == ["Q0", "Q1"]
 
 
 def test_real_clickbench_still_warming_never_with_the_cold_run_fastest(

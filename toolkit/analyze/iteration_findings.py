@@ -62,6 +62,8 @@ __all__ = [
     "IterationSettings",
     "fold_findings",
     "iteration_findings",
+    "still_warming",
+    "suite_resolution",
     "suite_window_grid",
     "window_k_for_target",
 ]
@@ -417,14 +419,53 @@ def _slowdowns(
     )
 
 
+def suite_resolution(series: Sequence[DetectedSeries]) -> float:
+    """The timer resolution of one suite's series, seconds: the smallest step between its
+    distinct run times, or its format's declared resolution when coarser
+    (:func:`toolkit.analyze.resolution.series_resolution`)."""
+    declared = max((d.resolution_s for d in series), default=0.0)
+    return series_resolution(
+        (t for d in series for t in d.times if math.isfinite(t)), declared or None
+    )
+
+
+def _still_warming(series: Sequence[DetectedSeries], resolution: float) -> list[DetectedSeries]:
+    out = []
+    for d in series:
+        sh = d.analysis.short
+        if sh is None or not sh.still_warming:
+            continue
+        hot = _finite(list(d.times[1:]))
+        cold = d.times[0] if d.times else math.nan
+        # the cold run being the fastest is not warming (a cache that cools, or noise)
+        if hot and math.isfinite(cold) and cold <= min(hot):
+            continue
+        if len(hot) >= 2 and not _step(min(hot[:-1]), hot[-1], resolution):
+            continue
+        out.append(d)
+    return out
+
+
+def still_warming(series: Sequence[DetectedSeries]) -> list[DetectedSeries]:
+    """The short series the ``still-warming`` finding counts: flagged by the short-series
+    detector (the last hot run a new minimum by > 5 % and > 10 ms; research §8.6), at
+    least one timer step below every earlier hot run, and the cold run not the fastest
+    (a cold run below every hot run is no warm-up). Resolution per suite."""
+    by_suite: dict[str, list[DetectedSeries]] = {}
+    for d in series:
+        by_suite.setdefault(d.suite, []).append(d)
+    return [
+        d
+        for members in by_suite.values()
+        for d in _still_warming(members, suite_resolution(members))
+    ]
+
+
 def _suite_findings(
     suite: str, series: Sequence[DetectedSeries], settings: IterationSettings
 ) -> list[Finding]:
     n = len(series)
-    declared = max((d.resolution_s for d in series), default=0.0)
-    resolution = series_resolution(
-        (t for d in series for t in d.times if math.isfinite(t)), declared or None
-    )
+    resolution = suite_resolution(series)
     counts: dict[str, int] = {}
     for d in series:
         counts[d.query] = counts.get(d.query, 0) + 1
@@ -459,19 +500,7 @@ def _suite_findings(
             )
         )
 
-    warming = []
-    for d in series:
-        sh = d.analysis.short
-        if sh is None or not sh.still_warming:
-            continue
-        hot = _finite(list(d.times[1:]))
-        cold = d.times[0] if d.times else math.nan
-        # the cold run being the fastest is not warming (a cache that cools, or noise)
-        if hot and math.isfinite(cold) and cold <= min(hot):
-            continue
-        if len(hot) >= 2 and not _step(min(hot[:-1]), hot[-1], resolution):
-            continue
-        warming.append(d)
+    warming = _still_warming(series, resolution)
     if warming:
         runs = sorted({d.analysis.n for d in warming})
         out.append(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
@@ -565,17 +566,19 @@ def _combined_detection(
 MAX_DETECT_ROWS = 200
 
 
-def _detection_summary_table(payload: dict[str, Any]) -> Table:
-    """One row per suite: the class counts, still-warming short series and spikes."""
+def _detection_summary_table(payload: dict[str, Any], results: Sequence[Any]) -> Table:
+    """One row per suite: the class counts, still-warming short series (as the
+    still-warming finding counts them) and spikes."""
+    from toolkit.analyze.iteration_findings import still_warming
+
     per_suite: dict[str, list[dict[str, Any]]] = {}
     for e in payload["series"]:
         per_suite.setdefault(e["suite"], []).append(e)
+    warming_in = Counter(d.suite for d in still_warming(results))
     rows = []
     for suite, entries in per_suite.items():
         classes = [e["class"] for e in entries]
-        warming = sum(
-            1 for e in entries if e["class"] == "short" and (e["short"] or {}).get("still_warming")
-        )
+        warming = warming_in[suite]
         iters = sorted(e["steady_iteration"] for e in entries if e["steady_iteration"] is not None)
         median = statistics.median(iters) if iters else None
         rows.append(
@@ -673,7 +676,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         return None
     gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
     gaps_section_present = any(len(s["rows"]) >= 2 for s in gaps.values())
-    _, detect = detections(ctx)
+    results, detect = detections(ctx)
     multi_suite = len(gaps) > 1
     per_query = {
         (suite_id, q["query"]): q
@@ -788,7 +791,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         detect["series"],
         key=lambda e: (order.get((e["suite_id"], e["query"]), len(order)), e["process"]),
     )
-    blocks: list[Block] = [_detection_summary_table(detect), grid]
+    blocks: list[Block] = [_detection_summary_table(detect, results), grid]
     rows_note = ""
     if len(ordered) > MAX_DETECT_ROWS:
         rows_note = (
