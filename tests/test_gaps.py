@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit import ingest_iterations
+from toolkit import ingest_iterations, open_store
 from toolkit.analyze.gaps import iteration_gaps, series_gaps
 from toolkit.cli import app
 from toolkit.pipeline.gaps import gap_tables, gaps_payload
@@ -192,8 +192,14 @@ def test_three_run_fixture_and_text_table(runner, fixtures_dir: Path) -> None:  
     result = runner.invoke(app, ["gaps", str(path)])
     assert result.exit_code == 0, result.stderr
     assert "+25.0 %" in result.stdout and "42/42" in result.stdout and "0/42" in result.stdout
-    assert "left out of the sums (failed runs or no reference): Q42" in result.stdout
-    assert "Smallest hot-iteration count with gap <= 5 %: 2 (3 total runs)" in result.stdout
+    assert "1 of 43 queries left out of the window's sums (a failed or missing hot run): Q42" in (
+        result.stdout
+    )
+    # with 3 runs min-all is the window itself: said once, instead of a verdict of zeros
+    assert result.stdout.count("the table has nothing beyond it") == 1
+    assert "Table (min-all reference): suite-sum gap <= 5 % from k = 2 (3 total runs)" in (
+        result.stdout
+    )
     detail = runner.invoke(app, ["gaps", str(path), "--per-query"])
     assert detail.exit_code == 0, detail.stderr
     # Q1: r = 0.25, cold 1.25, hot runs 0.3125 then 0.25 -> first within at k = 2
@@ -286,21 +292,28 @@ def test_library_frame_through_pipeline_validates() -> None:
     assert suite["per_query"][1]["excluded"] == "failed-run"
 
 
-def test_findings_carry_numbers_and_advice() -> None:
-    """Seed trajectory 1 as a one-query suite: hot(2) = 0.256 vs min-all 0.042 -> +510 %
-    with ClickBench's window; within 5 % from k = 3 (0.043 is +2.4 %)."""
-    from toolkit.analyze.gaps import gap_findings
+def test_seed_trajectory_window_error_against_steady_state() -> None:
+    """Seed trajectory 1 as a one-query suite, through the iteration findings: the window
+    min(0.256, 1.500) = 0.256 s against the steady 0.042 s (median of the steady runs) is
+    +510 %, all of it transient (the order-statistic part is the steady runs' own min of
+    2 against their median); the min of 3 hot runs (0.043) is the first within 5 %."""
+    from toolkit.analyze.iteration_findings import iteration_findings
+    from toolkit.pipeline.detect import detect_series
 
-    t = iteration_gaps(_frame({"Q23": SEED_FIRST}))
-    window, worst = gap_findings(t, subject="seed")
-    assert window.rule == "gap-clickbench-window" and window.severity == "problem"
-    assert window.numbers["gap"] == pytest.approx(0.256 / 0.042 - 1)
-    assert "+510 %" in window.message and "run at least 3 hot iterations" in window.advice
-    assert worst.rule == "gap-worst-query"
-    assert worst.message.startswith("Q23: hot window min(run 2, run 3) is 6.1x the reference")
-    assert "(0.256 s vs 0.042 s)" in worst.message
-    flat = iteration_gaps(_frame({"q": [1.0, 0.5, 0.5, 0.5]}))
-    assert gap_findings(flat, subject="flat") == []
+    with open_store() as store:
+        ingest_iterations(store, _frame({"Q23": SEED_FIRST}).with_columns(suite=pl.lit("seed")))
+        found = iteration_findings(detect_series(store))
+    (window,) = [f for f in found if f.rule == "window-error"]
+    assert window.severity == "problem"
+    steady = 0.042
+    assert window.numbers["error"] == pytest.approx(0.256 / steady - 1, rel=0.01)
+    error, transient, noise = (
+        float(window.numbers[k] or 0) for k in ("error", "transient", "order_statistic")
+    )
+    assert error == pytest.approx(transient + noise, abs=1e-12)
+    assert window.numbers["k_for_target"] == 3
+    assert "take the min of 3 hot runs (4 runs per query)" in window.advice
+    assert not any(f.rule.startswith(("gap-clickbench", "gap-worst", "min-all")) for f in found)
 
 
 @settings(max_examples=60, deadline=None)

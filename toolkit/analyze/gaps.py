@@ -46,15 +46,15 @@ from typing import Literal
 
 import polars as pl
 
-from toolkit.analyze.findings import Finding
-
 __all__ = [
     "DEFAULT_TARGET",
     "DEFAULT_TOLERANCE",
     "GapRow",
     "GapTable",
+    "HotPairSpread",
+    "PairSpread",
     "QueryGaps",
-    "gap_findings",
+    "hot_pair_spread",
     "iteration_gaps",
     "series_gaps",
 ]
@@ -87,6 +87,8 @@ class QueryGaps:
     first_k_within: int | None
     failed_runs: int
     excluded: Exclusion | None
+    #: the series' runs as given (cold first; None = failed or missing), seconds
+    runs_s: tuple[float | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,7 @@ def series_gaps(
         first_k_within=first_k,
         failed_runs=failed,
         excluded=excluded,
+        runs_s=tuple(None if v is None or math.isnan(v) else float(v) for v in runs),
     )
 
 
@@ -211,20 +214,18 @@ def iteration_gaps(
 ) -> GapTable:
     """The gap table of one suite (seed 002; research/warmup-science.md §8).
 
-        ``frame`` has columns ``query``, ``iteration`` (0 = cold) and ``seconds`` (None =
-        failed), optionally ``process`` and ``query_index`` (display order; default: first
-        appearance). ``reference_s`` maps query name -> reference seconds and replaces the
-        default ``min-all`` reference; ``reference`` is the name reported for it (e.g.
-        ``"steady"``). ``tolerance`` and ``target`` are fractions (defaults ±10 % and 5 %,
-        the seed's figures).
+    ``frame`` has columns ``query``, ``iteration`` (0 = cold) and ``seconds`` (None =
+    failed), optionally ``process`` and ``query_index`` (display order; default: first
+    appearance). ``reference_s`` maps query name -> reference seconds and replaces the
+    default ``min-all`` reference; ``reference`` is the name reported for it (e.g.
+    ``"steady"``). ``tolerance`` and ``target`` are fractions (defaults ±10 % and 5 %,
+    the seed's figures).
 
-        >>> import polars as pl
-
-    from toolkit.analyze.findings import Finding
-        >>> t = iteration_gaps(pl.DataFrame({"query": ["Q0"] * 4, "iteration": [0, 1, 2, 3],
-        ...                                  "seconds": [9.0, 2.0, 1.5, 1.0]}))
-        >>> [(r.hot_iterations, r.suite_sum_s, r.gap) for r in t.rows]
-        [(1, 2.0, 1.0), (2, 1.5, 0.5), (3, 1.0, 0.0)]
+    >>> import polars as pl
+    >>> t = iteration_gaps(pl.DataFrame({"query": ["Q0"] * 4, "iteration": [0, 1, 2, 3],
+    ...                                  "seconds": [9.0, 2.0, 1.5, 1.0]}))
+    >>> [(r.hot_iterations, r.suite_sum_s, r.gap) for r in t.rows]
+    [(1, 2.0, 1.0), (2, 1.5, 0.5), (3, 1.0, 0.0)]
     """
     if tolerance < 0 or target < 0:
         raise ValueError("tolerance and target must be >= 0")
@@ -309,100 +310,65 @@ def iteration_gaps(
 CLICKBENCH_HOT_RUNS = 2
 
 
-def gap_findings(table: GapTable, *, subject: str) -> list[Finding]:
-    """Findings of one gap table, with their numbers and advice (DESIGN.md "Analyzers").
+@dataclass(frozen=True)
+class PairSpread:
+    """What 3 runs (cold + 2 hot) show of one query: ``spread_s`` = |run 2 − run 3|, the
+    distance between the two hot runs (seconds; it bounds the window's noise: the window
+    is the smaller of two draws ``spread_s`` apart); ``cold_hot_ratio`` = cold / min(run 2,
+    run 3). None where a run failed."""
 
-    - ``gap-clickbench-window``: the suite gap with ClickBench's 2 hot runs, when it is
-      above the target, and the hot-iteration count that meets the target;
-    - ``gap-worst-query``: the query whose hot(2) is furthest above its reference;
-    - ``gap-excluded``: queries left out of the sums because of failed runs.
-    """
-    out: list[Finding] = []
-    k = CLICKBENCH_HOT_RUNS
-    if len(table.rows) >= k:
-        row = table.rows[k - 1]
-        if row.gap is not None and row.gap > table.target:
-            if table.k_for_target is not None:
-                advice = (
-                    f"run at least {table.k_for_target} hot iterations "
-                    f"({table.k_for_target + 1} runs per query) to get within "
-                    f"{table.target * 100:g} %"
-                )
-            else:
-                advice = (
-                    f"no count up to {len(table.rows)} hot iterations gets within "
-                    f"{table.target * 100:g} %; run more iterations"
-                )
-            out.append(
-                Finding(
-                    rule="gap-clickbench-window",
-                    severity="problem" if row.gap > 4 * table.target else "warning",
-                    subject=subject,
-                    message=(
-                        f"with {k} hot runs (ClickBench's min(run 2, run 3)) the suite sum is "
-                        f"{row.gap * 100:+.0f} % off the {table.reference} reference "
-                        f"({row.suite_sum_s:.3g} s vs {row.reference_sum_s:.3g} s)"
-                    ),
-                    advice=advice,
-                    numbers={
-                        "gap": row.gap,
-                        "suite_sum_s": row.suite_sum_s,
-                        "reference_sum_s": row.reference_sum_s,
-                        "k_for_target": table.k_for_target,
-                    },
-                )
-            )
-        worst: QueryGaps | None = None
-        worst_ratio = 1.0 + table.tolerance
-        for q in table.per_query:
-            value = q.hot_s_by_k[k - 1] if len(q.hot_s_by_k) >= k else None
-            if q.excluded is None and value is not None and q.reference_s:
-                ratio = value / q.reference_s
-                if ratio > worst_ratio:
-                    worst, worst_ratio = q, ratio
-        if worst is not None and worst.reference_s is not None:
-            hot2 = worst.hot_s_by_k[k - 1]
-            first = worst.first_k_within
-            out.append(
-                Finding(
-                    rule="gap-worst-query",
-                    severity="warning",
-                    subject=f"{subject} {worst.query}",
-                    message=(
-                        f"{worst.query}: hot window min(run 2, run 3) is {worst_ratio:.1f}x "
-                        f"the reference ({hot2:.3g} s vs {worst.reference_s:.3g} s)"
-                        + (
-                            f"; within ±{table.tolerance * 100:g} % from hot run {first}"
-                            if first
-                            else ""
-                        )
-                    ),
-                    advice=(
-                        f"run at least {first} hot iterations" if first else "run more iterations"
-                    ),
-                    numbers={
-                        "query": worst.query,
-                        "ratio": worst_ratio,
-                        "hot_s": hot2,
-                        "reference_s": worst.reference_s,
-                        "first_k_within": first,
-                    },
-                )
-            )
-    excluded = [q.query for q in table.per_query if q.excluded is not None]
-    if excluded:
-        shown = ", ".join(excluded[:10]) + (" …" if len(excluded) > 10 else "")
-        out.append(
-            Finding(
-                rule="gap-excluded",
-                severity="info",
-                subject=subject,
-                message=(
-                    f"{len(excluded)} of {table.queries} queries left out of the sums "
-                    f"(failed runs or no reference): {shown}"
-                ),
-                advice="fix or rerun the failing queries to compare the whole suite",
-                numbers={"excluded": len(excluded), "queries": table.queries},
-            )
-        )
-    return out
+    query: str
+    process: int
+    cold_s: float | None
+    first_hot_s: float | None
+    second_hot_s: float | None
+    spread_s: float | None
+    cold_hot_ratio: float | None
+
+
+@dataclass(frozen=True)
+class HotPairSpread:
+    """The run-2 vs run-3 spread of a suite: per query, and summed over the queries with
+    both hot runs (``spread_sum_s``; ``window_sum_s`` = their summed min(run 2, run 3),
+    ``spread_share`` = spread_sum / window_sum), and the suite's cold/hot ratio (sum of
+    cold runs / sum of windows over the queries with all three runs)."""
+
+    per_query: tuple[PairSpread, ...]
+    queries: int
+    spread_sum_s: float
+    window_sum_s: float
+    spread_share: float | None
+    cold_sum_s: float
+    cold_hot_ratio: float | None
+
+
+def hot_pair_spread(table: GapTable) -> HotPairSpread:
+    """Run 2 vs run 3 (the first two hot runs) of every query of ``table``, the figures
+    3-run results do show (ClickBench's window is min(run 2, run 3); research/clickbench.md
+    §2.1): the spread per query and summed, and cold/hot ratios."""
+    rows = []
+    spread_sum = window_sum = cold_sum = cold_window_sum = 0.0
+    both = 0
+    for q in table.per_query:
+        runs = list(q.runs_s) + [None] * 3
+        cold, first, second = runs[0], runs[1], runs[2]
+        spread = None if first is None or second is None else abs(first - second)
+        window = None if first is None or second is None else min(first, second)
+        ratio = None if cold is None or not window else cold / window
+        rows.append(PairSpread(q.query, q.process, cold, first, second, spread, ratio))
+        if spread is not None and window is not None:
+            both += 1
+            spread_sum += spread
+            window_sum += window
+            if cold is not None:
+                cold_sum += cold
+                cold_window_sum += window
+    return HotPairSpread(
+        tuple(rows),
+        both,
+        spread_sum,
+        window_sum,
+        spread_sum / window_sum if window_sum > 0 else None,
+        cold_sum,
+        cold_sum / cold_window_sum if cold_window_sum > 0 else None,
+    )

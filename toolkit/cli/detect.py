@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from toolkit.analyze.iteration_findings import iteration_findings
 from toolkit.cli.common import (
     DbOption,
     EncodingOption,
@@ -29,7 +30,6 @@ from toolkit.pipeline.detect import (
     detect_payload,
     detect_series,
     process_groups,
-    reference_findings,
     still_warming_shares,
 )
 
@@ -49,7 +49,8 @@ def _error(value: float | None, fmt: str) -> str:
 
 def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "") -> None:
     """One table per suite with a row per series; then the process groups, the stopping
-    rules (when analysed), the min-all findings and the still-warming shares. With none,
+    rules (when analysed), the iteration findings (the same as `warmup gaps` and the
+    report give) and the still-warming shares. With none,
     ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.console import Console
     from rich.table import Table
@@ -137,7 +138,7 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
                 plain(_error(r["median_abs_value_error"], ".1%")),
             )
         console.print(table)
-    for finding in reference_findings(results):
+    for finding in iteration_findings(results, fold=True):
         console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
     shares = still_warming_shares(results)
     for group, label in (("jvm", "JVM systems (tag Java)"), ("native", "other systems")):
@@ -200,8 +201,9 @@ def detect(
     no-steady-state (PELT change points, Barrett et al. 2017), or short (2-5 runs: the
     cold/hot step detector). Prints the steady iteration, the steady value with its 95 %
     bootstrap CI, single-iteration spikes (JIT/GC), the cold/hot ratio, the class across
-    processes (good / bad inconsistent) and where the min-all reference underestimates
-    the steady state."""
+    processes (good / bad inconsistent) and the iteration findings: the benchmark
+    window's error against steady state (warm-up + order-statistic parts), slowdowns,
+    series with no steady state, spikes, short series still warming."""
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolkit.analyze.gaps import DEFAULT_TARGET, DEFAULT_TOLERANCE, gap_findings
+from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, DEFAULT_TARGET, DEFAULT_TOLERANCE
 from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
     DbOption,
@@ -187,23 +187,41 @@ def print_gap_tables(
                 plain(f"{r.within_tolerance}/{r.queries}"),
             )
         console.print(table)
-        for finding in [*gap_findings(t, subject=item.suite), *item.findings]:
+        for finding in item.findings:
             console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
+        # the table's own k, named by its reference: the window-error finding above is
+        # the verdict against steady state, this line only reads the table
         if t.k_for_target is None:
             console.print(
-                plain(f"No hot-iteration count brings the gap within {_percent(t.target)}.")
+                plain(
+                    f"Table ({t.reference} reference): no hot-iteration count brings the "
+                    f"suite-sum gap within {_percent(t.target)}."
+                ),
+                soft_wrap=True,
             )
         else:
             console.print(
                 plain(
-                    f"Smallest hot-iteration count with gap <= {_percent(t.target)}: "
-                    f"{t.k_for_target} ({t.runs_for_target} total runs)"
+                    f"Table ({t.reference} reference): suite-sum gap <= {_percent(t.target)} "
+                    f"from k = {t.k_for_target} ({t.runs_for_target} total runs)"
                 ),
                 soft_wrap=True,
             )
         console.print()
         if item.grid is not None:
             print_grid(item, item.grid, target=t.target, coverage=coverage)
+    three = sum(1 for item in results if item.table.runs == CLICKBENCH_HOT_RUNS + 1)
+    if three:
+        # said once, not under every table: it is true of every 3-run suite alike
+        console.print(
+            plain(
+                f"{three} of {len(results)} suites have 3 runs: there the reference (min of all "
+                "hot runs) is ClickBench's own window, min(run 2, run 3), so the table has "
+                "nothing beyond it. What 3 runs show: cold/hot and run 2 vs run 3 "
+                "(--json: hot_pair)."
+            ),
+            soft_wrap=True,
+        )
 
 
 @app.command(

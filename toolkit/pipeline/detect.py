@@ -16,30 +16,25 @@ from typing import Any
 import numpy as np
 
 from toolkit.analyze.changepoints import PENALTY_FACTORS
-from toolkit.analyze.findings import Finding
+from toolkit.analyze.iteration_findings import iteration_findings
+from toolkit.analyze.resolution import FORMAT_RESOLUTION_S
 from toolkit.analyze.warmup import SeriesAnalysis, analyze_series, classify_processes
 from toolkit.analyze.window_error import SteadySeries
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
 __all__ = [
-    "MIN_ALL_TOLERANCE",
     "SeriesDetection",
     "comparator_summary",
     "detect_options",
     "detect_payload",
     "detect_series",
     "process_groups",
-    "reference_findings",
     "steady_reference_of",
     "steady_reference_s",
     "steady_series",
     "still_warming_shares",
 ]
-
-#: min-all more than 5 % below the steady value is reported (Traini et al. 2023's 5 %
-#: effect size, the engine's default equivalence tolerance).
-MIN_ALL_TOLERANCE = 0.05
 
 #: The ClickBench tag that marks JVM-based systems (research/clickbench.md §3).
 JVM_TAG = "Java"
@@ -79,7 +74,9 @@ def detect_options(penalty: str = "barrett", equivalence: str = "tolerance") -> 
 @dataclass(frozen=True)
 class SeriesDetection:
     """One analysed series with its identity. ``jvm``: the suite carries the tag "Java";
-    ``times``: seconds by iteration (index 0 = cold run, NaN = failed or missing run)."""
+    ``times``: seconds by iteration (index 0 = cold run, NaN = failed or missing run);
+    ``resolution_s``: :data:`toolkit.analyze.resolution.FORMAT_RESOLUTION_S` of the
+    suite's file format."""
 
     suite_id: int
     suite: str
@@ -90,6 +87,8 @@ class SeriesDetection:
     process: int
     analysis: SeriesAnalysis
     times: tuple[float, ...] = ()
+    #: the timer resolution its format declares, seconds (ClickBench: 1 ms; 0 = none)
+    resolution_s: float = 0.0
 
     @property
     def min_hot_s(self) -> float | None:
@@ -119,6 +118,15 @@ def detect_series(
         int(r[0]): (str(r[1]), r[2], list(r[3] or []))
         for r in store.con.execute(
             "SELECT suite_id, name, system, tags FROM suites WHERE list_contains(?, suite_id)",
+            [ids],
+        ).fetchall()
+    }
+    declared = {
+        int(r[0]): max((FORMAT_RESOLUTION_S.get(str(f), 0.0) for f in r[1] or []), default=0.0)
+        for r in store.con.execute(
+            "SELECT ss.suite_id, list(DISTINCT so.format) FROM suite_sources ss "
+            "JOIN sources so USING (source_id) WHERE list_contains(?, ss.suite_id) "
+            "GROUP BY ss.suite_id",
             [ids],
         ).fetchall()
     }
@@ -162,6 +170,7 @@ def detect_series(
                 int(proc[a]),
                 analysis,
                 tuple(float(v) for v in series),
+                declared.get(s, 0.0),
             )
         )
     return out
@@ -188,94 +197,6 @@ def steady_reference_s(store: Store, suite_id: int) -> Mapping[str, float | None
     """Per-query steady seconds of one suite for ``warmup gaps --reference steady``
     (:func:`steady_reference_of` over :func:`detect_series` of the suite)."""
     return steady_reference_of(detect_series(store, suite_ids=[suite_id]))
-
-
-def _fmt_s(value: float) -> str:
-    # milliseconds stay visible (0.030 s, not 0.03 s); tiny times keep 3 significant digits
-    return f"{value:.3f}" if value >= 0.01 else f"{value:.3g}"
-
-
-def reference_findings(
-    results: Sequence[SeriesDetection], *, tolerance: float = MIN_ALL_TOLERANCE
-) -> list[Finding]:
-    """Where the min-all reference (the fastest hot run, seed 002's "steady state")
-    underestimates the engine's steady value, per query and per suite.
-
-    Per (suite, query) with a steady reference (:func:`steady_reference_of`): min-all =
-    the fastest hot run over the query's processes; a ``min-all-underestimates`` finding
-    when it is more than ``tolerance`` below the steady value. Per suite, over the
-    queries with a steady reference: a ``min-all-suite-underestimates`` finding when the
-    min-all sum is more than ``tolerance`` below the steady sum. Seed 002's second
-    trajectory is the example: min-all 0.030 s, steady ≈ 0.040 s.
-    """
-    by_suite: dict[str, list[SeriesDetection]] = {}
-    for d in results:
-        by_suite.setdefault(d.suite, []).append(d)
-    out: list[Finding] = []
-    for suite, dets in by_suite.items():
-        steady = steady_reference_of(dets)
-        min_all: dict[str, float | None] = {}
-        first_steady: dict[str, int | None] = {}
-        for d in dets:
-            m = d.min_hot_s
-            old = min_all.get(d.query)
-            min_all[d.query] = m if old is None else (old if m is None else min(old, m))
-            it = d.analysis.steady_iteration
-            prev = first_steady.get(d.query)
-            first_steady[d.query] = it if prev is None else (prev if it is None else max(prev, it))
-        sum_min = sum_steady = 0.0
-        compared = under = 0
-        for query, ref in steady.items():
-            low = min_all.get(query)
-            if ref is None or low is None or ref <= 0:
-                continue
-            compared += 1
-            sum_min += low
-            sum_steady += ref
-            if low < ref * (1.0 - tolerance):
-                under += 1
-                it = first_steady.get(query)
-                out.append(
-                    Finding(
-                        "min-all-underestimates",
-                        "warning",
-                        f"{suite} {query}",
-                        f"{query}: the min-all reference ({_fmt_s(low)} s, the fastest hot run) "
-                        f"is {1 - low / ref:.0%} below the steady value {_fmt_s(ref)} s"
-                        + (f" (steady from iteration {it})" if it is not None else ""),
-                        "compare against the steady state (warmup gaps --reference steady): "
-                        "min-all rewards one lucky run",
-                        {
-                            "query": query,
-                            "min_all_s": low,
-                            "steady_s": ref,
-                            "underestimate": 1 - low / ref,
-                            "steady_iteration": it,
-                        },
-                    )
-                )
-        if compared and sum_min < sum_steady * (1.0 - tolerance):
-            out.append(
-                Finding(
-                    "min-all-suite-underestimates",
-                    "warning",
-                    suite,
-                    f"the min-all reference sum ({_fmt_s(sum_min)} s) is "
-                    f"{1 - sum_min / sum_steady:.0%} below the steady-state sum "
-                    f"({_fmt_s(sum_steady)} s) over {compared} queries; {under} of them "
-                    f"individually more than {tolerance:.0%} below",
-                    "gaps against min-all overstate how far a short window is from steady "
-                    "state; use warmup gaps --reference steady",
-                    {
-                        "min_all_sum_s": sum_min,
-                        "steady_sum_s": sum_steady,
-                        "underestimate": 1 - sum_min / sum_steady,
-                        "queries": compared,
-                        "queries_under": under,
-                    },
-                )
-            )
-    return out
 
 
 def steady_series(results: Sequence[SeriesDetection]) -> list[SteadySeries]:
@@ -385,7 +306,8 @@ def _num(value: float | None) -> float | None:
 def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
     """The ``warmup detect --json`` document (``schemas/detect.schema.json``): one entry
     per series with the DESIGN.md contract keys (times in seconds), process groups, the
-    min-all vs steady findings (:func:`reference_findings`) and a summary. When the series
+    iteration findings (:func:`toolkit.analyze.iteration_findings.iteration_findings`,
+    folded across suites as the report shows them) and a summary. When the series
     were analysed with comparators, each series carries ``comparators`` (where each rule
     stopped and how wrong it was) and the summary :func:`comparator_summary`."""
     with_comparators = any(d.analysis.comparators for d in results)
@@ -448,6 +370,6 @@ def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
     return {
         "series": series,
         "groups": process_groups(results),
-        "findings": [f.as_json() for f in reference_findings(results)],
+        "findings": [f.as_json() for f in iteration_findings(results, fold=True)],
         "summary": summary,
     }

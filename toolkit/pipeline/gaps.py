@@ -16,9 +16,10 @@ from toolkit.analyze.gaps import (
     DEFAULT_TARGET,
     DEFAULT_TOLERANCE,
     GapTable,
-    gap_findings,
+    hot_pair_spread,
     iteration_gaps,
 )
+from toolkit.analyze.iteration_findings import IterationSettings, iteration_findings
 from toolkit.analyze.window_error import (
     AGGREGATORS,
     WindowError,
@@ -28,8 +29,8 @@ from toolkit.analyze.window_error import (
 )
 from toolkit.errors import UsageError
 from toolkit.pipeline.detect import (
+    SeriesDetection,
     detect_series,
-    reference_findings,
     steady_reference_of,
 )
 from toolkit.pipeline.detect import steady_series as to_steady_series
@@ -74,9 +75,10 @@ class GridOptions:
 
 @dataclass(frozen=True)
 class SuiteGaps:
-    """The gap table of one stored suite, with the suite's identity; with the steady
-    reference, the min-all vs steady findings; with a grid request, the short-window
-    error grid of the suite's series that reached a steady state."""
+    """The gap table of one stored suite, with the suite's identity, its iteration
+    findings (:func:`toolkit.analyze.iteration_findings.iteration_findings`, the same
+    for any reference) and, with a grid request, the short-window error grid of the
+    suite's series that reached a steady state."""
 
     suite_id: int
     suite: str
@@ -106,12 +108,16 @@ def gap_tables(
     tolerance: float = DEFAULT_TOLERANCE,
     target: float = DEFAULT_TARGET,
     grid: GridOptions | None = None,
+    window: int = 2,
+    detections: Sequence[SeriesDetection] | None = None,
 ) -> list[SuiteGaps]:
     """The gap table of every iteration suite in ``store`` (or of the named ``suites``).
 
     ``reference`` is ``min-all`` (min of all hot runs, seed 002) or ``steady`` (the
-    warm-up engine's steady state, see :func:`steady_reference_s`; then the findings say
-    where min-all underestimates it, :func:`toolkit.pipeline.detect.reference_findings`).
+    warm-up engine's steady state, see :func:`steady_reference_s`). The findings of
+    every suite come from the warm-up engine's series (``detections``, default: analysed
+    here) and do not depend on the reference: the window (``window`` hot runs) against
+    steady state, :func:`toolkit.analyze.iteration_findings.iteration_findings`.
     ``grid`` adds the short-window error grid (:func:`toolkit.analyze.window_error.
     window_error_grid`) of the series with a steady state. Suites without iteration rows
     are left out.
@@ -123,6 +129,12 @@ def gap_tables(
     if grid is not None:
         grid.check()
     ids = store.suite_ids(suites, kind="iterations")
+    settings = IterationSettings(window=window, target=target, tolerance=tolerance)
+    if detections is None:
+        detections = detect_series(store, suite_ids=ids) if ids else []
+    by_suite: dict[int, list[SeriesDetection]] = {}
+    for d in detections:
+        by_suite.setdefault(d.suite_id, []).append(d)
     out: list[SuiteGaps] = []
     for suite_id in ids:
         frame = store.frame(
@@ -136,21 +148,17 @@ def gap_tables(
             "SELECT name, system, machine, run_date FROM suites WHERE suite_id = ?", [suite_id]
         ).fetchone()
         assert row is not None
-        ref_s = None
-        findings: tuple[Finding, ...] = ()
+        mine = by_suite.get(suite_id, [])
+        ref_s = steady_reference_of(mine) if reference == "steady" else None
+        findings = tuple(iteration_findings(mine, settings))
         suite_grid = None
-        if reference == "steady" or grid is not None:
-            detections = detect_series(store, suite_ids=[suite_id])
-            if reference == "steady":
-                ref_s = steady_reference_of(detections)
-                findings = tuple(reference_findings(detections))
-            if grid is not None:
-                suite_grid = window_error_grid(
-                    to_steady_series(detections),
-                    max_skip=grid.max_skip,
-                    max_window=grid.max_window,
-                    seed=grid.seed,
-                )
+        if grid is not None:
+            suite_grid = window_error_grid(
+                to_steady_series(mine),
+                max_skip=grid.max_skip,
+                max_window=grid.max_window,
+                seed=grid.seed,
+            )
         table = iteration_gaps(
             frame, tolerance=tolerance, target=target, reference=reference, reference_s=ref_s
         )
@@ -223,11 +231,14 @@ def gaps_payload(
     """The ``warmup gaps --json`` document (``schemas/gaps.schema.json``).
 
     Times in seconds, gaps and tolerances as fractions (0.48 = +48 %). A suite with a
-    grid carries ``grid`` (:func:`grid_payload`, recommended at ``coverage``).
+    grid carries ``grid`` (:func:`grid_payload`, recommended at ``coverage``). Every
+    suite with hot runs carries ``hot_pair``: run 2 vs run 3 and cold/hot ratios
+    (:func:`toolkit.analyze.gaps.hot_pair_spread`), what 3-run results do show.
     """
     suites: list[dict[str, Any]] = []
     for item in results:
         t = item.table
+        pair = hot_pair_spread(t)
         suites.append(
             {
                 "suite": item.suite,
@@ -264,8 +275,28 @@ def gaps_payload(
                         "advice": f.advice,
                         "numbers": f.numbers,
                     }
-                    for f in [*gap_findings(t, subject=item.suite), *item.findings]
+                    for f in item.findings
                 ],
+                "hot_pair": {
+                    "queries": pair.queries,
+                    "spread_sum_s": pair.spread_sum_s,
+                    "window_sum_s": pair.window_sum_s,
+                    "spread_share": pair.spread_share,
+                    "cold_sum_s": pair.cold_sum_s,
+                    "cold_hot_ratio": pair.cold_hot_ratio,
+                    "per_query": [
+                        {
+                            "query": p.query,
+                            "process": p.process,
+                            "cold_s": p.cold_s,
+                            "first_hot_s": p.first_hot_s,
+                            "second_hot_s": p.second_hot_s,
+                            "spread_s": p.spread_s,
+                            "cold_hot_ratio": p.cold_hot_ratio,
+                        }
+                        for p in pair.per_query
+                    ],
+                },
                 "per_query": [
                     {
                         "query": q.query,

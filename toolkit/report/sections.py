@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.analyze.findings import Finding, Severity
+from toolkit.analyze.findings import Finding
+from toolkit.analyze.gaps import DEFAULT_TARGET
 from toolkit.analyze.jmeter_errors import TOP_ERRORS
 from toolkit.analyze.score import score_findings
 from toolkit.analyze.timeseries import ApdexThresholds
@@ -155,11 +156,14 @@ def num(value: float | None, fmt: Callable[[float], str] | str) -> Cell:
     return Cell(format(value, fmt) if isinstance(fmt, str) else fmt(value), value)
 
 
-def tone_of(gap: float | None, tolerance: float) -> Tone:
-    """good within ±tolerance, bad outside, neutral when unknown."""
+def tone_of(gap: float | None, target: float, tolerance: float | None = None) -> Tone:
+    """good within ±target, warn up to ±tolerance (when given and wider), bad beyond,
+    neutral when unknown: a gap above the target is never green."""
     if gap is None:
         return ""
-    return "good" if abs(gap) <= tolerance else "bad"
+    if abs(gap) <= target + 1e-12:
+        return "good"
+    return "warn" if tolerance is not None and abs(gap) <= tolerance + 1e-12 else "bad"
 
 
 def slug(*parts: object) -> str:
@@ -190,7 +194,12 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
         from toolkit.pipeline.gaps import gap_tables
         from toolkit.pipeline.gaps import gaps_payload as payload_of
 
-        results = gap_tables(ctx.store, tolerance=ctx.params.tolerance)
+        results = gap_tables(
+            ctx.store,
+            tolerance=ctx.params.tolerance,
+            window=ctx.params.window,
+            detections=detections(ctx)[0],
+        )
         payload = payload_of(results)
         for item, suite in zip(results, payload["suites"], strict=True):
             suite["suite_id"] = item.suite_id
@@ -203,58 +212,20 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
 # -- sections -----------------------------------------------------------------------------
 
 
-def gaps_findings(payload: dict[str, Any], params: ReportParams) -> list[Finding]:
-    """Per suite with more hot runs than the benchmark's window: how far the window's suite
-    sum is from the reference, how many queries are off, and the gaps analyzer's k for its
-    target (``k_for_target``, gap <= 5 %; toolkit/analyze/gaps.py)."""
-    found = []
-    for suite in payload["suites"]:
-        rows = {r["hot_iterations"]: r for r in suite["rows"]}
-        if params.window not in rows or len(rows) <= params.window:
-            continue
-        row = rows[params.window]
-        gap = row["gap"]
-        if gap is None:
-            continue
-        queries = row["queries"]
-        off = queries - row["within_tolerance"]
-        enough = suite.get("k_for_target")
-        severity: Severity = "problem" if abs(gap) > params.tolerance else "info"
-        message = (
-            f"{suite['suite']}: with {params.window} hot iterations the suite sum is "
-            f"{gap:+.0%} off the reference ({fmt_seconds(row['suite_sum_s'])} vs "
-            f"{fmt_seconds(row['reference_sum_s'])}); {off} of {queries} queries are "
-            f"off by more than {params.tolerance:.0%}"
+def iteration_findings_of(ctx: ReportContext) -> list[Finding]:
+    """The iteration findings of every suite (toolkit/analyze/iteration_findings.py, as
+    ``warmup gaps`` and ``warmup detect`` give them), folded across suites."""
+
+    def compute() -> list[Finding]:
+        from toolkit.analyze.gaps import DEFAULT_TARGET
+        from toolkit.analyze.iteration_findings import IterationSettings, iteration_findings
+
+        settings = IterationSettings(
+            window=ctx.params.window, target=DEFAULT_TARGET, tolerance=ctx.params.tolerance
         )
-        if enough is not None and enough > params.window:
-            advice = (
-                f"run at least {enough} hot iterations ({enough + 1} runs): the gap is then "
-                f"{rows[enough]['gap']:+.0%}"
-            )
-        elif enough is None:
-            advice = (
-                f"run more than {len(rows)} hot iterations: none of these windows is within "
-                f"{suite.get('target', params.tolerance / 2):.0%} of the reference"
-            )
-        else:
-            advice = "the benchmark's own window is close enough to the reference"
-            severity = "info"
-        found.append(
-            Finding(
-                rule="hot-window-gap",
-                severity=severity,
-                subject=suite["suite"],
-                message=message,
-                advice=advice,
-                numbers={
-                    "hot_iterations": params.window,
-                    "gap": gap,
-                    "queries_off": off,
-                    "queries": queries,
-                    "recommended_hot_iterations": enough,
-                },
-            )
-        )
+        return iteration_findings(detections(ctx)[0], settings, fold=True)
+
+    found: list[Finding] = ctx.cached("iteration-findings", compute)
     return found
 
 
@@ -273,7 +244,7 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
             label += " (benchmark window)"
         if r["hot_iterations"] == last:
             label += " (reference)"
-        tone = tone_of(r["gap"], tol)
+        tone = tone_of(r["gap"], suite["target"], tol)
         rows.append(
             (
                 Cell(label, r["hot_iterations"]),
@@ -307,7 +278,7 @@ def _gap_summary_table(suites: Sequence[dict[str, Any]], params: ReportParams) -
     for suite in suites:
         row = _window_row(suite, params.window) or suite["rows"][-1]
         gap = row["gap"]
-        tone = tone_of(gap, params.tolerance)
+        tone = tone_of(gap, suite["target"], params.tolerance)
         rows.append(
             (
                 Cell(suite["suite"]),
@@ -333,52 +304,163 @@ def _gap_summary_table(suites: Sequence[dict[str, Any]], params: ReportParams) -
     )
 
 
+def _chart_order(suite: dict[str, Any], window: int) -> tuple[float, float, str]:
+    """ "The N largest" order: the window's |gap| first, ties broken by the first hot run's
+    |gap| (how much warm-up the suite shows at all), then the name."""
+    row = _window_row(suite, window)
+    first = suite["rows"][0]["gap"] if suite["rows"] else None
+    gap = row["gap"] if row is not None else None
+    return (-abs(gap or 0.0), -abs(first or 0.0), suite["suite"])
+
+
+def _hot_pair_order(suite: dict[str, Any]) -> tuple[float, float, str]:
+    # the largest run 2 vs run 3 spread first; ties by the cold/hot ratio, then the name
+    pair = suite["hot_pair"]
+    return (-(pair["spread_share"] or 0.0), -(pair["cold_hot_ratio"] or 0.0), suite["suite"])
+
+
+#: 3-run suites given a per-query table of run 2 vs run 3 (all are in report-data).
+MAX_PAIR_SUITES = 3
+
+
+def _hot_pair_summary_table(suites: Sequence[dict[str, Any]]) -> Table:
+    """One row per 3-run suite: cold/hot ratio, run 2 vs run 3 spread summed and its share
+    of the window sum, and the query with the largest spread."""
+    rows = []
+    for suite in suites:
+        pair = suite["hot_pair"]
+        spreads = [p for p in pair["per_query"] if p["spread_s"] is not None]
+        top = max(spreads, key=lambda p: p["spread_s"], default=None)
+        rows.append(
+            (
+                Cell(suite["suite"]),
+                Cell(suite["system"] or ""),
+                num(pair["queries"], ".0f"),
+                num(pair["cold_hot_ratio"], lambda v: f"{v:.2f}x"),
+                Cell(fmt_pct(suite["rows"][0]["gap"]), suite["rows"][0]["gap"]),
+                num(pair["spread_sum_s"], fmt_seconds),
+                num(pair["spread_share"], lambda v: f"{v:.1%}"),
+                Cell(
+                    "–" if top is None else f"{top['query']} {fmt_seconds(top['spread_s'])}",
+                    None if top is None else top["spread_s"],
+                ),
+            )
+        )
+    return Table(
+        "table-hot-pair",
+        "3-run suites: what cold + 2 hot runs show (largest run 2 vs run 3 spread first)",
+        (
+            Column("suite"),
+            Column("system"),
+            Column("queries", True, "queries with both hot runs"),
+            Column("cold / hot", True, "sum of cold runs / sum of min(run 2, run 3)"),
+            Column("run 2 vs window", True, "suite sum of run 2 against min(run 2, run 3)"),
+            Column("|run 2 − run 3| summed", True, "how far apart the two hot runs are"),
+            Column("of the window sum", True, "the summed spread / sum of min(run 2, run 3)"),
+            Column("largest spread", True),
+        ),
+        tuple(rows),
+    )
+
+
+def _hot_pair_query_table(n: int, suite: dict[str, Any]) -> Table:
+    """One suite's queries: cold, run 2, run 3, their spread and the cold/hot ratio,
+    largest spread first."""
+    per_query = sorted(
+        suite["hot_pair"]["per_query"],
+        key=lambda p: (-(p["spread_s"] if p["spread_s"] is not None else -1.0), p["query"]),
+    )
+    rows = tuple(
+        (
+            Cell(p["query"]),
+            num(p["cold_s"], fmt_seconds),
+            num(p["first_hot_s"], fmt_seconds),
+            num(p["second_hot_s"], fmt_seconds),
+            num(p["spread_s"], fmt_seconds),
+            num(p["cold_hot_ratio"], lambda v: f"{v:.2f}x"),
+        )
+        for p in per_query
+    )
+    return Table(
+        f"table-hot-pair-{n}",
+        f"{suite['suite']}: run 2 vs run 3 per query",
+        (
+            Column("query"),
+            Column("cold (run 1)", True),
+            Column("run 2", True),
+            Column("run 3", True),
+            Column("|run 2 − run 3|", True, "bounds the noise of min(run 2, run 3)"),
+            Column("cold / hot", True),
+        ),
+        rows,
+    )
+
+
 def gaps_section(ctx: ReportContext) -> Section | None:
-    """Iteration gaps: the seed's table per suite, and gap / within-tolerance against k."""
+    """Iteration gaps: the seed's table per suite, and gap / within-tolerance against k;
+    for 3-run suites (where the min of all hot runs is the window itself) the cold/hot
+    ratios and the run 2 vs run 3 spread instead. Carries the iteration findings."""
     payload = gaps_payload(ctx)
     suites = [s for s in payload["suites"] if len(s["rows"]) >= 2]
     if not suites:
         return None
     params = ctx.params
     # suites with more hot runs than the benchmark's window say how far the window is off
-    telling = [s for s in suites if len(s["rows"]) > params.window] or suites
-
-    def window_gap(suite: dict[str, Any]) -> float:
-        row = _window_row(suite, params.window)
-        return -abs(row["gap"]) if row is not None and row["gap"] is not None else 0.0
-
-    shown = sorted(telling, key=window_gap)[:MAX_GAP_SUITES]
-    blocks: list[Block] = [
-        Chart(
-            "fig-gaps",
-            figures.gaps_chart(
-                [{"name": s["suite"], "rows": s["rows"]} for s in shown],
-                tolerance=params.tolerance,
-            ),
-            caption=(
-                "Solid: gap of the suite sum against the reference (min of all hot runs); "
-                f"dotted: share of queries within ±{params.tolerance:.0%} of it."
-                + (
-                    f" The {len(shown)} of {len(telling)} suites with the largest gap."
-                    if len(telling) > len(shown)
-                    else ""
-                )
-            ),
+    telling = [s for s in suites if len(s["rows"]) > params.window]
+    short = [s for s in suites if len(s["rows"]) <= params.window]
+    blocks: list[Block] = []
+    if telling:
+        shown = sorted(telling, key=lambda s: _chart_order(s, params.window))[:MAX_GAP_SUITES]
+        blocks.append(
+            Chart(
+                "fig-gaps",
+                figures.gaps_chart(
+                    [{"name": s["suite"], "rows": s["rows"]} for s in shown],
+                    tolerance=params.tolerance,
+                ),
+                caption=(
+                    "Solid: gap of the suite sum against the reference (min of all hot runs); "
+                    f"dotted: share of queries within ±{params.tolerance:.0%} of it."
+                    + (
+                        f" The {len(shown)} of {len(telling)} suites with the largest gap at "
+                        f"k = {params.window} (ties: the largest gap at k = 1)."
+                        if len(telling) > len(shown)
+                        else ""
+                    )
+                ),
+            )
         )
-    ]
-    if len(suites) > 1:
-        blocks.append(_gap_summary_table(suites, params))
-    blocks.extend(_gap_rows_table(n, suite, params) for n, suite in enumerate(shown))
+        if len(telling) > 1:
+            blocks.append(_gap_summary_table(telling, params))
+        blocks.extend(_gap_rows_table(n, suite, params) for n, suite in enumerate(shown))
+    if short:
+        runs = params.window + 1
+        blocks.append(
+            Text(
+                f"{plural(len(short), 'suite')} {'has' if len(short) == 1 else 'have'} "
+                f"{runs} runs (cold + {params.window} hot): there the reference, the min of "
+                f"all hot runs, is ClickBench's own window min(run 2, run 3), so the gap table "
+                "has nothing beyond it (0 at the window by definition). What these runs do "
+                "show: the cold/hot ratio, and how far apart the two hot runs are, which "
+                "bounds the window's noise."
+            )
+        )
+        ordered = sorted(short, key=_hot_pair_order)
+        blocks.append(_hot_pair_summary_table(ordered))
+        blocks.extend(
+            _hot_pair_query_table(n, suite) for n, suite in enumerate(ordered[:MAX_PAIR_SUITES])
+        )
     return Section(
         "gaps",
         "Iteration gaps",
         (
             "For each number of hot iterations k, the hot value of a query is the minimum of "
-            "its first k hot runs; the table compares the suite sum with the reference."
+            "its first k hot runs; the table compares the suite sum with the reference. "
+            "The findings measure the window against the warm-up engine's steady state."
         ),
         tuple(blocks),
         {"suites": suites},
-        tuple(gaps_findings(payload, params)),
+        tuple(iteration_findings_of(ctx)),
     )
 
 
@@ -458,231 +540,8 @@ def name_list(names: Sequence[str], limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def detection_findings(
-    results: Sequence[Any], payload: dict[str, Any], params: ReportParams
-) -> list[Finding]:
-    """:func:`suite_detection_findings`, with a kind found in more than
-    ``MAX_SUITE_FINDINGS`` suites folded into one finding naming the worst suites (the
-    per-suite figures stay in the class table)."""
-    found = suite_detection_findings(results, payload, params)
-    by_rule: dict[str, list[Finding]] = {}
-    for f in found:
-        by_rule.setdefault(f.rule, []).append(f)
-    out: list[Finding] = []
-    for rule, group in by_rule.items():
-        if len(group) <= MAX_SUITE_FINDINGS:
-            out.extend(group)
-            continue
-        count_key, what = FOLDED[rule]
-
-        def share(f: Finding, key: str = count_key) -> float:
-            return float(f.numbers.get(key) or 0) / float(f.numbers.get("series") or 1)
-
-        group.sort(key=lambda f: (-share(f), f.subject))
-        worst = [
-            f"{f.subject} ({f.numbers.get(count_key)} of {f.numbers.get('series')})" for f in group
-        ]
-        suites = len({d.suite_id for d in results})
-        severity: Severity = min(
-            (f.severity for f in group), key=lambda s: ("problem", "warning", "info").index(s)
-        )
-        out.append(
-            Finding(
-                rule=rule,
-                severity=severity,
-                subject=f"{len(group)} of {suites} suites",
-                message=(
-                    f"{len(group)} of {suites} suites have {what}; the largest shares: "
-                    f"{name_list(worst)}"
-                ),
-                advice=group[0].advice,
-                numbers={
-                    "suites": len(group),
-                    count_key: sum(int(f.numbers.get(count_key) or 0) for f in group),
-                },
-            )
-        )
-    return out
-
-
 #: Suites given their own finding of one kind; above this, one finding for all of them.
 MAX_SUITE_FINDINGS = 4
-#: Per detection rule: the count in ``numbers`` that ranks suites, and what they have.
-FOLDED = {
-    "no-steady-state": ("no_steady_state", "series that never reach a steady state"),
-    "still-warming": ("still_warming", "series still getting faster at their last run"),
-    "warmup-length": ("window_before_steady", "hot windows that end before the steady state"),
-    "spikes": ("spikes", "single-iteration spikes (JIT compiles or GC pauses)"),
-    "min-all-underestimates": (
-        "below_steady",
-        "fastest hot runs more than 5% below the steady value",
-    ),
-}
-
-
-def suite_detection_findings(
-    results: Sequence[Any], payload: dict[str, Any], params: ReportParams
-) -> list[Finding]:
-    """The warm-up engine's per-series results, one finding per suite and kind: series
-    with no steady state, short series still getting faster, warm-ups longer than the
-    benchmark's hot window, single-iteration spikes, and min-of-all-runs references below
-    the steady value (toolkit/analyze/warmup.py; Barrett et al. 2017; research §8)."""
-    found: list[Finding] = []
-    suites: dict[int, list[tuple[Any, dict[str, Any]]]] = {}
-    for det, entry in zip(results, payload["series"], strict=True):
-        suites.setdefault(det.suite_id, []).append((det, entry))
-    for members in suites.values():
-        suite = members[0][0].suite
-        n = len(members)
-
-        counts = Counter(d.query for d, _ in members)
-
-        def label(det: Any, counts: Counter[str] = counts) -> str:
-            return f"{det.query} (process {det.process})" if counts[det.query] > 1 else det.query
-
-        never = [d for d, e in members if e["class"] == "no-steady-state"]
-        if never:
-            found.append(
-                Finding(
-                    rule="no-steady-state",
-                    severity="problem",
-                    subject=suite,
-                    message=(
-                        f"{suite}: {len(never)} of {n} series never reach a steady state "
-                        f"({name_list([label(d) for d in never])}): the last quarter of "
-                        "their runs still changes level"
-                    ),
-                    advice="run more iterations, or report these queries as not steady",
-                    numbers={"series": n, "no_steady_state": len(never)},
-                )
-            )
-        warming = [
-            d
-            for d, e in members
-            if e["class"] == "short" and e["short"] is not None and e["short"]["still_warming"]
-        ]
-        if warming:
-            runs = sorted({d.analysis.n for d in warming})
-            found.append(
-                Finding(
-                    rule="still-warming",
-                    severity="warning",
-                    subject=suite,
-                    message=(
-                        f"{suite}: {len(warming)} of {n} series are still getting faster at "
-                        f"their last run ({name_list([label(d) for d in warming])}; "
-                        f"{'/'.join(map(str, runs))} runs each, the last hot run more than "
-                        "5% below every earlier one)"
-                    ),
-                    advice=(
-                        "add hot runs until the last two agree within 5%: the hot value of "
-                        "these runs is above steady state"
-                    ),
-                    numbers={
-                        "series": n,
-                        "still_warming": len(warming),
-                        "share": len(warming) / n,
-                    },
-                )
-            )
-        warm = [
-            (d, e)
-            for d, e in members
-            if e["class"] == "warmup" and e["steady_iteration"] is not None
-        ]
-        if warm:
-            iters = sorted(e["steady_iteration"] for _, e in warm)
-            longest, longest_e = max(warm, key=lambda de: de[1]["steady_iteration"])
-            late = [d for d, e in warm if e["steady_iteration"] > params.window]
-            median = statistics.median(iters)
-            found.append(
-                Finding(
-                    rule="warmup-length",
-                    severity="warning" if late else "info",
-                    subject=suite,
-                    message=(
-                        f"{suite}: {len(warm)} of {n} series warm up before a steady state, "
-                        f"steady from iteration {median:g} (median) and {iters[-1]} at the "
-                        f"latest ({label(longest)}, {fmt_seconds(longest_e['time_to_steady_s'])} "
-                        f"of warm-up runs); in {len(late)} of them the benchmark's "
-                        f"{params.window} hot runs end before the steady state"
-                    ),
-                    advice=(
-                        f"discard the first {iters[-1]} runs of every query (or time only "
-                        "steady iterations) before reporting hot numbers"
-                        if late
-                        else "the benchmark's hot window already reaches the steady state"
-                    ),
-                    numbers={
-                        "series": n,
-                        "warming_up": len(warm),
-                        "median_steady_iteration": median,
-                        "max_steady_iteration": iters[-1],
-                        "window_before_steady": len(late),
-                    },
-                )
-            )
-        spikes = [(d, sp) for d, _ in members for sp in d.analysis.spikes]
-        if spikes:
-            worst_d, worst = max(spikes, key=lambda ds: ds[1].ratio)
-            queries = sorted({d.query for d, _ in spikes}, key=str)
-            found.append(
-                Finding(
-                    rule="spikes",
-                    severity="warning",
-                    subject=suite,
-                    message=(
-                        f"{suite}: {plural(len(spikes), 'single-iteration spike')} in "
-                        f"{plural(len(queries), 'query', 'queries')}, the worst {worst.ratio:.1f}x its neighbours ({label(worst_d)} "
-                        f"iteration {worst.iteration}: {fmt_seconds(worst.seconds)}), a JIT "
-                        "compile or GC pause inside the iteration"
-                    ),
-                    advice=(
-                        "a hot window that contains a spike overstates the hot time: use the "
-                        "steady value (it leaves spikes out) or more hot runs"
-                    ),
-                    numbers={
-                        "series": n,
-                        "spikes": len(spikes),
-                        "queries": len(queries),
-                        "max_ratio": worst.ratio,
-                    },
-                )
-            )
-        below = [
-            (d, f)
-            for d, _ in members
-            for f in d.analysis.findings
-            if f.rule == "min-all-underestimates"
-        ]
-        if below:
-
-            def shortfall(df: tuple[Any, Finding]) -> float:
-                nums = df[1].numbers
-                return 1 - float(nums["min_all_s"] or 0) / float(nums["steady_s"] or 1)
-
-            worst_d, worst_f = max(below, key=shortfall)
-            found.append(
-                Finding(
-                    rule="min-all-underestimates",
-                    severity="warning",
-                    subject=suite,
-                    message=(
-                        f"{suite}: in {len(below)} of {n} series the fastest hot run is more "
-                        f"than 5% below the steady value (up to {shortfall((worst_d, worst_f)):.0%}: "
-                        f"{label(worst_d)} {fmt_seconds(float(worst_f.numbers['min_all_s'] or 0))} "
-                        f"vs {fmt_seconds(float(worst_f.numbers['steady_s'] or 0))}), so the "
-                        "min-of-all-runs reference is faster than steady state"
-                    ),
-                    advice="use the steady reference (warmup gaps --reference steady)",
-                    numbers={
-                        "series": n,
-                        "below_steady": len(below),
-                        "max_shortfall": shortfall((worst_d, worst_f)),
-                    },
-                )
-            )
-    return found
 
 
 def _combined_detection(
@@ -732,17 +591,19 @@ def _combined_detection(
 MAX_DETECT_ROWS = 200
 
 
-def _detection_summary_table(payload: dict[str, Any]) -> Table:
-    """One row per suite: the class counts, still-warming short series and spikes."""
+def _detection_summary_table(payload: dict[str, Any], results: Sequence[Any]) -> Table:
+    """One row per suite: the class counts, still-warming short series (as the
+    still-warming finding counts them) and spikes."""
+    from toolkit.analyze.iteration_findings import still_warming
+
     per_suite: dict[str, list[dict[str, Any]]] = {}
     for e in payload["series"]:
         per_suite.setdefault(e["suite"], []).append(e)
+    warming_in = Counter(d.suite for d in still_warming(results))
     rows = []
     for suite, entries in per_suite.items():
         classes = [e["class"] for e in entries]
-        warming = sum(
-            1 for e in entries if e["class"] == "short" and (e["short"] or {}).get("still_warming")
-        )
+        warming = warming_in[suite]
         iters = sorted(e["steady_iteration"] for e in entries if e["steady_iteration"] is not None)
         median = statistics.median(iters) if iters else None
         rows.append(
@@ -839,6 +700,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     if frame.is_empty():
         return None
     gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
+    gaps_section_present = any(len(s["rows"]) >= 2 for s in gaps.values())
     results, detect = detections(ctx)
     multi_suite = len(gaps) > 1
     per_query = {
@@ -903,7 +765,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         badges.append(
             Badge(
                 f"k={ctx.params.window} {fmt_pct(gap)}" if gap is not None else "no hot runs",
-                tone_of(gap, ctx.params.tolerance),
+                tone_of(gap, DEFAULT_TARGET, ctx.params.tolerance),
                 f"the benchmark window (min of the first {ctx.params.window} hot runs) "
                 "against the reference (min of all hot runs)",
             )
@@ -954,7 +816,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         detect["series"],
         key=lambda e: (order.get((e["suite_id"], e["query"]), len(order)), e["process"]),
     )
-    blocks: list[Block] = [_detection_summary_table(detect), grid]
+    blocks: list[Block] = [_detection_summary_table(detect, results), grid]
     rows_note = ""
     if len(ordered) > MAX_DETECT_ROWS:
         rows_note = (
@@ -973,7 +835,8 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         {"series": series, "detection": detect},
-        tuple(detection_findings(results, detect, ctx.params)),
+        # the iteration findings go with the gaps section; here only when it is absent
+        () if gaps_section_present else tuple(iteration_findings_of(ctx)),
     )
 
 
