@@ -205,3 +205,4 @@ def test_pyproject_tolerance_changes_the_gap_table_and_is_in_the_provenance(
     )
     cli = embedded_data((tmp_path / "cli.html").read_text(encoding="utf-8"))
     assert within(cli) == within(plain)
+    assert cli["sections"]["provenance"]["config"]["values"] == {}

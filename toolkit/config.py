@@ -71,7 +71,9 @@ class Settings:
         given = {k: v for k, v in options.items() if v is not None}
         if "ignore" in given:
             given["ignore"] = frozenset(given["ignore"])
-        return replace(self, **given)
+        # a value the command line changed is no longer one taken from the file
+        kept = tuple(k for k in self.from_file if k not in given or given[k] == getattr(self, k))
+        return replace(self, **given, from_file=kept)
 
     def provenance(self) -> dict[str, Any]:
         """The file and the values taken from it, for the report's provenance."""

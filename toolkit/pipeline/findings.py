@@ -21,6 +21,8 @@ from toolkit.store import Store
 
 if TYPE_CHECKING:
     from toolkit.analyze.cache import CacheSeries
+    from toolkit.analyze.iteration_findings import IterationSettings
+    from toolkit.pipeline.detect import SeriesDetection
 
 __all__ = [
     "COMMAND_FAMILIES",
@@ -106,6 +108,30 @@ class Analyses:
         value: dict[str, Any] | None = self.cached("score", compute)
         return value
 
+    def detections(self) -> list[SeriesDetection]:
+        """The warm-up engine's result for every iteration series
+        (:func:`toolkit.pipeline.detect.detect_series`)."""
+
+        def compute() -> list[SeriesDetection]:
+            from toolkit.pipeline.detect import detect_series
+
+            return detect_series(self.store)
+
+        value: list[SeriesDetection] = self.cached("detections", compute)
+        return value
+
+    def iteration_settings(self) -> IterationSettings:
+        """The iteration rules' thresholds: the benchmark's hot window, the settings'
+        target, tolerance and minimum effect."""
+        from toolkit.analyze.iteration_findings import IterationSettings
+
+        return IterationSettings(
+            window=self.hot_window,
+            target=self.settings.target,
+            tolerance=self.settings.tolerance,
+            min_effect_floor_s=self.settings.min_effect_ms / 1000.0,
+        )
+
     def cache(self) -> list[CacheSeries]:
         """Every profiled query series analysed (:func:`toolkit.pipeline.cache.analyze_cache`)."""
 
@@ -116,6 +142,12 @@ class Analyses:
 
         value: list[CacheSeries] = self.cached("cache", compute)
         return value
+
+
+def _iteration_rules(analyses: Analyses) -> list[Finding]:
+    from toolkit.analyze.iteration_findings import iteration_findings
+
+    return iteration_findings(analyses.detections(), analyses.iteration_settings(), fold=True)
 
 
 def _cache_rules(analyses: Analyses) -> list[Finding]:
@@ -134,6 +166,7 @@ def _score_rules(analyses: Analyses) -> list[Finding]:
 #: The rules of each family: a function of the analyses to its findings. Families that
 #: have no data in a store return no findings.
 FAMILY_RULES: dict[Family, Callable[[Analyses], list[Finding]]] = {
+    "iteration": _iteration_rules,
     "score": _score_rules,
     "cache": _cache_rules,
 }

@@ -205,6 +205,7 @@ def report_params(
     (:class:`UsageError` for a value it cannot use)."""
     settings = settings or Settings()
     tolerance = settings.tolerance if tolerance is None else tolerance
+    settings = settings.overridden(tolerance=tolerance)  # one tolerance for tables and rules
     if not 0 < tolerance < 1:
         raise UsageError(
             f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"

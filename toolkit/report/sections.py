@@ -214,18 +214,13 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
 
 def iteration_findings_of(ctx: ReportContext) -> list[Finding]:
     """The iteration findings of every suite (toolkit/analyze/iteration_findings.py, as
-    ``warmup gaps`` and ``warmup detect`` give them), folded across suites."""
+    ``warmup gaps``, ``warmup detect`` and ``warmup findings`` give them), folded across
+    suites: the findings engine's iteration family."""
+    from toolkit.pipeline.findings import family_findings
 
-    def compute() -> list[Finding]:
-        from toolkit.analyze.gaps import DEFAULT_TARGET
-        from toolkit.analyze.iteration_findings import IterationSettings, iteration_findings
-
-        settings = IterationSettings(
-            window=ctx.params.window, target=DEFAULT_TARGET, tolerance=ctx.params.tolerance
-        )
-        return iteration_findings(detections(ctx)[0], settings, fold=True)
-
-    found: list[Finding] = ctx.cached("iteration-findings", compute)
+    found: list[Finding] = ctx.cached(
+        "iteration-findings", lambda: family_findings(ctx.analyses, ("iteration",))
+    )
     return found
 
 
@@ -473,9 +468,9 @@ def detections(ctx: ReportContext) -> tuple[list[Any], dict[str, Any]]:
     ``query_index`` added for joins."""
 
     def compute() -> tuple[list[Any], dict[str, Any]]:
-        from toolkit.pipeline.detect import detect_payload, detect_series
+        from toolkit.pipeline.detect import detect_payload
 
-        results = detect_series(ctx.store)
+        results = ctx.analyses.detections()
         payload = detect_payload(results)
         for entry, det in zip(payload["series"], results, strict=True):
             entry["suite_id"] = det.suite_id
