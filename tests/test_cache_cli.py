@@ -153,7 +153,9 @@ def test_every_real_profile_gives_verdicts_that_follow_the_data(
 ) -> None:
     """Every real file in ``real/profiles`` (each alone and all together): exit 0, JSON valid,
     and a "warm from run k" only where, in start-time order, the runs from k on are faster
-    than run 1 and read at least as much locally; capacity and fits only with 3+ runs."""
+    than run 1 and read at least as much locally; capacity and fits only with 3+ runs. A
+    file with no profile (a ClickBench result kept beside the profiles) exits 1 with one
+    line naming the commands that read it, as every command does with nothing to analyse."""
     folder = real_dir / "profiles"
     files = sorted(p for p in folder.iterdir() if p.suffix in PROFILE_SUFFIXES)
     assert len(files) >= 12
@@ -161,6 +163,10 @@ def test_every_real_profile_gives_verdicts_that_follow_the_data(
     checked = 0
     for args in [[str(p)] for p in files] + [[str(folder)]]:
         table = runner.invoke(app, ["cache", *args])
+        if table.exit_code == 1 and "no profiled query series" in table.output:
+            assert "(warmup gaps, detect, score)" in table.output, table.output
+            assert "Traceback" not in table.output
+            continue
         assert table.exit_code == 0, (args, table.output)
         result = runner.invoke(app, ["cache", *args, "--json"])
         assert result.exit_code == 0, (args, result.output)

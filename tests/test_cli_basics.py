@@ -72,17 +72,22 @@ def test_analysis_without_input_is_usage_error(runner) -> None:  # type: ignore[
 
 def test_a_command_with_nothing_to_analyse_names_what_the_input_holds(runner) -> None:  # type: ignore[no-untyped-def]
     """A JTL given to an iteration command (or results to `load`) was read into suites of
-    another kind: the message says which, and the command that analyses them."""
+    another kind: the message says which, and the command that analyses them; every
+    command exits 1 for it (issue 18: gaps, detect and cache exited 0, load and score 1)."""
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
     jtl = str(fixtures / "jmeter" / "baseline.jtl.gz")
     results = str(fixtures / "clickbench" / "jvm-engine")
     profiles = str(fixtures / "profiles" / "warehouse_warmup.csv")
     load_hint = "1 load-test suite (warmup load, compare)"
     cases = [
-        (["detect", jtl], 0, f"no iteration suites to analyze; the input holds {load_hint}"),
-        (["gaps", jtl, profiles], 0, f"{load_hint} and 1 profile suite (warmup cache)"),
+        (
+            ["detect", jtl],
+            1,
+            f"no iteration suites to analyze in the input; the input holds {load_hint}",
+        ),
+        (["gaps", jtl, profiles], 1, f"{load_hint} and 1 profile suite (warmup cache)"),
         (["score", jtl], 1, f"no iteration suites to score; the input holds {load_hint}"),
-        (["cache", results], 0, "the input holds 1 iteration suite (warmup gaps, detect, score)"),
+        (["cache", results], 1, "the input holds 1 iteration suite (warmup gaps, detect, score)"),
         (["load", results], 1, "in the input; the input holds 1 iteration suite (warmup gaps"),
     ]
     for argv, code, message in cases:

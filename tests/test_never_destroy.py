@@ -71,3 +71,32 @@ def test_c1_controls_are_escaped() -> None:
     # CSI (U+009B) is ESC [ on many terminals; NEL (U+0085) a line break
     assert escape_controls("a\x9b31mb\x85c") == "a\\x9b31mb\\x85c"
     assert escape_controls("é ü ß") == "é ü ß"
+
+
+def test_atomic_write_keeps_devices_and_links(tmp_path: Path) -> None:
+    """A device or FIFO is written in place, never replaced by a renamed file (as root,
+    a rename over /dev/full replaced the device); a symbolic link keeps pointing at its
+    file, which gets the new text."""
+    import os
+
+    from toolkit.report.render import atomic_write_text
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        atomic_write_text(fifo, "through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert fifo.is_fifo()
+    real = tmp_path / "real.html"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    atomic_write_text(link, "new")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new"
+    if Path("/dev/full").exists():
+        with pytest.raises(OSError):
+            atomic_write_text(Path("/dev/full"), "x")
+        assert Path("/dev/full").is_char_device()

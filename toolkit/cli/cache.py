@@ -7,18 +7,23 @@ from typing import Annotated
 import typer
 
 from toolkit.analyze.cache import CacheSeries, cache_findings
-from toolkit.analyze.findings import rank_findings
 from toolkit.cli.common import (
+    ConfigOption,
     DbOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
+    finish,
     input_spec,
+    nothing_to_analyze,
     plain,
+    print_findings,
     print_json,
+    settings_of,
     with_errors,
 )
 from toolkit.pipeline.cache import (
@@ -29,6 +34,7 @@ from toolkit.pipeline.cache import (
     human_minutes,
     human_rate,
 )
+from toolkit.pipeline.findings import finalized
 
 
 @app.command(
@@ -44,6 +50,8 @@ def cache(
     format: FormatOption = None,
     encoding: EncodingOption = None,
     as_json: JsonOption = False,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     suite: Annotated[
         list[str] | None, typer.Option("--suite", help="Only these profile suites. Repeatable.")
     ] = None,
@@ -61,21 +69,29 @@ def cache(
     profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
     (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
     """
+    settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
         results = analyze_cache(store, suites=suite, epsilon=epsilon)
         elsewhere = store.suites_elsewhere("profile") if not results else ""
+    if not results:
+        nothing_to_analyze("profiled query series with data", elsewhere)
+    found = finalized([f for s in results for f in cache_findings(s)], settings)
     if as_json:
-        print_json(cache_payload(results))
-        return
+        print_json({**cache_payload(results), "findings": [f.as_json() for f in found]})
+    else:
+        print_cache(results)
+        print_findings(found)
+    finish(found, fail_on, settings)
+
+
+def print_cache(results: list[CacheSeries]) -> None:
+    """One table per series (the seed's columns) with its derived figures."""
     from rich.console import Console
     from rich.table import Table
 
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
     console = Console(markup=False, highlight=False, width=max(Console().width, 110))
-    if not results:
-        typer.echo(f"no profiled query series with data in the input{elsewhere}", err=True)
-        return
     single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
     shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
     for s in shown:
@@ -177,6 +193,4 @@ def _derived_lines(s: CacheSeries) -> list[str]:
             f"time model t = {att.intercept_s:.1f} s + {att.s_per_remote_byte * 1e9:.2f} s/GB remote"
             f" + {att.s_per_local_byte * 1e9:.3f} s/GB local (R² {att.r_squared:.3f})"
         )
-    # the same rules, in the same order, as the report's cache section and --json
-    lines.extend(f"{f.severity}: {f.sentence()}" for f in rank_findings(cache_findings(s)))
     return lines

@@ -242,12 +242,13 @@ def settings_of(config: Path | None, **options: Any) -> Settings:
 
 
 def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> None:
-    """The findings as lines on stdout, after a table: ``PROBLEM subject: message; advice.``"""
+    """The findings as lines on stdout, after a table: ``problem: subject: message;
+    advice.``, problems first (the order of :func:`~toolkit.pipeline.findings.finalized`)."""
     if not findings:
         return
     typer.echo(f"\n{title}:")
     for f in findings:
-        typer.echo(escape_controls(f"  {f.severity.upper():<8}{f.sentence()}"))
+        typer.echo(escape_controls(f"{f.severity}: {f.sentence()}"))
 
 
 def finish(
@@ -287,6 +288,13 @@ def refuse_overwriting_inputs(output: Path, paths: Sequence[Path] | None, db: Pa
                     f"{output}: is {what} of this command; refusing to overwrite it with the "
                     "report: choose another --output"
                 )
+
+
+def nothing_to_analyze(what: str, elsewhere: str = "") -> NoReturn:
+    """Exit 1 with one line: the input holds no ``what``; ``elsewhere``
+    (:meth:`Store.suites_elsewhere`) says what it does hold and which command reads it.
+    The same code for every command, as ``warmup load`` and ``warmup score`` give."""
+    fail(f"no {what} to analyze in the input{elsewhere}")
 
 
 def info(message: str) -> None:

@@ -8,19 +8,24 @@ from typing import Annotated
 
 import typer
 
-from toolkit.analyze.iteration_findings import iteration_findings
 from toolkit.cli.common import (
+    ConfigOption,
     DbOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
+    finish,
     info,
     input_spec,
+    nothing_to_analyze,
     plain,
+    print_findings,
     print_json,
+    settings_of,
     with_errors,
 )
 from toolkit.pipeline.detect import (
@@ -32,6 +37,7 @@ from toolkit.pipeline.detect import (
     process_groups,
     still_warming_shares,
 )
+from toolkit.pipeline.findings import iteration_family
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -138,8 +144,6 @@ def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "")
                 plain(_error(r["median_abs_value_error"], ".1%")),
             )
         console.print(table)
-    for finding in iteration_findings(results, fold=True):
-        console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
     shares = still_warming_shares(results)
     for group, label in (("jvm", "JVM systems (tag Java)"), ("native", "other systems")):
         g = shares[group]
@@ -165,6 +169,8 @@ def detect(
     format: FormatOption = None,
     encoding: EncodingOption = None,
     suite: SuiteOption = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     penalty: Annotated[
         str,
         typer.Option(
@@ -204,12 +210,18 @@ def detect(
     processes (good / bad inconsistent) and the iteration findings: the benchmark
     window's error against steady state (warm-up + order-statistic parts), slowdowns,
     series with no steady state, spikes, short series still warming."""
+    settings = settings_of(config)
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
         results = detect_series(store, suites=suite, comparators=comparators, **options)
         elsewhere = store.suites_elsewhere("iterations") if not results else ""
+    if not results:
+        nothing_to_analyze("iteration suites", elsewhere)
+    found = iteration_family(results, settings)
     if as_json:
-        print_json(detect_payload(results))
+        print_json(detect_payload(results, found))
     else:
         print_detections(results, elsewhere=elsewhere)
+        print_findings(found)
+    finish(found, fail_on, settings)

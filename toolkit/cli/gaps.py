@@ -10,20 +10,28 @@ import typer
 from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, DEFAULT_TARGET, DEFAULT_TOLERANCE
 from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
+    ConfigOption,
     DbOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     JsonOption,
     PathsArgument,
     analysis_store,
     app,
     fail,
+    finish,
     info,
     input_spec,
+    nothing_to_analyze,
     plain,
+    print_findings,
     print_json,
+    settings_of,
     with_errors,
 )
+from toolkit.pipeline.detect import detect_series
+from toolkit.pipeline.findings import iteration_family
 from toolkit.pipeline.gaps import (
     DEFAULT_COVERAGE,
     REFERENCES,
@@ -187,8 +195,6 @@ def print_gap_tables(
                 plain(f"{r.within_tolerance}/{r.queries}"),
             )
         console.print(table)
-        for finding in item.findings:
-            console.print(plain(f"{finding.severity}: {finding.sentence()}"), soft_wrap=True)
         # the table's own k, named by its reference: the window-error finding above is
         # the verdict against steady state, this line only reads the table
         if t.k_for_target is None:
@@ -244,13 +250,20 @@ def gaps(
         ),
     ] = "min-all",
     tolerance: Annotated[
-        float,
-        typer.Option("--tolerance", help="Within-tolerance band as a fraction (0.10 = ±10 %)."),
-    ] = DEFAULT_TOLERANCE,
+        float | None,
+        typer.Option(
+            "--tolerance",
+            help="Within-tolerance band as a fraction (0.10 = ±10 %) [default: the config "
+            f"file's, else {DEFAULT_TOLERANCE}].",
+        ),
+    ] = None,
     target: Annotated[
-        float,
-        typer.Option("--target", help="Suite gap to reach, as a fraction (0.05 = 5 %)."),
-    ] = DEFAULT_TARGET,
+        float | None,
+        typer.Option(
+            "--target",
+            help=f"Suite gap to reach, as a fraction (0.05 = 5 %) [default: the config file's, else {DEFAULT_TARGET}].",
+        ),
+    ] = None,
     suite: SuiteOption = None,
     per_query: Annotated[
         bool, typer.Option("--per-query", help="Also print hot(k) of every query.")
@@ -274,6 +287,8 @@ def gaps(
             "--coverage", help="Grid: share of series that must be within --target (0.9 = 90 %)."
         ),
     ] = DEFAULT_COVERAGE,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """How far "hot = min of the first k hot runs" is from the reference, for every k.
@@ -284,23 +299,31 @@ def gaps(
     """
     if reference not in REFERENCES:
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
-    if tolerance < 0 or target < 0:
+    if (tolerance is not None and tolerance < 0) or (target is not None and target < 0):
         fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
+    settings = settings_of(config, tolerance=tolerance, target=target)
     options = GridOptions(max_skip, max_window, coverage) if grid else None
     if options is not None:
         options.check()  # before any input is read
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
+        detections = detect_series(store, suites=suite)
         results = gap_tables(
             store,
             suites=suite,
             reference=reference,
-            tolerance=tolerance,
-            target=target,
+            tolerance=settings.tolerance,
+            target=settings.target,
             grid=options,
+            detections=detections,
         )
         elsewhere = store.suites_elsewhere("iterations") if not results else ""
+    if not results:
+        nothing_to_analyze("iteration suites", elsewhere)
+    found = iteration_family(detections, settings)
     if as_json:
-        print_json(gaps_payload(results, coverage=coverage))
+        print_json(gaps_payload(results, coverage=coverage, findings=found))
     else:
         print_gap_tables(results, per_query=per_query, coverage=coverage, elsewhere=elsewhere)
+        print_findings(found)
+    finish(found, fail_on, settings)

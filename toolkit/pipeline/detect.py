@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.analyze.changepoints import PENALTY_FACTORS
+from toolkit.analyze.findings import Finding
 from toolkit.analyze.iteration_findings import iteration_findings
 from toolkit.analyze.resolution import FORMAT_RESOLUTION_S
 from toolkit.analyze.warmup import SeriesAnalysis, analyze_series, classify_processes
@@ -303,13 +304,17 @@ def _num(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
+def detect_payload(
+    results: Sequence[SeriesDetection], findings: Sequence[Finding] | None = None
+) -> dict[str, Any]:
     """The ``warmup detect --json`` document (``schemas/detect.schema.json``): one entry
     per series with the DESIGN.md contract keys (times in seconds), process groups, the
     iteration findings (:func:`toolkit.analyze.iteration_findings.iteration_findings`,
     folded across suites as the report shows them) and a summary. When the series
     were analysed with comparators, each series carries ``comparators`` (where each rule
-    stopped and how wrong it was) and the summary :func:`comparator_summary`."""
+    stopped and how wrong it was) and the summary :func:`comparator_summary`.
+    ``findings``: the findings to give (default: the iteration rules' with their default
+    thresholds; ``warmup detect`` passes the findings engine's)."""
     with_comparators = any(d.analysis.comparators for d in results)
     series: list[dict[str, Any]] = []
     for d in results:
@@ -370,6 +375,9 @@ def detect_payload(results: Sequence[SeriesDetection]) -> dict[str, Any]:
     return {
         "series": series,
         "groups": process_groups(results),
-        "findings": [f.as_json() for f in iteration_findings(results, fold=True)],
+        "findings": [
+            f.as_json()
+            for f in (iteration_findings(results, fold=True) if findings is None else findings)
+        ],
         "summary": summary,
     }

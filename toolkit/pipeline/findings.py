@@ -32,6 +32,8 @@ __all__ = [
     "failing",
     "family_findings",
     "finalized",
+    "iteration_family",
+    "iteration_settings",
     "store_findings",
 ]
 
@@ -121,16 +123,8 @@ class Analyses:
         return value
 
     def iteration_settings(self) -> IterationSettings:
-        """The iteration rules' thresholds: the benchmark's hot window, the settings'
-        target, tolerance and minimum effect."""
-        from toolkit.analyze.iteration_findings import IterationSettings
-
-        return IterationSettings(
-            window=self.hot_window,
-            target=self.settings.target,
-            tolerance=self.settings.tolerance,
-            min_effect_floor_s=self.settings.min_effect_ms / 1000.0,
-        )
+        """The iteration rules' thresholds (:func:`iteration_settings`)."""
+        return iteration_settings(self.settings, self.hot_window)
 
     def cache(self) -> list[CacheSeries]:
         """Every profiled query series analysed (:func:`toolkit.pipeline.cache.analyze_cache`)."""
@@ -144,10 +138,33 @@ class Analyses:
         return value
 
 
-def _iteration_rules(analyses: Analyses) -> list[Finding]:
+def iteration_settings(settings: Settings, hot_window: int = 2) -> IterationSettings:
+    """The iteration rules' thresholds: the benchmark's hot window, the settings' target,
+    tolerance and minimum effect."""
+    from toolkit.analyze.iteration_findings import IterationSettings
+
+    return IterationSettings(
+        window=hot_window,
+        target=settings.target,
+        tolerance=settings.tolerance,
+        min_effect_floor_s=settings.min_effect_ms / 1000.0,
+    )
+
+
+def iteration_family(
+    detections: Sequence[SeriesDetection], settings: Settings, hot_window: int = 2
+) -> list[Finding]:
+    """The iteration findings of ``detections`` as every output shows them: folded across
+    suites, ignored rules out, ranked — what ``warmup gaps``, ``warmup detect``, the report
+    and ``warmup findings`` print for the same series."""
     from toolkit.analyze.iteration_findings import iteration_findings
 
-    return iteration_findings(analyses.detections(), analyses.iteration_settings(), fold=True)
+    found = iteration_findings(detections, iteration_settings(settings, hot_window), fold=True)
+    return finalized(found, settings)
+
+
+def _iteration_rules(analyses: Analyses) -> list[Finding]:
+    return iteration_family(analyses.detections(), analyses.settings, analyses.hot_window)
 
 
 def _cache_rules(analyses: Analyses) -> list[Finding]:

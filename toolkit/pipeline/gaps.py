@@ -226,7 +226,10 @@ def grid_payload(
 
 
 def gaps_payload(
-    results: Sequence[SuiteGaps], *, coverage: float = DEFAULT_COVERAGE
+    results: Sequence[SuiteGaps],
+    *,
+    coverage: float = DEFAULT_COVERAGE,
+    findings: Sequence[Finding] | None = None,
 ) -> dict[str, Any]:
     """The ``warmup gaps --json`` document (``schemas/gaps.schema.json``).
 
@@ -234,6 +237,8 @@ def gaps_payload(
     grid carries ``grid`` (:func:`grid_payload`, recommended at ``coverage``). Every
     suite with hot runs carries ``hot_pair``: run 2 vs run 3 and cold/hot ratios
     (:func:`toolkit.analyze.gaps.hot_pair_spread`), what 3-run results do show.
+    ``findings``: the top-level ``findings`` (the findings engine's iteration family, as
+    ``warmup findings`` gives them; default: every suite's own, in suite order).
     """
     suites: list[dict[str, Any]] = []
     for item in results:
@@ -315,4 +320,5 @@ def gaps_payload(
         )
         if item.grid is not None:
             suites[-1]["grid"] = grid_payload(item.grid, target=t.target, coverage=coverage)
-    return {"suites": suites}
+    found = [f for item in results for f in item.findings] if findings is None else findings
+    return {"suites": suites, "findings": [f.as_json() for f in found]}

@@ -319,11 +319,17 @@ def write_report(
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to a temporary file beside ``path``, then rename it over
     ``path``: a reader, a full disk or a kill never leaves half a report (POSIX rename is
-    atomic within one file system)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    atomic within one file system). A symbolic link is followed (the file it names is
+    replaced, the link kept); a path that exists but is no regular file (a device such as
+    ``/dev/stdout``, a FIFO) is written in place, never replaced."""
+    target = path.resolve() if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        target.write_text(text, encoding="utf-8")
+        return
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        tmp.replace(target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
