@@ -79,8 +79,8 @@ def test_a_short_runs_warmup_is_found_where_it_ends() -> None:
             )  # fmt: skip
             out[res.warmup.status, res.warmup.end_s] += 1
     assert ends[("warmup", 10.0)] + ends[("warmup", 11.0)] >= 27, ends
-    assert flat[("none", 0.0)] >= 27, flat
-    assert ramp == {("inconclusive", None): 30}, ramp
+    assert flat[("flat", 0.0)] >= 27, flat
+    assert ramp == {("no-steady-state", None): 30}, ramp
 
 
 @pytest.mark.parametrize("hostname", [True, False])

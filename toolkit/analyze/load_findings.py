@@ -21,6 +21,7 @@ import numpy.typing as npt
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
     RAMP_MAX_FRAC,
+    STEADY_STATUSES,
     SUMMARY_MIN_WINDOWS,
     full_summary_windows,
     summary_interval,
@@ -504,7 +505,12 @@ def warmup_findings(
         )
         return found
     full = full_summary_windows(summary_seconds) if summary_seconds is not None else None
-    if summariser and status == "inconclusive" and full is not None and full < SUMMARY_MIN_WINDOWS:
+    if (
+        summariser
+        and status in ("inconclusive", "no-steady-state")
+        and full is not None
+        and full < SUMMARY_MIN_WINDOWS
+    ):
         status = "too-short"
     if status == "too-short":
         need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
@@ -588,7 +594,7 @@ def warmup_findings(
             )
         )
     elif (
-        status == "inconclusive"
+        status in ("inconclusive", "no-steady-state")
         and not steps
         and all_label.get("rampup_end_s") is not None
         and (_ramp_too_long(all_label) or (ramp_windows is not None and ramp_windows > windows / 2))
@@ -621,7 +627,7 @@ def warmup_findings(
                 },
             )
         )
-    elif status == "inconclusive" and not steps and causes:
+    elif status in ("inconclusive", "no-steady-state") and not steps and causes:
         # a gap or an error-rate change breaks the run into parts: that, not a trend a
         # longer run would outlast, is why no steady state is found
         found.append(
@@ -641,10 +647,29 @@ def warmup_findings(
             )
         )
     elif status == "inconclusive" and not steps:
-        message = "throughput or latency still trends at the end of the run: no steady state"
+        found.append(
+            Finding(
+                rule="load-inconclusive",
+                severity="warning",
+                subject=subject,
+                message=(
+                    "the warm-up rules disagree: MSER's minimum stays at its cap even with the "
+                    "cap lifted to 80 % of the run, while the trend test finds no trend after "
+                    "it: no warm-up end or steady figures"
+                ),
+                advice="run longer, or set the steady part yourself (--steady-from, --steady-to)",
+                numbers={"windows": windows, "rule": "mser-cap", "effect": 1.0},
+            )
+        )
+    elif status == "no-steady-state" and not steps:
+        message = (
+            "throughput or latency still trends at the end of the run (the trend test on "
+            "the part after MSER's warm-up end, cap lifted to 80 % of the run): no steady state"
+        )
         if summariser:
             message = (
-                f"throughput still trends over the {windows} summariser windows: no steady state"
+                f"throughput still trends over the {windows} summariser windows (trend "
+                "test): no steady state"
             )
         found.append(
             Finding(
@@ -658,13 +683,16 @@ def warmup_findings(
                     "rule more points"
                     if summariser
                     else ""
-                ),
-                numbers={"windows": windows},
+                )
+                + "; or set the steady part yourself (--steady-from, --steady-to)",
+                numbers={"windows": windows, "rule": "trend", "effect": 1.0},
             )
         )
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
+        if all_label.get("warmup_rule") == "mser-uncapped":
+            parts[0] += " (MSER with its n/2 cap lifted; no trend after it)"
         ramp_at = all_label.get("rampup_end_s")
         if ramp_at is not None and not steps:
             # (a stepped run's thread count reaches its top step there: load-steps and the
@@ -701,7 +729,49 @@ def warmup_findings(
                 },
             )
         )
+        found += short_steady_findings(subject, all_label)
     return found
+
+
+def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Finding]:
+    """``load-short-steady``: the warm-up took more than half of the run, so the steady
+    figures rest on its last part only (a long warm-up, :func:`warmup_end`'s
+    ``mser-uncapped`` rule). The steady part is the ``steady_window`` (seconds from the
+    first sample start), or the warm-up end to the run's end; ``effect`` is the share of
+    the run before it. The advice: a run of at least twice the warm-up, whose steady part
+    is then at least half of it (MSER's own n/2 rule, White 1997)."""
+    duration = float(all_label.get("duration_s") or 0.0)
+    window = all_label.get("steady_window") or {}
+    if window.get("source") not in (None, "detected") or duration <= 0:
+        return []
+    start = window.get("from_s", all_label.get("warmup_end_s"))
+    if start is None:
+        return []
+    stop = min(duration, float(window.get("to_s", duration)))
+    steady_s = max(0.0, stop - float(start))
+    if steady_s >= duration / 2:
+        return []
+    longer = max(2, math.ceil(2 * float(start) / duration))
+    return [
+        Finding(
+            rule="load-short-steady",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"steady for the last {_s(round(steady_s))} s of {_s(round(duration))} s only: "
+                f"the warm-up takes {_pct(float(start) / duration)} of the run, so the "
+                "steady figures rest on a short part"
+            ),
+            advice=f"run at least {longer}x longer to confirm the steady figures",
+            numbers={
+                "steady_s": steady_s,
+                "duration_s": duration,
+                "warmup_end_s": float(start),
+                "longer": longer,
+                "effect": 1.0 - steady_s / duration,
+            },
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -752,7 +822,7 @@ def gap_findings(
     status = all_label.get("warmup_status")
     lo, hi = all_label.get("warmup_end_s"), all_label.get("cooldown_start_s")
     end_run = float(series.t_s[-1]) + w
-    if status in ("warmup", "none") and lo is not None:
+    if status in STEADY_STATUSES and lo is not None:
         s_lo, s_hi = float(lo), float(hi) if hi is not None else end_run
         overlap = sum(max(0.0, min(b, s_hi) - max(a, s_lo)) for a, b, _ in spans)
         if overlap > 0:

@@ -139,7 +139,11 @@ def _steady_span(lab: dict[str, Any]) -> str:
     """Where the steady part lies, in seconds into the run: ``72–647`` (warm-up end to
     cool-down start), ``16–end`` without a cool-down, else the warm-up status."""
     status = str(lab["warmup_status"])
-    if status not in ("warmup", "none") or lab["warmup_end_s"] is None:
+    window = lab.get("steady_window")
+    if window is not None and window["source"] == "user":
+        # --steady-from/--steady-to: the user's window, whatever the verdict
+        return f"{_seconds(window['from_s'])}–{_seconds(window['to_s'])} (set)"
+    if status not in ("warmup", "flat") or lab["warmup_end_s"] is None:
         return status
     cool = lab.get("cooldown_start_s")
     return f"{_seconds(lab['warmup_end_s'])}–{'end' if cool is None else _seconds(cool)}"

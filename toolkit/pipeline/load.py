@@ -8,6 +8,7 @@ with the number of samples.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,9 @@ import polars as pl
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
 from toolkit.analyze.timeseries import (
+    ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
+    STEADY_STATUSES,
     ApdexThresholds,
     DashboardRow,
     LabelLoad,
@@ -514,12 +517,26 @@ def _dashboard(
     return dashboard_statistics(totals, histograms)
 
 
+def _steady_window_json(result: LabelLoad, window_s: float) -> dict[str, Any] | None:
+    """``{"from_s", "to_s", "source"}``: the seconds (from the first sample start) the
+    steady figures are computed over, and why (``detected``: after the warm-up end, before
+    a cool-down; ``user``: ``--steady-from``/``--steady-to``); None without steady figures."""
+    if result.steady_from_window is None or result.steady_to_window is None:
+        return None
+    return {
+        "from_s": round(result.steady_from_window * window_s, 6),
+        "to_s": round(result.steady_to_window * window_s, 6),
+        "source": result.steady_source,
+    }
+
+
 def _label_json(
     result: LabelLoad,
     overall: dict[str, Any],
     steady: dict[str, Any] | None,
     apdex: float | None,
     is_transaction: bool,
+    window_s: float,
 ) -> dict[str, Any]:
     warm = result.warmup
     return {
@@ -530,6 +547,8 @@ def _label_json(
         "duration_s": result.duration_s,
         "warmup_end_s": warm.end_s,
         "warmup_status": warm.status,
+        "warmup_rule": warm.decided_by,
+        "steady_window": _steady_window_json(result, window_s),
         "cooldown_start_s": result.cooldown_s,
         "rampup_end_s": result.rampup_s,
         "is_transaction": is_transaction,
@@ -577,10 +596,14 @@ def analyze_load_suite(
     *,
     window_s: float = 1.0,
     apdex: ApdexThresholds = DEFAULT_APDEX,
+    steady_from_s: float | None = None,
+    steady_to_s: float | None = None,
 ) -> dict[str, Any]:
     """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``);
     ``apdex``: the APDEX thresholds (JMeter's defaults, or as ``--apdex`` and
-    ``--apdex-per-label`` set them)."""
+    ``--apdex-per-label`` set them). ``steady_from_s``/``steady_to_s`` (seconds from the
+    first sample start; ``--steady-from``/``--steady-to``): every label's steady figures
+    over the whole windows inside them instead of after the detected warm-up end."""
     has_samples = store.con.execute(
         f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
@@ -629,6 +652,12 @@ def analyze_load_suite(
         windows_all = _with_thread_activity(
             _windows(store, suite_id, t0, window_ms, by_label=False), activity
         )
+    user_from = user_to = None
+    if steady_from_s is not None:
+        user_from = math.ceil(steady_from_s / window_s - 1e-9)
+    if steady_to_s is not None:
+        user_to = math.floor(steady_to_s / window_s + 1e-9)
+    all_samples = int(counts.filter(pl.col("label") == ALL)["samples"].sum())
     # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
     for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
@@ -646,6 +675,12 @@ def analyze_load_suite(
             errors=int(rec["errors"]),
             duration_s=rec["duration_s"],
             ramp_from=results[ALL] if label != ALL else None,
+            # a label that is nearly all of ALL has ALL's series: one verdict for both
+            verdict_from=results[ALL]
+            if label != ALL and int(rec["samples"]) >= ALL_SHARE_FOR_VERDICT * all_samples > 0
+            else None,
+            steady_from=user_from,
+            steady_to=user_to,
         )
     # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
     steady_hist = None
@@ -653,14 +688,10 @@ def analyze_load_suite(
     if t0 is not None:
         cut_rows = []
         for label, res in results.items():
-            w = res.warmup
-            if w.end_window is None or w.status not in ("warmup", "none"):
+            if res.steady_from_window is None or res.steady_to_window is None:
                 continue
-            frame = windows_all if label == ALL else windows.filter(pl.col("label") == label)
-            last = int(frame["w"].max())  # type: ignore[arg-type]
-            if res.cooldown_window is not None:
-                last = res.cooldown_window
-            lo, hi = t0 + w.end_window * window_ms, t0 + last * window_ms
+            lo = t0 + res.steady_from_window * window_ms
+            hi = t0 + res.steady_to_window * window_ms
             if label == ALL:
                 all_cut = (lo, hi)
             else:
@@ -678,11 +709,12 @@ def analyze_load_suite(
         steady = None
         if label == ALL and all_cut is not None:
             steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
-        elif label != ALL and steady_hist is not None and res.warmup.status in ("warmup", "none"):
+        elif label != ALL and steady_hist is not None and res.steady_from_window is not None:
             steady = latency_summary(*_hist(steady_hist, label)).as_dict()
         entry = _label_json(
-            res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
-        )
+            res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"]),
+            window_s,
+        )  # fmt: skip
         limits = apdex.overall_ms if label == ALL else apdex.for_label(label)
         entry["apdex_thresholds_ms"] = list(limits)
         labels_json.append(entry)
@@ -817,7 +849,7 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
     overall = {**_empty_latency(), "mean": mean, "min": min_ms, "max": max_ms}
     steady = None
     w = result.warmup
-    if w.status in ("warmup", "none") and w.end_window is not None and total:
+    if w.status in STEADY_STATUSES and w.end_window is not None and total:
         kept = frame.filter(pl.col("seconds") > 0)
         stop = result.cooldown_window if result.cooldown_window is not None else kept.height
         keep = kept.slice(w.end_window, stop - w.end_window)
@@ -838,6 +870,18 @@ def _summariser_label(store: Store, suite_id: int, summariser: str, label: str) 
         "duration_s": float(seconds.sum()) if seconds.size else None,
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
+        "warmup_rule": w.decided_by,
+        "steady_window": (
+            {
+                "from_s": w.end_s or 0.0,
+                "to_s": result.cooldown_s
+                if result.cooldown_s is not None
+                else float(seconds.sum()),
+                "source": "detected",
+            }
+            if steady is not None
+            else None
+        ),
         "cooldown_start_s": result.cooldown_s,
         "rampup_end_s": result.rampup_s,
         "is_transaction": False,
@@ -884,7 +928,7 @@ def _steady_series(
     """Per-window throughput (/s) and mean latency (ms) of ``label``'s steady part (after
     the warm-up end, before a cool-down)."""
     entry = next((x for x in suite["labels"] if x["label"] == label), None)
-    if entry is None or entry["warmup_status"] not in ("warmup", "none"):
+    if entry is None or entry["warmup_status"] not in ("warmup", "flat"):
         return None
     if suite["source"] == "summariser":
         frame = summariser_windows(store, suite_id, entry["summariser"], timed_only=True)
@@ -989,7 +1033,7 @@ def compare_report(
     notes = []
     for name, suite in zip((a, b), suites, strict=True):
         all_ = suite["labels"][0]
-        if all_["warmup_status"] not in ("warmup", "none"):
+        if all_["warmup_status"] not in ("warmup", "flat"):
             notes.append(
                 f"{name}: no steady state (warm-up {all_['warmup_status']}), so no steady "
                 "ratios; run it longer, or compare overall figures with warmup load"

@@ -1410,13 +1410,13 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
         status = lab["warmup_status"]
         end = (
             Cell(_at_s(lab["warmup_end_s"]), lab["warmup_end_s"])
-            if status in ("warmup", "none") and lab["warmup_end_s"] is not None
+            if status in ("warmup", "flat") and lab["warmup_end_s"] is not None
             else Cell(status.replace("-", " "), None, "bad" if status == "inconclusive" else "")
         )
         cool = lab.get("cooldown_start_s")
         cooldown = (
             Cell(_at_s(cool), cool)
-            if cool is not None and status in ("warmup", "none")
+            if cool is not None and status in ("warmup", "flat")
             else Cell("", None)
         )
         rows.append(
@@ -1605,7 +1605,7 @@ def _errors_tables(n: int, suite: dict[str, Any]) -> list[Table]:
 def _no_littles_law(suite: dict[str, Any]) -> str:
     """Why a load suite has no Little's-law check (pipeline/load.py sets it None)."""
     all_label = next((x for x in suite["labels"] if x["label"] == "ALL"), None)
-    if all_label is None or all_label["warmup_status"] not in ("warmup", "none"):
+    if all_label is None or all_label["warmup_status"] not in ("warmup", "flat"):
         status = all_label["warmup_status"] if all_label else "no samples"
         return f"no steady state to check it on: ALL is {status}"
     if all_label["threads_steady"] is None and suite.get("source") == "summariser":
@@ -1707,7 +1707,7 @@ def load_section(ctx: ReportContext) -> Section | None:
             plotted.append(series)
             tp = lab["throughput"]
             ci = tp["steady_ci"]
-            steady_ok = lab["warmup_status"] in ("warmup", "none")
+            steady_ok = lab["warmup_status"] in ("warmup", "flat")
             title = f"{suite['suite']} · {lab['label']}" if len(ids) > 1 else lab["label"]
             blocks.append(
                 Chart(
