@@ -721,7 +721,10 @@ def analyze_windows(
     if steady_from is not None or steady_to is not None:
         start = min(n.size, max(0, (steady_from if steady_from is not None else first) - first))
         end = n.size if steady_to is None else min(n.size, max(start, steady_to - first))
+        # a window that holds none of the label's full windows gives it no steady figures
         source = "user"
+        if end <= start:
+            start = None
     elif (
         verdict_from is not None and warm.status in STEADY_STATUSES and warm.end_window is not None
     ):
