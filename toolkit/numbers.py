@@ -8,7 +8,7 @@ own dashboard): plain digits with thousands separators.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 __all__ = [
     "error_pct_above",
@@ -104,3 +104,14 @@ def error_pct_above(rate: float | None, threshold_pct: float) -> bool:
     if rate is None or not math.isfinite(rate):
         return False
     return _pct_number(rate * 100) > threshold_pct
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 spike``, ``3 spikes``; ``many`` for irregular plurals."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def name_list(names: Sequence[str], limit: int = 3) -> str:
+    """``Q1, Q2, Q3 and 4 more``."""
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

@@ -27,7 +27,7 @@ from toolkit.analyze.timeseries import (
     summary_interval,
     warmup_end,
 )
-from toolkit.numbers import fmt_error_pct, fmt_num
+from toolkit.numbers import fmt_error_pct, fmt_num, name_list, plural
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
 #: transient in (its ``min_windows``); the first and last window of a run are partial
@@ -1054,3 +1054,138 @@ def error_findings(
                 )
             )
     return found
+
+
+# ---------------------------------------------------------------------------------------
+# folding across suites (the report)
+
+#: suites given their own finding of one kind; above this, one finding for all of them
+FOLD_ABOVE = 4
+
+#: Per load rule (and, for ``load-too-short``, its ``reason``): what the suites have, the
+#: number in ``numbers`` that ranks them, and whether larger is worse; rules not listed
+#: rank by suite name
+LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
+    "load-too-short/no-timestamps": (
+        "no start or elapsed time on any sample (no windows, throughput or warm-up end)",
+        "samples",
+        True,
+    ),
+    "load-too-short/few-samples": ("too few samples for the warm-up rule", "samples", False),
+    "load-too-short/few-windows": (
+        "fewer full windows than the warm-up rule needs",
+        "windows",
+        False,
+    ),
+    "load-too-short/summariser": ("too few summariser windows", "windows", False),
+    "load-no-samples": ("no samples", None, False),
+    "load-no-steady-state": ("no steady state", None, False),
+    "load-inconclusive": ("warm-up rules that disagree", None, False),
+    "load-short-steady": ("a steady part shorter than half of the run", "effect", True),
+    "load-warmup": ("a warm-up", "warmup_end_s", True),
+    "load-steps": ("stepped thread counts", "steps", True),
+    "load-gap": ("stretches with no completed sample", "length_s", True),
+    "load-errors": ("5% or more failed samples", "error_rate", True),
+    "load-label-fails": ("labels whose every sample failed", "samples", True),
+    "load-error-change": ("an error rate that changes within the run", "g", True),
+    "jmeter-percentile-window": (
+        "labels over JMeter's 20,000-sample percentile window",
+        "labels",
+        True,
+    ),
+}
+
+
+def _load_fold_key(f: Finding) -> str:
+    reason = f.numbers.get("reason")
+    return f"{f.rule}/{reason}" if f.rule == "load-too-short" and reason else f.rule
+
+
+def _load_figure(value: float | int | str | None, key: str | None) -> str:
+    if value is None or key is None or isinstance(value, str):
+        return ""
+    if key == "error_rate":
+        return f" {fmt_error_pct(float(value))}"
+    if key == "windows":
+        return f" {plural(int(value), 'window')}"
+    if key == "samples":
+        return f" {plural(int(value), 'sample')}"
+    if key in ("warmup_end_s", "length_s"):
+        return f" {fmt_num(float(value))} s"
+    return f" {fmt_num(float(value))}"
+
+
+def fold_load_findings(
+    found: Sequence[Finding], suites: int, limit: int = FOLD_ABOVE
+) -> list[Finding]:
+    """Load findings of all suites with a kind (rule; for ``load-too-short``, its reason)
+    found in more than ``limit`` suites folded into one finding: the worst suite's own
+    sentence, and the others by name with their figure (as the report's detection
+    findings fold the warm-up engine's). Order kept by first appearance."""
+    by_kind: dict[str, list[Finding]] = {}
+    for f in found:
+        by_kind.setdefault(_load_fold_key(f), []).append(f)
+    out: list[Finding] = []
+    for kind, group in by_kind.items():
+        if len({f.subject for f in group}) <= limit:
+            out.extend(group)
+            continue
+        what, key, larger_worse = LOAD_FOLDED.get(kind, (f"{group[0].rule} findings", None, False))
+
+        def rank(
+            f: Finding, key: str | None = key, sign: float = -1.0 if larger_worse else 1.0
+        ) -> tuple[int, float, str]:
+            sev = ("problem", "warning", "info").index(f.severity)
+            value = f.numbers.get(key) if key is not None else None
+            number = float(value) if isinstance(value, int | float) else math.inf
+            return sev, sign * number if math.isfinite(number) else math.inf, f.subject
+
+        group.sort(key=rank)
+        worst = group[0]
+        others = [
+            f"{f.subject}{_load_figure(f.numbers.get(key) if key else None, key)}"
+            for f in group[1:]
+        ]
+        subjects = len({f.subject for f in group})
+        message = f"{subjects} of {suites} load suites have {what}; the worst: {worst.message}" + (
+            f"; also {name_list(others, limit=6)}" if others else ""
+        )
+        out.append(
+            Finding(
+                rule=worst.rule,
+                severity=worst.severity,
+                subject=f"{subjects} of {suites} load suites",
+                message=message,
+                advice=f"{worst.subject}: {worst.advice}",
+                numbers={
+                    "suites": subjects,
+                    "worst": worst.subject,
+                    **({key: worst.numbers.get(key)} if key else {}),
+                },
+            )
+        )
+    return out
+
+
+def percentile_window_finding(
+    suite: str, windowed: Sequence[Mapping[str, Any]], window: int
+) -> Finding:
+    """``jmeter-percentile-window`` for a suite: its labels with more than ``window``
+    samples (their ``jmeter-percentile-window`` finding dicts) in one finding, the largest
+    first; ``effect`` is the number of labels."""
+    ranked = sorted(windowed, key=lambda i: -int(i["numbers"]["samples"]))
+    examples = [f"{i['subject']} {int(i['numbers']['samples']):,}" for i in ranked]
+    return Finding(
+        rule="jmeter-percentile-window",
+        severity="info",
+        subject=suite,
+        message=(
+            f"{suite}: {plural(len(ranked), 'label')} "
+            f"{'has' if len(ranked) == 1 else 'have'} more than "
+            f"{window:,} samples ({name_list(examples)}): JMeter's "
+            f"dashboard computes their percentiles over the last "
+            f"{window:,} samples only"
+        ),
+        advice=str(ranked[0]["advice"]),
+        numbers={"labels": len(ranked), "effect": float(len(ranked))},
+    )

@@ -209,6 +209,8 @@ def render_report(
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
+    load_steady_from_s: float | None = None,
+    load_steady_to_s: float | None = None,
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
@@ -221,6 +223,8 @@ def render_report(
     ``load_window_s``: seconds per window of the load-test and A/B analysis (as
     ``warmup load --window``; default 1 s). ``load_apdex``: the load-test APDEX thresholds
     (:class:`~toolkit.analyze.timeseries.ApdexThresholds`; default JMeter's 500/1500 ms).
+    ``load_steady_from_s``/``load_steady_to_s``: the load tests' and A/B section's steady
+    window in s from each suite's first sample (``--steady-from``/``--steady-to``).
     The provenance section lists the parameters of the sections present.
 
     >>> import toolkit
@@ -249,6 +253,8 @@ def render_report(
             compare=tuple((str(a), str(b)) for a, b in compare),
             load_window_s=float(load_window_s),
             load_apdex=load_apdex or ApdexThresholds(),
+            load_steady_from_s=load_steady_from_s,
+            load_steady_to_s=load_steady_to_s,
         ),
     )
     return render_html(report, plotlyjs=plotlyjs)
@@ -266,6 +272,8 @@ def write_report(
     compare: Sequence[tuple[str, str]] = (),
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
+    load_steady_from_s: float | None = None,
+    load_steady_to_s: float | None = None,
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -284,6 +292,8 @@ def write_report(
         compare=compare,
         load_window_s=load_window_s,
         load_apdex=load_apdex,
+        load_steady_from_s=load_steady_from_s,
+        load_steady_to_s=load_steady_to_s,
     )
     target = path
     try:
