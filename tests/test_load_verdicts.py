@@ -270,3 +270,31 @@ def test_steady_bounds_on_the_command_line(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "--steady-to 10 s is not after --steady-from 30 s" in res.output
     res = runner.invoke(app, ["load", str(path), "--steady-from", "soon"])
     assert res.exit_code == 1 and "--steady-from 'soon'" in res.output
+
+
+def test_report_ab_section_draws_overall_and_steady_from_ratios(tmp_path: Path) -> None:
+    """The report's A/B section for two runs without a steady state drew an empty chart
+    (every ratio null); now it draws the overall ratios with their intervals and says so,
+    and with --steady-from the ratios of that window."""
+    from report_checks import report_of
+    from test_report_sections import figure_json
+
+    rng = np.random.default_rng(11)
+    paths = []
+    for name, scale in (("a", 1.0), ("b", 1.5)):
+        starts, el = open_loop(rng, 60, lambda t, s=scale: s * (40 + 4 * t), lambda t: 5)
+        paths.append(write_csv_jtl(tmp_path / f"{name}.jtl", starts, el))
+    for kwargs, basis in (({}, "overall"), ({"load_steady_from_s": 40.0}, "steady")):
+        html, data = report_of(*paths, **kwargs)
+        (pair,) = data["sections"]["compare"]["pairs"]
+        (row,) = (r for r in pair["labels"] if r["label"] == "ALL")
+        assert row["basis"] == basis
+        lo, hi = row["throughput"]["ci"]
+        assert lo < row["throughput"]["ratio"] < hi
+        traces, _ = figure_json(html, "fig-compare-0")
+        # the chart draws the ratio (rounded to 4 digits for the page)
+        assert traces[0]["x"][traces[0]["y"].index("ALL")] == pytest.approx(
+            row["throughput"]["ratio"], abs=1e-3
+        )
+        rules_found = {f["rule"] for f in data["findings"]}
+        assert ("compare-overall" in rules_found) == (basis == "overall")
