@@ -298,3 +298,22 @@ def test_report_ab_section_draws_overall_and_steady_from_ratios(tmp_path: Path) 
         )
         rules_found = {f["rule"] for f in data["findings"]}
         assert ("compare-overall" in rules_found) == (basis == "overall")
+
+
+def test_a_labels_earlier_end_stands_only_where_its_own_series_shows_it() -> None:
+    """A label whose rules end its warm-up at window 5 while ALL's ends at 30: where the
+    label's windows 5–29 run 10 % below its windows from 30 on (ALL's end shows in its own
+    series), its end moves to ALL's; where they match, its own earlier end stands."""
+    from toolkit.analyze.timeseries import _confirm_earlier_end
+
+    rng = np.random.default_rng(4)
+    own = WarmupEnd("warmup", 5, 5.0, None, None, "mser")
+    suite = WarmupEnd("warmup", 31, 31.0, None, None, "mser")  # the label starts at 1
+    latency = np.full(100, 5.0)
+    stepped = rng.normal(np.r_[np.full(30, 900.0), np.full(70, 1000.0)], 10)
+    flat = rng.normal(np.full(100, 1000.0), 10)
+    moved = _confirm_earlier_end(own, suite, 1, stepped, latency, batch=5)
+    assert (moved.end_window, moved.decided_by) == (30, "all-label")
+    # the truth of the move: the label's own mean differs by 10 % across ALL's end
+    assert stepped[30:].mean() / stepped[5:30].mean() == pytest.approx(1.11, abs=0.01)
+    assert _confirm_earlier_end(own, suite, 1, flat, latency, batch=5) == own

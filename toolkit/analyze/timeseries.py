@@ -703,6 +703,9 @@ def analyze_windows(
     warm = _warmup_before_cooldown(n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
     if ramp is not None and ramp > 0 and warm.status != "too-short":
         warm = _after_ramp(warm, ramp, n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
+    if ramp_from is not None and verdict_from is None and warm.status in STEADY_STATUSES:
+        warm = _confirm_earlier_end(warm, ramp_from.warmup, first, n[:limit], mean_ms[:limit],
+                                    batch=batch)  # fmt: skip
     if verdict_from is not None:
         suite = verdict_from.warmup
         warm = WarmupEnd(
@@ -794,6 +797,38 @@ def analyze_windows(
         None if start is None else first + end,
         source,
     )
+
+
+def _confirm_earlier_end(
+    warm: WarmupEnd,
+    suite: WarmupEnd,
+    first: int,
+    n: npt.NDArray[np.float64],
+    mean_ms: npt.NDArray[np.float64],
+    *,
+    batch: int,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+) -> WarmupEnd:
+    """A label's steady verdict ``warm`` (window indices from the label's ``first``) whose
+    warm-up ends before ALL's (``suite``, indices from the suite's start): it stands only
+    where the label's own series shows it — the label's windows between the two ends
+    match its windows after ALL's end. Where they differ (by ``z`` SEs and ``min_effect``,
+    throughput or latency), the label's warm-up ends at ALL's end, as its own series says
+    once ALL points there: a label's rules miss what ALL's more samples show (a real JDBC
+    run's label read "warm-up ends at 10 s" through a jump from ~4.5k to ~7k/s at 16 s)."""
+    if suite.status != "warmup" or suite.end_window is None or warm.end_window is None:
+        return warm
+    own, end = warm.end_window, suite.end_window - first
+    if not own < end < n.size - 2 * batch:
+        return warm
+    for values in (n, mean_ms):
+        head, tail = values[own:end], values[end:]
+        head, tail = head[np.isfinite(head)], tail[np.isfinite(tail)]
+        if head.size and _differs(head, tail, batch, z, min_effect):
+            return WarmupEnd("warmup", end, None, warm.throughput_truncation,
+                             warm.latency_truncation, "all-label")  # fmt: skip
+    return warm
 
 
 def _before_cooldown(
