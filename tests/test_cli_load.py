@@ -288,8 +288,15 @@ def test_compare_says_why_ratios_are_missing(tmp_path: Path, runner: CliRunner) 
     res = runner.invoke(app, ["compare", str(shop), str(climb), "--json"])
     payload = json.loads(res.stdout)
     jsonschema.validate(payload, _schema("compare.schema.json"))
-    assert payload["labels"][0]["throughput"]["ratio"] is None
+    # issue 17: compare always answers — without a steady state in B, both runs are
+    # compared over every full window (the warm-up included), with a note that says so
+    # (was: every ratio null, a table of dashes)
+    row = payload["labels"][0]
+    assert row["basis"] == "overall" and row["steady_window"]["b"]["source"] == "overall"
+    lo, hi = row["throughput"]["ci"]
+    assert lo < row["throughput"]["ratio"] < hi
     assert any(n.startswith("climb: no steady state") for n in payload["notes"])
+    assert any("overall figures" in n for n in payload["notes"])
 
 
 def test_control_characters_in_labels_are_shown_escaped(tmp_path: Path, runner: CliRunner) -> None:

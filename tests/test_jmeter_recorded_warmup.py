@@ -131,7 +131,7 @@ def test_a_flat_summariser_log_is_steady_from_its_first_full_window() -> None:
     first full window."""
     suite = _suite(DIR / "d-flat.console.txt")
     all_ = suite["labels"][0]
-    assert all_["warmup_status"] == "none"
+    assert all_["warmup_status"] == "flat"
     assert all_["warmup_end_s"] == 0.0
     lo, hi = all_["throughput"]["steady_ci"]
     assert lo >= 39.4 and hi <= 40.1, (lo, hi)

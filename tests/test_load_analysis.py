@@ -103,7 +103,7 @@ def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store, seed: in
     truth = write_jtl(path, 200_000, seed=seed, duration_s=200, warmup_s=0)
     ingest_file(store, path)
     all_ = load_report(store)["suites"][0]["labels"][0]
-    assert all_["warmup_status"] == "none" and all_["warmup_end_s"] == 0
+    assert all_["warmup_status"] == "flat" and all_["warmup_end_s"] == 0
     lo, hi = all_["throughput"]["steady_ci"]
     assert lo <= truth.steady_rate <= hi
 
@@ -111,7 +111,7 @@ def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store, seed: in
 def test_warmup_end_too_short_and_inconclusive() -> None:
     assert warmup_end([5, 6, 7], None, window_s=1).status == "too-short"
     rising = np.linspace(100, 1000, 200) + np.random.default_rng(1).normal(0, 5, 200)
-    assert warmup_end(rising, None, window_s=1).status == "inconclusive"
+    assert warmup_end(rising, None, window_s=1).status == "no-steady-state"
 
 
 @pytest.mark.real
@@ -123,7 +123,7 @@ def test_real_runs_that_never_flatten_are_inconclusive(real_dir: Path, store: St
     assert [s["source"] for s in suites] == ["samples", "summariser"]
     for suite in suites:
         all_ = suite["labels"][0]
-        assert all_["warmup_status"] == "inconclusive"
+        assert all_["warmup_status"] == "no-steady-state"
         assert all_["throughput"]["steady"] is None
     assert suites[1]["labels"][0]["samples"] == 880922  # Σ summary + counts
 
@@ -316,8 +316,8 @@ def test_sparse_periodic_label_is_flat(tmp_path: Path, store: Store) -> None:
     ingest_file(store, path)
     suite = load_report(store)["suites"][0]
     assert {(x["label"], x["warmup_status"]) for x in suite["labels"]} == {
-        ("ALL", "none"),
-        ("slow", "none"),
+        ("ALL", "flat"),
+        ("slow", "flat"),
     }
     assert "load-no-steady-state" not in {f["rule"] for f in suite["findings"]}
 
@@ -436,7 +436,7 @@ def test_flat_runs_report_no_warmup_and_warm_runs_their_end_over_many_seeds(
         with open_store() as s:
             ingest_file(s, path)
             all_ = load_report(s)["suites"][0]["labels"][0]
-        if all_["warmup_status"] != "none":
+        if all_["warmup_status"] != "flat":
             flat_warmups.append((seed, all_["warmup_status"], all_["warmup_end_s"]))
     assert len(flat_warmups) <= 1, flat_warmups
     for seed in range(8):
@@ -473,7 +473,7 @@ def test_sparse_flat_labels_rarely_show_a_warmup() -> None:
         rng = np.random.default_rng(seed)
         counts = rng.poisson(0.2, 300).astype(float)
         latency = np.array([rng.lognormal(5, 0.5, int(k)).mean() if k else np.nan for k in counts])
-        quiet += warmup_end(counts, latency, window_s=1.0).status == "none"
+        quiet += warmup_end(counts, latency, window_s=1.0).status == "flat"
     assert quiet >= 83, quiet
 
 
@@ -588,7 +588,7 @@ def test_summariser_windows_alone_find_a_cool_down(tmp_path: Path) -> None:
             ingest_file(store, flat)
             report = load_report(store)
             cooled, level = (s["labels"][0] for s in report["suites"])
-            assert cooled["warmup_status"] == "none", (seed, cooled["warmup_status"])
+            assert cooled["warmup_status"] == "flat", (seed, cooled["warmup_status"])
             assert abs(cooled["cooldown_start_s"] - 600) <= 60, (seed, cooled)
             lo, hi = cooled["throughput"]["steady_ci"]
             assert lo <= 1000 <= hi * 1.001, (seed, lo, hi)
@@ -767,12 +767,12 @@ def test_summariser_thread_ramp_is_no_steady_part(tmp_path: Path) -> None:
 
 def test_summariser_ramp_past_half_the_run_is_inconclusive(tmp_path: Path) -> None:
     """Threads still starting in 14 of 22 windows (5 more every 30 s, server saturated):
-    "none" before (the flat throughput), now "inconclusive" with the ramp's end."""
+    "none" before (the flat throughput), now "no-steady-state" with the ramp's end."""
     threads = [5 * i for i in range(1, 15)] + [70] * 8
     ws = summariser_logs.closed_loop(threads, seed=1, latency_ms=50, capacity=100.0)
     suite = _summary_suite(tmp_path, ws, "slow")
     all_ = suite["labels"][0]
-    assert all_["warmup_status"] == "inconclusive"
+    assert all_["warmup_status"] == "no-steady-state"
     assert all_["throughput"]["steady"] is None
     assert all_["rampup_end_s"] == pytest.approx(sum(w.seconds for w in ws[:14]), rel=1e-3)
     (found,) = [f for f in suite["findings"] if f["rule"] == "load-no-steady-state"]
@@ -788,7 +788,7 @@ def test_summariser_without_active_counts_keeps_its_result(tmp_path: Path) -> No
     bare = [replace(w, active=None) for w in ws]
     all_ = _summary_suite(tmp_path, bare, "old")["labels"][0]
     assert all_["rampup_end_s"] is None
-    assert all_["warmup_status"] == "none" and all_["warmup_end_s"] == 0.0
+    assert all_["warmup_status"] == "flat" and all_["warmup_end_s"] == 0.0
     # threads at their plateau from the first line: no ramp either
     flat = summariser_logs.closed_loop([50] * 30, seed=2, latency_ms=50, capacity=100.0)
     assert _summary_suite(tmp_path, flat, "flat")["labels"][0]["rampup_end_s"] is None

@@ -79,8 +79,12 @@ def test_a_short_runs_warmup_is_found_where_it_ends() -> None:
             )  # fmt: skip
             out[res.warmup.status, res.warmup.end_s] += 1
     assert ends[("warmup", 10.0)] + ends[("warmup", 11.0)] >= 27, ends
-    assert flat[("none", 0.0)] >= 27, flat
-    assert ramp == {("inconclusive", None): 30}, ramp
+    assert flat[("flat", 0.0)] >= 27, flat
+    # a warm-up longer than half of the run is read with MSER's cap lifted and a plateau
+    # test on the last part (issue 17): one seed's last 10 windows (130–164/s, slope 1.5/s
+    # against the ramp's 5/s) pass it, a warm-up at 19 s that the load-short-steady
+    # finding flags (steady for 9 s of 30); every other seed is no-steady-state
+    assert ramp[("no-steady-state", None)] >= 29 and ramp[("flat", 0.0)] == 0, ramp
 
 
 @pytest.mark.parametrize("hostname", [True, False])

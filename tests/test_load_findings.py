@@ -133,7 +133,7 @@ def test_summariser_warmup_finding_names_the_thread_ramp(tmp_path: Path, store: 
 def test_summariser_log_without_steady_state_is_a_finding(tmp_path: Path, store: Store) -> None:
     rates = [20.0 + 5 * i for i in range(20)]  # still climbing at the end
     suite = suite_of(store, _summary_log(tmp_path / "jmeter.log", rates))
-    assert suite["labels"][0]["warmup_status"] == "inconclusive"
+    assert suite["labels"][0]["warmup_status"] == "no-steady-state"
     found = rules(suite)["load-no-steady-state"]
     assert "20 summariser windows" in found["message"]
 
@@ -166,7 +166,7 @@ def test_real_summariser_console_gets_its_finding(real_dir: Path, store: Store) 
 def test_summariser_log_with_partial_windows_is_too_short() -> None:
     """Two cut windows around three full ones: 3 full-length windows < 4 is too short
     (a warning), not a trend; 4 full-length windows that trend stay "still trends"."""
-    label = {"label": "ALL", "samples": 900, "warmup_status": "inconclusive", "duration_s": 93.0}
+    label = {"label": "ALL", "samples": 900, "warmup_status": "no-steady-state", "duration_s": 93.0}
     (short,) = warmup_findings(
         "log", label, windows=5, window_s=None, summariser=True, summary_seconds=[2, 30, 30, 30, 1]
     )

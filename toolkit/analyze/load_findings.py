@@ -21,13 +21,14 @@ import numpy.typing as npt
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
     RAMP_MAX_FRAC,
+    STEADY_STATUSES,
     SUMMARY_MIN_WINDOWS,
     SUMMARY_STEADY_MIN_WINDOWS,
     full_summary_windows,
     summary_interval,
     warmup_end,
 )
-from toolkit.numbers import fmt_error_pct, fmt_num
+from toolkit.numbers import fmt_error_pct, fmt_num, name_list, plural
 
 #: fewest full windows :func:`~toolkit.analyze.timeseries.warmup_end` looks for a
 #: transient in (its ``min_windows``); the first and last window of a run are partial
@@ -505,7 +506,12 @@ def warmup_findings(
         )
         return found
     full = full_summary_windows(summary_seconds) if summary_seconds is not None else None
-    if summariser and status == "inconclusive" and full is not None and full < SUMMARY_MIN_WINDOWS:
+    if (
+        summariser
+        and status in ("inconclusive", "no-steady-state")
+        and full is not None
+        and full < SUMMARY_MIN_WINDOWS
+    ):
         status = "too-short"
     if status == "too-short":
         need = SUMMARY_MIN_WINDOWS if summariser else MIN_WINDOWS
@@ -608,7 +614,7 @@ def warmup_findings(
             )
         )
     elif (
-        status == "inconclusive"
+        status in ("inconclusive", "no-steady-state")
         and not steps
         and all_label.get("rampup_end_s") is not None
         and (_ramp_too_long(all_label) or (ramp_windows is not None and ramp_windows > windows / 2))
@@ -641,7 +647,7 @@ def warmup_findings(
                 },
             )
         )
-    elif status == "inconclusive" and not steps and causes:
+    elif status in ("inconclusive", "no-steady-state") and not steps and causes:
         # a gap or an error-rate change breaks the run into parts: that, not a trend a
         # longer run would outlast, is why no steady state is found
         found.append(
@@ -661,10 +667,29 @@ def warmup_findings(
             )
         )
     elif status == "inconclusive" and not steps:
-        message = "throughput or latency still trends at the end of the run: no steady state"
+        found.append(
+            Finding(
+                rule="load-inconclusive",
+                severity="warning",
+                subject=subject,
+                message=(
+                    "the warm-up rules disagree: MSER's minimum stays at its cap even with the "
+                    "cap lifted to 80 % of the run, while the trend test finds no trend after "
+                    "it: no warm-up end or steady figures"
+                ),
+                advice="run longer, or set the steady part yourself (--steady-from, --steady-to)",
+                numbers={"windows": windows, "rule": "mser-cap", "effect": 1.0},
+            )
+        )
+    elif status == "no-steady-state" and not steps:
+        message = (
+            "throughput or latency still trends at the end of the run (the trend test on "
+            "the part after MSER's warm-up end, cap lifted to 80 % of the run): no steady state"
+        )
         if summariser:
             message = (
-                f"throughput still trends over the {windows} summariser windows: no steady state"
+                f"throughput still trends over the {windows} summariser windows (trend "
+                "test): no steady state"
             )
         found.append(
             Finding(
@@ -678,13 +703,16 @@ def warmup_findings(
                     "rule more points"
                     if summariser
                     else ""
-                ),
-                numbers={"windows": windows},
+                )
+                + "; or set the steady part yourself (--steady-from, --steady-to)",
+                numbers={"windows": windows, "rule": "trend", "effect": 1.0},
             )
         )
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
+        if all_label.get("warmup_rule") == "mser-uncapped":
+            parts[0] += " (MSER with its n/2 cap lifted; no trend after it)"
         ramp_at = all_label.get("rampup_end_s")
         if ramp_at is not None and not steps:
             # (a stepped run's thread count reaches its top step there: load-steps and the
@@ -721,7 +749,49 @@ def warmup_findings(
                 },
             )
         )
+        found += short_steady_findings(subject, all_label)
     return found
+
+
+def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Finding]:
+    """``load-short-steady``: the warm-up took more than half of the run, so the steady
+    figures rest on its last part only (a long warm-up, :func:`warmup_end`'s
+    ``mser-uncapped`` rule). The steady part is the ``steady_window`` (seconds from the
+    first sample start), or the warm-up end to the run's end; ``effect`` is the share of
+    the run before it. The advice: a run of at least twice the warm-up, whose steady part
+    is then at least half of it (MSER's own n/2 rule, White 1997)."""
+    duration = float(all_label.get("duration_s") or 0.0)
+    window = all_label.get("steady_window") or {}
+    if window.get("source") not in (None, "detected") or duration <= 0:
+        return []
+    start = window.get("from_s", all_label.get("warmup_end_s"))
+    if start is None:
+        return []
+    stop = min(duration, float(window.get("to_s", duration)))
+    steady_s = max(0.0, stop - float(start))
+    if steady_s >= duration / 2:
+        return []
+    longer = max(2, math.ceil(2 * float(start) / duration))
+    return [
+        Finding(
+            rule="load-short-steady",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"steady for the last {_s(round(steady_s))} s of {_s(round(duration))} s only: "
+                f"the warm-up takes {_pct(float(start) / duration)} of the run, so the "
+                "steady figures rest on a short part"
+            ),
+            advice=f"run at least {longer}x longer to confirm the steady figures",
+            numbers={
+                "steady_s": steady_s,
+                "duration_s": duration,
+                "warmup_end_s": float(start),
+                "longer": longer,
+                "effect": 1.0 - steady_s / duration,
+            },
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -772,7 +842,7 @@ def gap_findings(
     status = all_label.get("warmup_status")
     lo, hi = all_label.get("warmup_end_s"), all_label.get("cooldown_start_s")
     end_run = float(series.t_s[-1]) + w
-    if status in ("warmup", "none") and lo is not None:
+    if status in STEADY_STATUSES and lo is not None:
         s_lo, s_hi = float(lo), float(hi) if hi is not None else end_run
         overlap = sum(max(0.0, min(b, s_hi) - max(a, s_lo)) for a, b, _ in spans)
         if overlap > 0:
@@ -1040,3 +1110,138 @@ def log_disagreement_findings(
             numbers={"effect": gap, "jtl_samples": jtl_samples, "log_samples": log_samples},
         )
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# folding across suites (the report)
+
+#: suites given their own finding of one kind; above this, one finding for all of them
+FOLD_ABOVE = 4
+
+#: Per load rule (and, for ``load-too-short``, its ``reason``): what the suites have, the
+#: number in ``numbers`` that ranks them, and whether larger is worse; rules not listed
+#: rank by suite name
+LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
+    "load-too-short/no-timestamps": (
+        "no start or elapsed time on any sample (no windows, throughput or warm-up end)",
+        "samples",
+        True,
+    ),
+    "load-too-short/few-samples": ("too few samples for the warm-up rule", "samples", False),
+    "load-too-short/few-windows": (
+        "fewer full windows than the warm-up rule needs",
+        "windows",
+        False,
+    ),
+    "load-too-short/summariser": ("too few summariser windows", "windows", False),
+    "load-no-samples": ("no samples", None, False),
+    "load-no-steady-state": ("no steady state", None, False),
+    "load-inconclusive": ("warm-up rules that disagree", None, False),
+    "load-short-steady": ("a steady part shorter than half of the run", "effect", True),
+    "load-warmup": ("a warm-up", "warmup_end_s", True),
+    "load-steps": ("stepped thread counts", "steps", True),
+    "load-gap": ("stretches with no completed sample", "length_s", True),
+    "load-errors": ("5% or more failed samples", "error_rate", True),
+    "load-label-fails": ("labels whose every sample failed", "samples", True),
+    "load-error-change": ("an error rate that changes within the run", "g", True),
+    "jmeter-percentile-window": (
+        "labels over JMeter's 20,000-sample percentile window",
+        "labels",
+        True,
+    ),
+}
+
+
+def _load_fold_key(f: Finding) -> str:
+    reason = f.numbers.get("reason")
+    return f"{f.rule}/{reason}" if f.rule == "load-too-short" and reason else f.rule
+
+
+def _load_figure(value: float | int | str | None, key: str | None) -> str:
+    if value is None or key is None or isinstance(value, str):
+        return ""
+    if key == "error_rate":
+        return f" {fmt_error_pct(float(value))}"
+    if key == "windows":
+        return f" {plural(int(value), 'window')}"
+    if key == "samples":
+        return f" {plural(int(value), 'sample')}"
+    if key in ("warmup_end_s", "length_s"):
+        return f" {fmt_num(float(value))} s"
+    return f" {fmt_num(float(value))}"
+
+
+def fold_load_findings(
+    found: Sequence[Finding], suites: int, limit: int = FOLD_ABOVE
+) -> list[Finding]:
+    """Load findings of all suites with a kind (rule; for ``load-too-short``, its reason)
+    found in more than ``limit`` suites folded into one finding: the worst suite's own
+    sentence, and the others by name with their figure (as the report's detection
+    findings fold the warm-up engine's). Order kept by first appearance."""
+    by_kind: dict[str, list[Finding]] = {}
+    for f in found:
+        by_kind.setdefault(_load_fold_key(f), []).append(f)
+    out: list[Finding] = []
+    for kind, group in by_kind.items():
+        if len({f.subject for f in group}) <= limit:
+            out.extend(group)
+            continue
+        what, key, larger_worse = LOAD_FOLDED.get(kind, (f"{group[0].rule} findings", None, False))
+
+        def rank(
+            f: Finding, key: str | None = key, sign: float = -1.0 if larger_worse else 1.0
+        ) -> tuple[int, float, str]:
+            sev = ("problem", "warning", "info").index(f.severity)
+            value = f.numbers.get(key) if key is not None else None
+            number = float(value) if isinstance(value, int | float) else math.inf
+            return sev, sign * number if math.isfinite(number) else math.inf, f.subject
+
+        group.sort(key=rank)
+        worst = group[0]
+        others = [
+            f"{f.subject}{_load_figure(f.numbers.get(key) if key else None, key)}"
+            for f in group[1:]
+        ]
+        subjects = len({f.subject for f in group})
+        message = f"{subjects} of {suites} load suites have {what}; the worst: {worst.message}" + (
+            f"; also {name_list(others, limit=6)}" if others else ""
+        )
+        out.append(
+            Finding(
+                rule=worst.rule,
+                severity=worst.severity,
+                subject=f"{subjects} of {suites} load suites",
+                message=message,
+                advice=f"{worst.subject}: {worst.advice}",
+                numbers={
+                    "suites": subjects,
+                    "worst": worst.subject,
+                    **({key: worst.numbers.get(key)} if key else {}),
+                },
+            )
+        )
+    return out
+
+
+def percentile_window_finding(
+    suite: str, windowed: Sequence[Mapping[str, Any]], window: int
+) -> Finding:
+    """``jmeter-percentile-window`` for a suite: its labels with more than ``window``
+    samples (their ``jmeter-percentile-window`` finding dicts) in one finding, the largest
+    first; ``effect`` is the number of labels."""
+    ranked = sorted(windowed, key=lambda i: -int(i["numbers"]["samples"]))
+    examples = [f"{i['subject']} {int(i['numbers']['samples']):,}" for i in ranked]
+    return Finding(
+        rule="jmeter-percentile-window",
+        severity="info",
+        subject=suite,
+        message=(
+            f"{suite}: {plural(len(ranked), 'label')} "
+            f"{'has' if len(ranked) == 1 else 'have'} more than "
+            f"{window:,} samples ({name_list(examples)}): JMeter's "
+            f"dashboard computes their percentiles over the last "
+            f"{window:,} samples only"
+        ),
+        advice=str(ranked[0]["advice"]),
+        numbers={"labels": len(ranked), "effect": float(len(ranked))},
+    )

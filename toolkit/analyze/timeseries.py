@@ -11,7 +11,10 @@ Methods:
   throughput series and on the per-window mean-latency series (the windows are the batching
   of §8.11). A truncation counts as a warm-up only when the truncated part differs from the
   rest by more than ``z`` standard errors (batch means of the retained part) *and* by more
-  than ``min_effect``; a truncation pinned at the n/2 cap is "inconclusive" (§3.1 rule).
+  than ``min_effect``. A truncation pinned at the n/2 cap (§3.1 rule) or a retained part
+  that still drifts gets a second look with the cap lifted (a long warm-up): the verdict
+  is a warm-up when the part after MSER's uncapped minimum holds no trend (the plateau
+  test, Geweke 1992 halves), "no-steady-state" when it still trends.
 - Steady throughput and latency CIs: non-overlapping batch means over the windows after
   the warm-up end, Student t (Law & Kelton's batch-means method; research §8.7).
 - Percentiles over all samples or the steady part: exact, from value histograms, with the
@@ -51,7 +54,35 @@ def _stats() -> ModuleType:
 #: Percentile levels reported everywhere (p99.9 as 99.9).
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 
-WarmupStatus = Literal["warmup", "none", "inconclusive", "too-short"]
+#: The class of a warm-up verdict, one meaning everywhere (``--json``'s ``warmup_status``,
+#: the table and the report; README "Load tests"): ``warmup`` — a transient ends at
+#: ``end_s`` and the series holds steady after it; ``flat`` — steady from the start (no
+#: transient); ``no-steady-state`` — the part left after the warm-up still trends (the
+#: trend test says so) or the threads ramp up past half of the run; ``too-short`` — too
+#: few windows for the rules; ``inconclusive`` — the rules disagree (MSER pinned at its
+#: cap even with the cap lifted while the part after it shows no trend).
+WarmupStatus = Literal["warmup", "flat", "no-steady-state", "too-short", "inconclusive"]
+
+#: the classes that have a steady part (steady figures are computed after ``end_s``)
+STEADY_STATUSES: tuple[str, ...] = ("warmup", "flat")
+
+#: where a steady window comes from (:attr:`LabelLoad.steady_source`; ``overall`` is
+#: compare's fallback to every full window when a run has no steady state)
+SteadySource = Literal["detected", "user", "overall"]
+
+#: a label holding at least this share of ALL's samples gets ALL's verdict
+#: (:func:`analyze_windows`' ``verdict_from``): its series is ALL's but for a few samples,
+#: and two verdicts on one series would disagree only by the noise of the rules
+ALL_SHARE_FOR_VERDICT = 0.99
+
+#: the rule that decided a verdict (:attr:`WarmupEnd.decided_by`)
+DecidingRule = Literal[
+    "mser", "mser-uncapped", "trend", "mser-cap", "rampup", "too-short", "all-label"
+]
+
+#: MSER's cap when a warm-up takes more than half of the run (:func:`warmup_end`): the
+#: part after the truncation keeps at least a fifth of the series for the plateau test
+LONG_WARMUP_MAX_FRAC = 0.8
 
 
 def legacy_percentile(values: npt.ArrayLike, counts: npt.ArrayLike, p: float) -> float | None:
@@ -125,10 +156,17 @@ def latency_summary(values: npt.ArrayLike, counts: npt.ArrayLike) -> LatencySumm
 class WarmupEnd:
     """Where the warm-up ends in a windowed series.
 
-    ``status``: ``warmup`` (a transient was found and ends at ``end_s``), ``none`` (no clear
-    transient: steady from the start, ``end_s`` = 0), ``inconclusive`` (MSER pinned at the
-    n/2 cap with a real difference: no steady state within the run, ``end_s`` None) or
-    ``too-short`` (fewer than ``min_windows`` windows). ``end_window`` counts windows.
+    ``status``: a :data:`WarmupStatus` — ``warmup`` (a transient ends at ``end_s``),
+    ``flat`` (no clear transient: steady from the start, ``end_s`` = 0),
+    ``no-steady-state`` (the retained part still trends, ``end_s`` None), ``inconclusive``
+    (the rules disagree, ``end_s`` None) or ``too-short`` (fewer than ``min_windows``
+    windows). ``end_window`` counts windows. ``decided_by`` names the rule that decided
+    (:data:`DecidingRule`): ``mser`` (MSER-5 within its n/2 cap), ``mser-uncapped`` (a
+    warm-up longer than half of the run: MSER with the cap lifted, and the plateau test
+    on the part after it), ``trend`` (the trend test on the retained part), ``mser-cap``
+    (MSER pinned at even the lifted cap, no trend after it), ``rampup`` (threads still
+    starting past half of the run) or ``all-label`` (ALL's verdict, for a label holding
+    nearly all of its samples).
     """
 
     status: WarmupStatus
@@ -136,6 +174,7 @@ class WarmupEnd:
     end_s: float | None
     throughput_truncation: int | None
     latency_truncation: int | None
+    decided_by: DecidingRule | None = None
 
 
 def _transient_is_real(
@@ -222,6 +261,7 @@ def warmup_end(
     min_effect: float = 0.05,
     min_windows: int = 10,
     basin: float = 0.10,
+    long_warmup: bool = False,
 ) -> WarmupEnd:
     """Warm-up end of a windowed load series by MSER-``batch`` on throughput and latency.
 
@@ -231,7 +271,12 @@ def warmup_end(
     from the retained part by > ``z`` = 3 standard errors and > ``min_effect`` = 5 %.
     MSER has no notion of a drifting "steady" part (§3.1, known weaknesses), so the
     retained part is also checked Geweke-style (Geweke 1992: first vs second half, batch
-    means): a drift by the same margins makes the result "inconclusive". MSER's argmin
+    means). With ``long_warmup``, MSER pinned at its cap or a drifting retained part gets
+    MSER again with the cap
+    lifted to ``LONG_WARMUP_MAX_FRAC``: the part after its minimum decides — drifting by the
+    same margins, "no-steady-state" (``decided_by`` ``trend``); steady, a warm-up longer
+    than half of the run (``mser-uncapped``; the caller warns that the steady part is
+    short); MSER pinned again, "inconclusive" (``mser-cap``). MSER's argmin
     is noisy once the transient is over (the curve is flat there, §3.1), so the earliest
     truncation whose MSER is within ``basin`` = 10 % of the minimum is taken (calibrated
     on generated runs: a 60 s ramp is found at 55–60 s, plain argmin gave 60–110 s), and
@@ -241,13 +286,13 @@ def warmup_end(
     """
     x = np.asarray(counts, dtype=np.float64)
     if x.size < min_windows:
-        return WarmupEnd("too-short", None, None, None, None)
+        return WarmupEnd("too-short", None, None, None, None, "too-short")
     series = [x]
     if mean_latency is not None:
         lat = np.asarray(mean_latency, dtype=np.float64)
         series.append(np.where(np.isfinite(lat), lat, np.nan))
     ends: list[int] = []
-    pinned = False
+    trending = undecided = uncapped = False
     truncations: list[int | None] = []
     for values in series:
         # the latency of empty windows is unknown: MSER runs over the windows that have
@@ -259,40 +304,146 @@ def warmup_end(
             truncations.append(None)
             continue
         filled = values[kept]
-        result = mser(filled, batch=batch, max_frac=max_frac)
-        d = result.truncation
-        if result.curve.size and not result.inconclusive:
-            # flat-basin rule: past the transient MSER(d) is flat and its argmin wanders
-            # with noise; take the earliest d within ``basin`` of the minimum — unless that
-            # cuts too little to hold a real transient where the argmin does (a slow start
-            # whose first batch alone is not significant: real sample_log1c.jtl, 10 s)
-            within = result.curve <= result.curve.min() * (1 + basin)
-            earliest = int(np.argmax(within)) * batch
-            if _transient_is_real(filled, earliest, batch, z, min_effect) or not (
-                _transient_is_real(filled, d, batch, z, min_effect)
-            ):
-                d = earliest
-        truncations.append(int(kept[d]) if d < kept.size else values.size)
-        if _transient_is_real(filled, d, batch, z, min_effect):
-            if result.inconclusive:
-                pinned = True
-            else:
-                d = _extend_back(filled, d, batch, z, min_effect)
-                end_window = int(kept[d]) if d < kept.size else values.size
-                truncations[-1] = end_window
-                ends.append(end_window)
         is_counts = values is x and bool(np.all(x == np.round(x)))
-        if _trending(filled[d:], batch, z, min_effect, counts=is_counts):
-            pinned = True
+        d, pinned = _mser_end(filled, batch, max_frac, z, min_effect, basin)
+        truncations.append(int(kept[d]) if d < kept.size else values.size)
+        real = _transient_is_real(filled, d, batch, z, min_effect)
+        drifts = _trending(filled[d:], batch, z, min_effect, counts=is_counts)
+        if not long_warmup and ((real and pinned) or drifts):
+            trending = trending or drifts
+            undecided = undecided or not drifts
+            continue
+        if (real and pinned) or drifts:
+            # MSER at its n/2 cap, or a retained part that still drifts: a warm-up longer
+            # than half of the run (real JDBC runs: JIT warm-up of 8 s in 20 s, of ~35 s
+            # in 60 s) looks like this too. The cap lifted, the part after MSER's minimum
+            # decides: no trend there (the plateau test) is a long warm-up, a trend is no
+            # steady state
+            long_d, long_pinned = _mser_end(
+                filled, batch, max(max_frac, LONG_WARMUP_MAX_FRAC), z, min_effect, 0.0
+            )
+            tail = filled[long_d:]
+            if tail.size < max(min_windows, 4 * batch) or not _plateau(
+                tail, batch, z, min_effect, counts=is_counts
+            ):
+                trending = True
+                continue
+            head = filled[: max(batch, math.ceil(0.1 * long_d))]
+            if (
+                long_pinned
+                or not _transient_is_real(filled, long_d, batch, z, min_effect)
+                or not _differs(head, tail, batch, z, min_effect)
+            ):
+                # a warm-up starts away from its steady level: a run that starts at it
+                # and leaves it (a pause, an outage) has no warm-up to end
+                undecided = True
+                continue
+            d, real, uncapped = long_d, True, uncapped or long_d > max_frac * filled.size
+            truncations[-1] = int(kept[d]) if d < kept.size else values.size
+        if real:
+            d = _extend_forward(filled, d, batch, min_effect, min_windows)
+            d = _extend_back(filled, d, batch, z, min_effect)
+            end_window = int(kept[d]) if d < kept.size else values.size
+            truncations[-1] = end_window
+            ends.append(end_window)
     tp_trunc = truncations[0]
     lat_trunc = truncations[1] if len(truncations) > 1 else None
-    if pinned:
-        return WarmupEnd("inconclusive", None, None, tp_trunc, lat_trunc)
+    if trending:
+        return WarmupEnd("no-steady-state", None, None, tp_trunc, lat_trunc, "trend")
+    if undecided:
+        return WarmupEnd("inconclusive", None, None, tp_trunc, lat_trunc, "mser-cap")
     if not ends or max(ends) == 0:
         # a transient extended back to the first window is no transient
-        return WarmupEnd("none", 0, 0.0, tp_trunc, lat_trunc)
+        return WarmupEnd("flat", 0, 0.0, tp_trunc, lat_trunc, "mser")
     end = max(ends)
-    return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc)
+    rule: DecidingRule = "mser-uncapped" if uncapped else "mser"
+    return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc, rule)
+
+
+def _extend_forward(
+    x: npt.NDArray[np.float64], d: int, batch: int, eff: float, min_windows: int, z: float = 2.0
+) -> int:
+    """Move a long warm-up's truncation ``d`` later while the next ``max(batch, 3)`` values
+    still lie below or above the rest by more than ``eff`` of its mean and ``z`` standard
+    errors (a window's SD over √k), keeping ``min_windows`` after it. MSER weighs bias
+    against variance, so the last windows of a slow approach, each within noise of the
+    plateau, stay in its retained part: on a 34 s linear JIT ramp into 8 % noise MSER-1
+    cut at 26–32 s."""
+    k = max(batch, 3)
+    last = x.size - k - min_windows  # the latest truncation that keeps min_windows after
+    if last < d:
+        return d
+    # every candidate at once from prefix sums (a loop re-reading the rest is O(n²))
+    c1 = np.concatenate([[0.0], np.cumsum(x)])
+    c2 = np.concatenate([[0.0], np.cumsum(x * x)])
+    ds = np.arange(d, last + 1)
+    head = (c1[ds + k] - c1[ds]) / k
+    m = (x.size - ds - k).astype(np.float64)
+    s1, s2 = c1[-1] - c1[ds + k], c2[-1] - c2[ds + k]
+    centre = s1 / m
+    se = np.sqrt(np.maximum(s2 - s1 * centre, 0.0) / np.maximum(m - 1, 1.0) / k)
+    effect = np.abs(head - centre)
+    moving = (effect > eff * np.abs(centre)) & (effect > z * se)
+    return d + (int(np.argmin(moving)) if not moving.all() else ds.size)
+
+
+def _differs(
+    head: npt.NDArray[np.float64],
+    tail: npt.NDArray[np.float64],
+    batch: int,
+    z: float,
+    eff: float,
+) -> bool:
+    """Whether the mean of ``head`` lies outside ``tail``'s by more than ``z`` standard
+    errors of ``tail``'s batch means and more than ``eff`` of its mean."""
+    m = tail.size // batch
+    if m < 2 or head.size == 0:
+        return False
+    means = tail[: m * batch].reshape(m, batch).mean(axis=1)
+    se = float(means.std(ddof=1)) / math.sqrt(max(1.0, head.size / batch))
+    centre = float(tail.mean())
+    effect = abs(float(head.mean()) - centre)
+    return effect > z * se and effect > eff * abs(centre)
+
+
+def _plateau(
+    tail: npt.NDArray[np.float64], batch: int, z: float, eff: float, *, counts: bool
+) -> bool:
+    """The plateau test of a long warm-up's retained part: no Geweke-style trend
+    (:func:`_trending`) and no least-squares slope that is both ``z`` standard errors from
+    0 and worth more than ``eff`` of the mean over the part (a short part's halves have
+    too few batches to see a steady climb: 6 windows of a 30 s ramp passed them)."""
+    if _trending(tail, batch, z, eff, counts=counts):
+        return False
+    t = np.arange(tail.size, dtype=np.float64)
+    t -= t.mean()
+    sxx = float((t * t).sum())
+    slope = float((t * (tail - tail.mean())).sum()) / sxx
+    resid = tail - tail.mean() - slope * t
+    se = math.sqrt(float((resid * resid).sum()) / max(1, tail.size - 2) / sxx)
+    change = abs(slope) * tail.size
+    return not (abs(slope) > z * se and change > eff * abs(float(tail.mean())))
+
+
+def _mser_end(
+    filled: npt.NDArray[np.float64], batch: int, max_frac: float, z: float, eff: float, basin: float
+) -> tuple[int, bool]:
+    """MSER-``batch``'s truncation (observations) of ``filled`` under the ``max_frac`` cap
+    with :func:`warmup_end`'s flat-basin rule, and whether it is pinned at the cap."""
+    result = mser(filled, batch=batch, max_frac=max_frac)
+    d = result.truncation
+    if result.curve.size and not result.inconclusive:
+        # flat-basin rule: past the transient MSER(d) is flat and its argmin wanders
+        # with noise; take the earliest d within ``basin`` of the minimum — unless that
+        # cuts too little to hold a real transient where the argmin does (a slow start
+        # whose first batch alone is not significant: real sample_log1c.jtl, 10 s)
+        within = result.curve <= result.curve.min() * (1 + basin)
+        earliest = int(np.argmax(within)) * batch
+        if _transient_is_real(filled, earliest, batch, z, eff) or not (
+            _transient_is_real(filled, d, batch, z, eff)
+        ):
+            d = earliest
+    return d, result.inconclusive
 
 
 #: the quantile of a run's per-window thread counts taken as its plateau
@@ -465,6 +616,13 @@ class LabelLoad:
     #: the first window of a thread ramp-down that ends the steady part
     #: (:func:`thread_rampdown_start`), counted like ``warmup.end_window``; None without one
     rampdown_window: int | None = None
+    #: the windows the steady figures are computed over, ``[steady_from_window,
+    #: steady_to_window)`` counted like ``warmup.end_window``; None without steady figures
+    steady_from_window: int | None = None
+    steady_to_window: int | None = None
+    #: why those windows: ``detected`` (after the warm-up end, before a cool-down) or
+    #: ``user`` (``--steady-from``/``--steady-to``, whatever the verdict)
+    steady_source: SteadySource | None = None
 
 
 def _window_seconds(index: int, window_s: float) -> float:
@@ -483,6 +641,9 @@ def analyze_windows(
     duration_s: float | None,
     batch: int = 5,
     ramp_from: LabelLoad | None = None,
+    verdict_from: LabelLoad | None = None,
+    steady_from: int | None = None,
+    steady_to: int | None = None,
 ) -> LabelLoad:
     """Warm-up end and steady throughput/latency of one label from its window frame.
 
@@ -501,6 +662,13 @@ def analyze_windows(
     not a label's, and a label's own counts are known only in the windows it completes
     in (a label sampled every 40 s put its ramp-up end up to 40 s late); a label whose
     first full window is after ALL's ramp-up has none.
+
+    ``verdict_from`` (the suite's ALL result, for a label holding ≥
+    :data:`ALL_SHARE_FOR_VERDICT` of its samples): the label takes ALL's verdict, warm-up
+    end and cool-down (``decided_by`` ``all-label``) instead of its own. ``steady_from``,
+    ``steady_to`` (window indices counted like ``warmup.end_window``; ``--steady-from``,
+    ``--steady-to``): the steady figures are computed over ``[steady_from, steady_to)``
+    clipped to the label's full windows, whatever the verdict (``steady_source`` ``user``).
     """
     throughput_overall = samples / duration_s if duration_s else None
     if windows.height == 0:
@@ -541,10 +709,40 @@ def analyze_windows(
     warm = _warmup_before_cooldown(n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
     if ramp is not None and ramp > 0 and warm.status != "too-short":
         warm = _after_ramp(warm, ramp, n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
+    if ramp_from is not None and verdict_from is None and warm.status in STEADY_STATUSES:
+        warm = _confirm_earlier_end(warm, ramp_from.warmup, first, n[:limit], mean_ms[:limit],
+                                    batch=batch)  # fmt: skip
+    if verdict_from is not None:
+        suite = verdict_from.warmup
+        warm = WarmupEnd(
+            suite.status,
+            None if suite.end_window is None else max(0, suite.end_window - first),
+            None,
+            warm.throughput_truncation,
+            warm.latency_truncation,
+            "all-label",
+        )
     steady_tp = steady_lat = None
     steady_threads = None
     stop: int | None = None  # window indices here count from ``first``
-    if warm.status in ("warmup", "none") and warm.end_window is not None:
+    start: int | None = None
+    source: SteadySource | None = None
+    if steady_from is not None or steady_to is not None:
+        start = min(n.size, max(0, (steady_from if steady_from is not None else first) - first))
+        end = n.size if steady_to is None else min(n.size, max(start, steady_to - first))
+        # a window that holds none of the label's full windows gives it no steady figures
+        source = "user"
+        if end <= start:
+            start = None
+    elif (
+        verdict_from is not None and warm.status in STEADY_STATUSES and warm.end_window is not None
+    ):
+        start = warm.end_window
+        cool = verdict_from.cooldown_window
+        stop = None if cool is None else min(n.size, max(start, cool - first))
+        end = stop if stop is not None else n.size
+        source = "detected"
+    elif warm.status in STEADY_STATUSES and warm.end_window is not None:
         start = warm.end_window
         # a known thread ramp-down is the cool-down: up to it the threads hold their
         # plateau, so a dip there is no cool-down (real sample_log1.jtl: one slow window at
@@ -564,6 +762,8 @@ def analyze_windows(
         elif limit < n.size:
             stop = limit
         end = stop if stop is not None else n.size
+        source = "detected"
+    if start is not None:
         steady_tp = mean_ci(n[start:end] / window_s)
         if steady_tp is not None and steady_tp.lo < 0:
             # a rate is never negative: a t interval on a few sparse counts can reach below 0
@@ -580,8 +780,9 @@ def analyze_windows(
             _window_seconds(absolute, window_s) if warm.status == "warmup" else 0.0,
             warm.throughput_truncation,
             warm.latency_truncation,
+            warm.decided_by,
         )
-    cooldown = first + stop if stop is not None else None
+    cooldown = first + stop if stop is not None and source == "detected" else None
     rampup = first + ramp if ramp else None
     return LabelLoad(
         label,
@@ -598,7 +799,42 @@ def analyze_windows(
         rampup,
         _window_seconds(rampup, window_s) if rampup is not None else None,
         first + down if down is not None else None,
+        None if start is None else first + start,
+        None if start is None else first + end,
+        source,
     )
+
+
+def _confirm_earlier_end(
+    warm: WarmupEnd,
+    suite: WarmupEnd,
+    first: int,
+    n: npt.NDArray[np.float64],
+    mean_ms: npt.NDArray[np.float64],
+    *,
+    batch: int,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+) -> WarmupEnd:
+    """A label's steady verdict ``warm`` (window indices from the label's ``first``) whose
+    warm-up ends before ALL's (``suite``, indices from the suite's start): it stands only
+    where the label's own series shows it — the label's windows between the two ends
+    match its windows after ALL's end. Where they differ (by ``z`` SEs and ``min_effect``,
+    throughput or latency), the label's warm-up ends at ALL's end, as its own series says
+    once ALL points there: a label's rules miss what ALL's more samples show (a real JDBC
+    run's label read "warm-up ends at 10 s" through a jump from ~4.5k to ~7k/s at 16 s)."""
+    if suite.status != "warmup" or suite.end_window is None or warm.end_window is None:
+        return warm
+    own, end = warm.end_window, suite.end_window - first
+    if not own < end < n.size - 2 * batch:
+        return warm
+    for values in (n, mean_ms):
+        head, tail = values[own:end], values[end:]
+        head, tail = head[np.isfinite(head)], tail[np.isfinite(tail)]
+        if head.size and _differs(head, tail, batch, z, min_effect):
+            return WarmupEnd("warmup", end, None, warm.throughput_truncation,
+                             warm.latency_truncation, "all-label")  # fmt: skip
+    return warm
 
 
 def _before_cooldown(
@@ -609,11 +845,11 @@ def _before_cooldown(
     ``cooldown()``: a cool-down is a trend at the end of the run, and without it the run
     may well have a steady part."""
     warm = warmup(None)
-    if warm.status == "inconclusive":
+    if warm.status in ("inconclusive", "no-steady-state"):
         rescue = cooldown()
         if rescue is not None:
             again = warmup(rescue)
-            if again.status in ("warmup", "none"):
+            if again.status in STEADY_STATUSES:
                 warm = again
     return warm
 
@@ -624,7 +860,9 @@ def _warmup_before_cooldown(
     """:func:`warmup_end`, again before a cool-down (:func:`cooldown_start`) where that is
     inconclusive (:func:`_before_cooldown`)."""
     return _before_cooldown(
-        lambda stop: warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch),
+        lambda stop: warmup_end(
+            n[:stop], mean_ms[:stop], window_s=window_s, batch=batch, long_warmup=True
+        ),
         lambda: cooldown_start(n, mean_ms, window_s=window_s, batch=batch),
     )
 
@@ -653,19 +891,20 @@ def _after_ramp(
     caches) that starts only when every thread runs. A ramp beyond ``max_frac`` of the
     series leaves no steady state to measure (MSER's own n/2 cap): inconclusive."""
     if ramp > max_frac * n.size:
-        return WarmupEnd("inconclusive", None, None, warm.throughput_truncation,
-                         warm.latency_truncation)  # fmt: skip
+        return WarmupEnd("no-steady-state", None, None, warm.throughput_truncation,
+                         warm.latency_truncation, "rampup")  # fmt: skip
     if warm.status == "warmup" and warm.end_window is not None and warm.end_window >= ramp:
         return warm
     after = _warmup_before_cooldown(n[ramp:], mean_ms[ramp:], window_s=window_s, batch=batch)
-    if after.status == "inconclusive":
-        return WarmupEnd("inconclusive", None, None, warm.throughput_truncation,
-                         warm.latency_truncation)  # fmt: skip
+    if after.status not in STEADY_STATUSES:
+        return WarmupEnd(after.status, None, None, warm.throughput_truncation,
+                         warm.latency_truncation, after.decided_by)  # fmt: skip
     own = after.end_window if after.status == "warmup" and after.end_window else 0
     end = ramp + own
     return WarmupEnd(
-        "warmup", end, end * window_s, warm.throughput_truncation, warm.latency_truncation
-    )
+        "warmup", end, end * window_s, warm.throughput_truncation, warm.latency_truncation,
+        after.decided_by if own else "rampup",
+    )  # fmt: skip
 
 
 def cooldown_start(
@@ -692,7 +931,7 @@ def cooldown_start(
         x, lat, window_s=window_s, batch=batch, z=z, min_effect=min_effect,
         min_windows=min_windows,
     )  # fmt: skip
-    if back.status == "inconclusive" and lat is not None:
+    if back.status in ("inconclusive", "no-steady-state") and lat is not None:
         # the cool-down is defined by the throughput: a latency series that alone keeps
         # MSER at its cap (one slow sample near the middle of the run) must not hide it
         back = warmup_end(
@@ -995,7 +1234,7 @@ def _summary_settle(
 
 
 def _shifted(warm: WarmupEnd, by: int) -> WarmupEnd:
-    """``warm`` with its window indices moved ``by`` windows later ("none" then starts
+    """``warm`` with its window indices moved ``by`` windows later ("flat" then starts
     its steady part at window ``by``; seconds are set by the caller)."""
     if by == 0:
         return warm
@@ -1005,6 +1244,7 @@ def _shifted(warm: WarmupEnd, by: int) -> WarmupEnd:
         warm.end_s,
         None if warm.throughput_truncation is None else warm.throughput_truncation + by,
         warm.latency_truncation,
+        warm.decided_by,
     )
 
 
@@ -1037,7 +1277,7 @@ def analyze_summary_windows(
     (:func:`thread_ramp_end`): a closed loop is not steady while threads still start, so
     the steady part starts after that window (the warm-up end moves there when MSER's is
     earlier; MSER runs again after it when the whole run was inconclusive), and a ramp
-    that ends past half of the windows leaves no steady state ("inconclusive"). The
+    that ends past half of the windows leaves no steady state ("no-steady-state"). The
     steady windows' mean count, weighted by their seconds, is ``threads_steady``.
     ``stepped``: the counts change in load steps (``load_findings.load_steps``), whose
     plateau is the last step, not the end of a ramp-up: no ramp-up floor then.
@@ -1073,20 +1313,21 @@ def analyze_summary_windows(
     if ramp_w is not None:
         if ramp_w > c.size / 2:
             # threads still starting past half of the run: no steady state in it
-            warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
-        elif warm.status in ("warmup", "none") and (warm.end_window or 0) < ramp_w:
+            warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation, None,
+                             "rampup")  # fmt: skip
+        elif warm.status in STEADY_STATUSES and (warm.end_window or 0) < ramp_w:
             warm = WarmupEnd("warmup", ramp_w, None, warm.throughput_truncation, None)
-        elif warm.status == "inconclusive":
+        elif warm.status in ("inconclusive", "no-steady-state"):
             # the ramp's own trend may be what kept MSER from a steady part
             after = _summary_settle(rates[ramp_w:], trend_p=trend_p, z=z, min_effect=min_effect)
-            if after.status in ("warmup", "none") and after.end_window is not None:
+            if after.status in STEADY_STATUSES and after.end_window is not None:
                 warm = WarmupEnd(
                     "warmup", ramp_w + after.end_window, None, warm.throughput_truncation, None
                 )
     steady: MeanCI | None = None
     steady_n = 0
     stop: int | None = None
-    if warm.status in ("warmup", "none") and warm.end_window is not None:
+    if warm.status in STEADY_STATUSES and warm.end_window is not None:
         d = warm.end_window
         back = _summary_cooldown(rates[d:], z=z, min_effect=min_effect)
         stop = d + back if back is not None else None
@@ -1105,7 +1346,7 @@ def analyze_summary_windows(
             return SummaryLoad(int(c.size), WarmupEnd("too-short", None, None, None, None),
                                overall, None, 0)  # fmt: skip
     threads_steady = None
-    if t is not None and warm.status in ("warmup", "none") and warm.end_window is not None:
+    if t is not None and warm.status in STEADY_STATUSES and warm.end_window is not None:
         tt, ts = t[warm.end_window : stop], s[warm.end_window : stop]
         known = np.isfinite(tt)
         if known.any() and ts[known].sum() > 0:
@@ -1192,7 +1433,7 @@ def _summary_warmup(
         rates, None, window_s=1.0, batch=1, z=z, min_effect=min_effect,
         min_windows=SUMMARY_MIN_WINDOWS,
     )  # fmt: skip
-    if warm.status in ("warmup", "none") and warm.end_window is not None:
+    if warm.status in STEADY_STATUSES and warm.end_window is not None:
         # few coarse windows: halves comparisons lack power, so also test for a monotonic
         # trend (Mann-Kendall via Kendall's tau, p < trend_p) in the retained part
         tail = rates[warm.end_window :]
@@ -1200,5 +1441,6 @@ def _summary_warmup(
             tau = _stats().kendalltau(np.arange(tail.size), tail)
             change = abs(float(tail[-1] - tail[0])) / max(abs(float(tail.mean())), 1e-12)
             if float(tau.pvalue) < trend_p and change > min_effect:
-                warm = WarmupEnd("inconclusive", None, None, warm.throughput_truncation, None)
+                warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation,
+                                 None, "trend")  # fmt: skip
     return warm

@@ -34,8 +34,10 @@ from toolkit.ingest import PathReport
 from toolkit.pipeline.load import (
     DEFAULT_APDEX,
     apdex_thresholds,
+    check_steady_bounds,
     compare_report,
     load_report,
+    parse_steady_bound,
     parse_window,
 )
 from toolkit.store import Store, open_store
@@ -66,6 +68,25 @@ WindowOption = Annotated[
         "--window",
         help="Window of the throughput and latency series: 1s, 500ms, 1m (at least 1ms). "
         "A label with fewer than 10 windows is too-short: use a smaller window.",
+        metavar="DURATION",
+    ),
+]
+
+SteadyFromOption = Annotated[
+    str | None,
+    typer.Option(
+        "--steady-from",
+        help="Start of the steady part, from the first sample start (30s, 1m): every "
+        "label's steady figures start here instead of at its detected warm-up end.",
+        metavar="DURATION",
+    ),
+]
+SteadyToOption = Annotated[
+    str | None,
+    typer.Option(
+        "--steady-to",
+        help="End of the steady part, from the first sample start (50s, 2m): every "
+        "label's steady figures end here.",
         metavar="DURATION",
     ),
 ]
@@ -147,7 +168,11 @@ def _steady_span(lab: dict[str, Any]) -> str:
     """Where the steady part lies, in seconds into the run: ``72–647`` (warm-up end to
     cool-down start), ``16–end`` without a cool-down, else the warm-up status."""
     status = str(lab["warmup_status"])
-    if status not in ("warmup", "none") or lab["warmup_end_s"] is None:
+    window = lab.get("steady_window")
+    if window is not None and window["source"] == "user":
+        # --steady-from/--steady-to: the user's window, whatever the verdict
+        return f"{_seconds(window['from_s'])}–{_seconds(window['to_s'])} (set)"
+    if status not in ("warmup", "flat") or lab["warmup_end_s"] is None:
         return status
     cool = lab.get("cooldown_start_s")
     return f"{_seconds(lab['warmup_end_s'])}–{'end' if cool is None else _seconds(cool)}"
@@ -289,6 +314,8 @@ def load(
     timestamps: TimestampsOption = None,
     apdex: ApdexOption = None,
     apdex_per_label: ApdexPerLabelOption = None,
+    steady_from: SteadyFromOption = None,
+    steady_to: SteadyToOption = None,
 ) -> None:
     """Load-test warm-up end, steady throughput (± 95 % CI) and exact latency percentiles.
 
@@ -302,6 +329,7 @@ def load(
     STORE). With --db and files, only those files' suites are shown.
     """
     window_s = _window(window)
+    bounds = _steady_bounds(steady_from, steady_to)
     thresholds = apdex_thresholds(apdex, apdex_per_label)
     spec = input_spec(
         format=format,
@@ -317,7 +345,10 @@ def load(
         if names is None and report is not None and db is not None:
             # a store holds other suites too: show the ones the given files are
             names = _load_suites(store, report) or _no_load_suites()
-        payload = load_report(store, names, window_s=window_s, apdex=thresholds)
+        payload = load_report(
+            store, names, window_s=window_s, apdex=thresholds,
+            steady_from_s=bounds[0], steady_to_s=bounds[1],
+        )  # fmt: skip
     if as_json:
         print_json(payload)
     else:
@@ -333,6 +364,18 @@ def _load_suites(store: Store, report: PathReport) -> list[str]:
 
 def _no_load_suites() -> NoReturn:
     raise UsageError("no load-test suites (JMeter JTL or summariser log) in the input")
+
+
+def _steady_bounds(
+    steady_from: str | None, steady_to: str | None
+) -> tuple[float | None, float | None]:
+    """``--steady-from``/``--steady-to`` in seconds (None when not given)."""
+    bounds = (
+        parse_steady_bound(steady_from, "--steady-from"),
+        parse_steady_bound(steady_to, "--steady-to"),
+    )
+    check_steady_bounds(*bounds)
+    return bounds
 
 
 def _window(text: str) -> float:
@@ -358,7 +401,12 @@ def _print_compare(payload: dict[str, Any]) -> None:
         f"B/A\n({level} CI)",
     )
     for row in payload["labels"]:
-        parts = (("throughput", "QPS"), ("latency_mean_ms", "mean ms"))
+        # overall: no steady state in A or B, every full window compared (notes say so)
+        overall = row.get("basis") == "overall"
+        parts = (
+            ("throughput", "QPS overall" if overall else "QPS"),
+            ("latency_mean_ms", "mean ms overall" if overall else "mean ms"),
+        )
         for n, (key, name) in enumerate(parts):
             part = row[key]
             ci = part["ci"]
@@ -414,16 +462,21 @@ def compare(
     time_format: TimeFormatOption = None,
     timezone: TimezoneOption = None,
     timestamps: TimestampsOption = None,
+    steady_from: SteadyFromOption = None,
+    steady_to: SteadyToOption = None,
 ) -> None:
     """Compare two load suites: steady throughput and latency ratios B/A with 95 % CIs.
 
-    Ratios of steady-state means (after each suite's own warm-up end), with Fieller
-    intervals over batch means (Kalibera & Jones 2013); error rates of each whole run and
+    Ratios of steady-state means (after each suite's own warm-up end, or between
+    --steady-from and --steady-to), with Fieller intervals over batch means (Kalibera &
+    Jones 2013); where A or B has no steady state, of the overall figures (every full
+    window, warm-up included; a note says so); error rates of each whole run and
     their difference B − A in points. A and B are result files (each
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """
     window_s = _window(window)
+    bounds = _steady_bounds(steady_from, steady_to)
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -451,7 +504,10 @@ def compare(
                 f"A and B are both suite {names[0]!r} ({a}, {b}): compare two different "
                 "suites or files"
             )
-        payload = compare_report(store, names[0], names[1], window_s=window_s)
+        payload = compare_report(
+            store, names[0], names[1], window_s=window_s,
+            steady_from_s=bounds[0], steady_to_s=bounds[1],
+        )  # fmt: skip
     for note in payload["notes"]:
         info(f"note: {note}")
     if as_json:

@@ -155,6 +155,23 @@ def report(
     ] = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
+    steady_from: Annotated[
+        str | None,
+        typer.Option(
+            "--steady-from",
+            help="Load tests and A/B: start of the steady part, from each suite's first "
+            "sample (30s, 1m), instead of the detected warm-up end (as warmup load).",
+            metavar="DURATION",
+        ),
+    ] = None,
+    steady_to: Annotated[
+        str | None,
+        typer.Option(
+            "--steady-to",
+            help="Load tests and A/B: end of the steady part, from each suite's first sample.",
+            metavar="DURATION",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML report of everything in the inputs or store.
 
@@ -170,9 +187,12 @@ def report(
     settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
     load_window_s = _load_window(load_window)
-    from toolkit.pipeline.load import apdex_thresholds
+    from toolkit.pipeline.load import apdex_thresholds, check_steady_bounds, parse_steady_bound
 
     thresholds = apdex_thresholds(load_apdex, load_apdex_per_label, prefix="--load-")
+    steady_from_s = parse_steady_bound(steady_from, "--steady-from")
+    steady_to_s = parse_steady_bound(steady_to, "--steady-to")
+    check_steady_bounds(steady_from_s, steady_to_s)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
     spec = input_spec(
@@ -194,6 +214,8 @@ def report(
             load_window_s=load_window_s,
             load_apdex=thresholds,
             settings=settings,
+            load_steady_from_s=steady_from_s,
+            load_steady_to_s=steady_to_s,
         )
         built = build_report(store, title=title, params=params)
         path = write_html(built, checked_output(output), plotlyjs=mode)

@@ -8,6 +8,7 @@ with the number of samples.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,9 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
 from toolkit.analyze.load_findings import log_disagreement_findings
 from toolkit.analyze.timeseries import (
+    ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
+    STEADY_STATUSES,
     ApdexThresholds,
     DashboardRow,
     LabelLoad,
@@ -182,6 +185,37 @@ _SAMPLES = (
     f"(SELECT * REPLACE ({_LABEL} AS label) FROM samples WHERE NOT "
     f"coalesce(starts_with(response_message, '{EMPTY_TC_PREFIX}'), false))"
 )
+
+
+def parse_steady_bound(text: str | None, option: str) -> float | None:
+    """``--steady-from``/``--steady-to``: ``30s``, ``1m``, ``500ms`` or a bare number of
+    seconds from the first sample start → seconds (≥ 0); None stays None."""
+    if text is None:
+        return None
+    raw = text.strip().lower()
+    scale = 1.0
+    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if raw.endswith(suffix):
+            raw, scale = raw[: -len(suffix)], factor
+            break
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise UsageError(
+            f"{option} {text!r}: expected seconds from the first sample, e.g. 30s, 1m"
+        ) from None
+    if not (math.isfinite(value) and value >= 0):
+        raise UsageError(f"{option} {text!r}: must be 0 or more (seconds from the first sample)")
+    return value
+
+
+def check_steady_bounds(steady_from_s: float | None, steady_to_s: float | None) -> None:
+    """A ``--steady-to`` at or before ``--steady-from`` is a user error."""
+    if steady_from_s is not None and steady_to_s is not None and steady_to_s <= steady_from_s:
+        raise UsageError(
+            f"--steady-to {steady_to_s:g} s is not after --steady-from {steady_from_s:g} s: "
+            "give a window that ends after it starts"
+        )
 
 
 def parse_window(text: str) -> float:
@@ -516,12 +550,26 @@ def _dashboard(
     return dashboard_statistics(totals, histograms)
 
 
+def _steady_window_json(result: LabelLoad, window_s: float) -> dict[str, Any] | None:
+    """``{"from_s", "to_s", "source"}``: the seconds (from the first sample start) the
+    steady figures are computed over, and why (``detected``: after the warm-up end, before
+    a cool-down; ``user``: ``--steady-from``/``--steady-to``); None without steady figures."""
+    if result.steady_from_window is None or result.steady_to_window is None:
+        return None
+    return {
+        "from_s": round(result.steady_from_window * window_s, 6),
+        "to_s": round(result.steady_to_window * window_s, 6),
+        "source": result.steady_source,
+    }
+
+
 def _label_json(
     result: LabelLoad,
     overall: dict[str, Any],
     steady: dict[str, Any] | None,
     apdex: float | None,
     is_transaction: bool,
+    window_s: float,
 ) -> dict[str, Any]:
     warm = result.warmup
     return {
@@ -532,6 +580,8 @@ def _label_json(
         "duration_s": result.duration_s,
         "warmup_end_s": warm.end_s,
         "warmup_status": warm.status,
+        "warmup_rule": warm.decided_by,
+        "steady_window": _steady_window_json(result, window_s),
         "cooldown_start_s": result.cooldown_s,
         "rampup_end_s": result.rampup_s,
         "is_transaction": is_transaction,
@@ -579,10 +629,14 @@ def analyze_load_suite(
     *,
     window_s: float = 1.0,
     apdex: ApdexThresholds = DEFAULT_APDEX,
+    steady_from_s: float | None = None,
+    steady_to_s: float | None = None,
 ) -> dict[str, Any]:
     """The ``warmup load`` result of one suite (one entry of ``suites`` in ``--json``);
     ``apdex``: the APDEX thresholds (JMeter's defaults, or as ``--apdex`` and
-    ``--apdex-per-label`` set them)."""
+    ``--apdex-per-label`` set them). ``steady_from_s``/``steady_to_s`` (seconds from the
+    first sample start; ``--steady-from``/``--steady-to``): every label's steady figures
+    over the whole windows inside them instead of after the detected warm-up end."""
     has_samples = store.con.execute(
         f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
     ).fetchone()
@@ -631,6 +685,12 @@ def analyze_load_suite(
         windows_all = _with_thread_activity(
             _windows(store, suite_id, t0, window_ms, by_label=False), activity
         )
+    user_from = user_to = None
+    if steady_from_s is not None:
+        user_from = math.ceil(steady_from_s / window_s - 1e-9)
+    if steady_to_s is not None:
+        user_to = math.floor(steady_to_s / window_s + 1e-9)
+    all_samples = int(counts.filter(pl.col("label") == ALL)["samples"].sum())
     # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
     for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
@@ -648,6 +708,12 @@ def analyze_load_suite(
             errors=int(rec["errors"]),
             duration_s=rec["duration_s"],
             ramp_from=results[ALL] if label != ALL else None,
+            # a label that is nearly all of ALL has ALL's series: one verdict for both
+            verdict_from=results[ALL]
+            if label != ALL and int(rec["samples"]) >= ALL_SHARE_FOR_VERDICT * all_samples > 0
+            else None,
+            steady_from=user_from,
+            steady_to=user_to,
         )
     # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
     steady_hist = None
@@ -655,14 +721,10 @@ def analyze_load_suite(
     if t0 is not None:
         cut_rows = []
         for label, res in results.items():
-            w = res.warmup
-            if w.end_window is None or w.status not in ("warmup", "none"):
+            if res.steady_from_window is None or res.steady_to_window is None:
                 continue
-            frame = windows_all if label == ALL else windows.filter(pl.col("label") == label)
-            last = int(frame["w"].max())  # type: ignore[arg-type]
-            if res.cooldown_window is not None:
-                last = res.cooldown_window
-            lo, hi = t0 + w.end_window * window_ms, t0 + last * window_ms
+            lo = t0 + res.steady_from_window * window_ms
+            hi = t0 + res.steady_to_window * window_ms
             if label == ALL:
                 all_cut = (lo, hi)
             else:
@@ -680,11 +742,12 @@ def analyze_load_suite(
         steady = None
         if label == ALL and all_cut is not None:
             steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
-        elif label != ALL and steady_hist is not None and res.warmup.status in ("warmup", "none"):
+        elif label != ALL and steady_hist is not None and res.steady_from_window is not None:
             steady = latency_summary(*_hist(steady_hist, label)).as_dict()
         entry = _label_json(
-            res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"])
-        )
+            res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"]),
+            window_s,
+        )  # fmt: skip
         limits = apdex.overall_ms if label == ALL else apdex.for_label(label)
         entry["apdex_thresholds_ms"] = list(limits)
         labels_json.append(entry)
@@ -928,7 +991,7 @@ def _summariser_label(
     overall = {**_empty_latency(), "mean": mean, "min": min_ms, "max": max_ms}
     steady = None
     w = result.warmup
-    if w.status in ("warmup", "none") and w.end_window is not None and total:
+    if w.status in STEADY_STATUSES and w.end_window is not None and total:
         kept = frame.filter(pl.col("seconds") > 0)
         stop = result.cooldown_window if result.cooldown_window is not None else kept.height
         keep = kept.slice(w.end_window, stop - w.end_window)
@@ -949,6 +1012,18 @@ def _summariser_label(
         "duration_s": float(seconds.sum()) if seconds.size else None,
         "warmup_end_s": w.end_s,
         "warmup_status": w.status,
+        "warmup_rule": w.decided_by,
+        "steady_window": (
+            {
+                "from_s": w.end_s or 0.0,
+                "to_s": result.cooldown_s
+                if result.cooldown_s is not None
+                else float(seconds.sum()),
+                "source": "detected",
+            }
+            if steady is not None
+            else None
+        ),
         "cooldown_start_s": result.cooldown_s,
         "rampup_end_s": result.rampup_s,
         "is_transaction": False,
@@ -974,9 +1049,15 @@ def load_report(
     *,
     window_s: float = 1.0,
     apdex: ApdexThresholds = DEFAULT_APDEX,
+    steady_from_s: float | None = None,
+    steady_to_s: float | None = None,
 ) -> dict[str, Any]:
     """The ``warmup load --json`` payload: ``{"suites": [...]}`` for every load suite
-    (or the named ones); ``apdex``: the APDEX thresholds (:class:`ApdexThresholds`)."""
+    (or the named ones); ``apdex``: the APDEX thresholds (:class:`ApdexThresholds`).
+    ``steady_from_s``/``steady_to_s`` (``--steady-from``/``--steady-to``, seconds from
+    each suite's first sample start): every label's steady figures over the whole windows
+    inside them, whatever the detected warm-up end (``steady_window.source`` ``user``)."""
+    check_steady_bounds(steady_from_s, steady_to_s)
     ids = store.suite_ids(suites, kind="load")
     names = dict(
         store.con.execute("SELECT suite_id, name FROM suites WHERE kind = 'load'").fetchall()
@@ -989,30 +1070,44 @@ def load_report(
     return {
         "window_s": window_s,
         "suites": [
-            analyze_load_suite(store, i, names[i], window_s=window_s, apdex=apdex) for i in ids
+            analyze_load_suite(
+                store,
+                i,
+                names[i],
+                window_s=window_s,
+                apdex=apdex,
+                steady_from_s=steady_from_s,
+                steady_to_s=steady_to_s,
+            )
+            for i in ids
         ],
     }
 
 
 def _steady_series(
-    store: Store, suite_id: int, suite: dict[str, Any], label: str
+    store: Store, suite_id: int, suite: dict[str, Any], label: str, *, overall: bool = False
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """Per-window throughput (/s) and mean latency (ms) of ``label``'s steady part (after
-    the warm-up end, before a cool-down)."""
+    """Per-window throughput (/s) and mean latency (ms) of ``label`` over its
+    ``steady_window`` (after the warm-up end and before a cool-down, or the user's
+    ``--steady-from``/``--steady-to``); with ``overall``, over every full window of the
+    label instead (compare's fallback for a run without a steady state)."""
     entry = next((x for x in suite["labels"] if x["label"] == label), None)
-    if entry is None or entry["warmup_status"] not in ("warmup", "none"):
+    if entry is None or (entry.get("steady_window") is None and not overall):
         return None
     if suite["source"] == "summariser":
         frame = summariser_windows(store, suite_id, entry["summariser"], timed_only=True)
-        # window boundaries in seconds: the warm-up end and cool-down start are sums of
-        # whole windows' seconds (analyze_summary_windows)
-        cum = np.cumsum(frame["seconds"].to_numpy())
-        end, stop = 0, frame.height
-        if entry["warmup_end_s"]:
-            end = int(np.searchsorted(cum, entry["warmup_end_s"], side="left")) + 1
-        if entry.get("cooldown_start_s") is not None:
-            stop = int(np.searchsorted(cum, entry["cooldown_start_s"], side="left")) + 1
-        part = frame.slice(end, stop - end)
+        if overall:
+            part = frame
+        else:
+            # window boundaries in seconds: the warm-up end and cool-down start are sums of
+            # whole windows' seconds (analyze_summary_windows)
+            cum = np.cumsum(frame["seconds"].to_numpy())
+            end, stop = 0, frame.height
+            if entry["warmup_end_s"]:
+                end = int(np.searchsorted(cum, entry["warmup_end_s"], side="left")) + 1
+            if entry.get("cooldown_start_s") is not None:
+                stop = int(np.searchsorted(cum, entry["cooldown_start_s"], side="left")) + 1
+            part = frame.slice(end, stop - end)
         return (
             (part["count"] / part["seconds"]).to_numpy(),
             part["avg_ms"].to_numpy(),
@@ -1030,23 +1125,55 @@ def _steady_series(
     idx = frame["w"].to_numpy().astype(np.int64) - first
     n[idx] = frame["n"].to_numpy()
     mean_ms[idx] = frame["mean_ms"].to_numpy()
-    # the label's first window is partial, as in analyze_windows: steady starts after it,
-    # and ends at the last (partial) window or where a cool-down starts
-    start = round((entry["warmup_end_s"] or 0.0) / window_s) - first
-    start = max(1, start)
-    stop = n.size - 1
-    if entry.get("cooldown_start_s") is not None:
-        stop = min(stop, round(entry["cooldown_start_s"] / window_s) - first)
+    # the label's first and last windows are partial, as in analyze_windows
+    start, stop = 1, n.size - 1
+    if not overall:
+        window = entry["steady_window"]
+        start = max(1, round(window["from_s"] / window_s) - first)
+        stop = min(stop, round(window["to_s"] / window_s) - first)
     return n[start:stop] / window_s, mean_ms[start:stop]
 
 
-def compare_report(
-    store: Store, a: str, b: str, *, window_s: float = 1.0, level: float = 0.95
+def _overall_window(
+    store: Store, suite_id: int, suite: dict[str, Any], label: str
 ) -> dict[str, Any]:
-    """The ``warmup compare --json`` payload: steady throughput and mean-latency ratios
-    B/A with Fieller CIs over batch means of the steady windows (research/
-    warmup-science.md §4.2, §8.14), and the error rates (fractions of all samples) with
-    their difference B − A, for ALL and every label present in both suites."""
+    """``steady_window`` of compare's overall fallback: every full window of ``label``."""
+    if suite["source"] == "summariser":
+        entry = next(x for x in suite["labels"] if x["label"] == label)
+        return {"from_s": 0.0, "to_s": entry["duration_s"], "source": "overall"}
+    window_s = float(suite["window_s"])
+    window_ms = max(1, round(window_s * 1000))
+    frame = _windows(store, suite_id, int(suite["start_ms"]), window_ms, by_label=label != ALL)
+    if label != ALL:
+        frame = frame.filter(pl.col("label") == label)
+    first, last = int(frame["w"].min()), int(frame["w"].max())  # type: ignore[arg-type]
+    return {
+        "from_s": round((first + 1) * window_s, 6),
+        "to_s": round(last * window_s, 6),
+        "source": "overall",
+    }
+
+
+def compare_report(
+    store: Store,
+    a: str,
+    b: str,
+    *,
+    window_s: float = 1.0,
+    level: float = 0.95,
+    steady_from_s: float | None = None,
+    steady_to_s: float | None = None,
+) -> dict[str, Any]:
+    """The ``warmup compare --json`` payload: throughput and mean-latency ratios B/A with
+    Fieller CIs over batch means of the windows compared (research/warmup-science.md
+    §4.2, §8.14), and the error rates (fractions of all samples) with their difference
+    B − A, for ALL and every label present in both suites.
+
+    The windows compared are each label's ``steady_window``: after its warm-up end
+    (``detected``) or ``steady_from_s``–``steady_to_s`` (``--steady-from``/
+    ``--steady-to``, ``user``). Where A or B has none (no steady state), both sides are
+    compared over every full window (``overall``: the warm-up included), with a note
+    that says so; each row's ``steady_window`` names the windows used and why."""
     if a == b:
         raise UsageError(f"A and B are both suite {a!r}: compare two different suites")
     from toolkit.analyze.compare import fieller_ratio
@@ -1054,28 +1181,46 @@ def compare_report(
 
     ids = store.suite_ids([a, b], kind="load")
     suites = [
-        analyze_load_suite(store, i, n, window_s=window_s) for i, n in zip(ids, (a, b), strict=True)
+        analyze_load_suite(
+            store, i, n, window_s=window_s, steady_from_s=steady_from_s, steady_to_s=steady_to_s
+        )
+        for i, n in zip(ids, (a, b), strict=True)
     ]
     labels_a = {x["label"] for x in suites[0]["labels"]}
     common = [x["label"] for x in suites[1]["labels"] if x["label"] in labels_a]
     rows = []
+    overall_labels = []
     for label in common:
         la = next(x for x in suites[0]["labels"] if x["label"] == label)
         lb = next(x for x in suites[1]["labels"] if x["label"] == label)
         sa = _steady_series(store, ids[0], suites[0], label)
         sb = _steady_series(store, ids[1], suites[1], label)
-        row: dict[str, Any] = {"label": label, "steady": sa is not None and sb is not None}
-        for key, pos, field in (("throughput", 0, "steady"), ("latency_mean_ms", 1, None)):
-            va = (
-                la["throughput"]["steady"]
-                if field
-                else (la["latency_ms"]["steady"] or {}).get("mean")
-            )
-            vb = (
-                lb["throughput"]["steady"]
-                if field
-                else (lb["latency_ms"]["steady"] or {}).get("mean")
-            )
+        steady = sa is not None and sb is not None
+        windows = [la.get("steady_window"), lb.get("steady_window")]
+        basis = "steady"
+        if not steady:
+            # no steady state on one side: the overall figures, both sides alike
+            basis = "overall"
+            overall_labels.append(label)
+            sa = _steady_series(store, ids[0], suites[0], label, overall=True)
+            sb = _steady_series(store, ids[1], suites[1], label, overall=True)
+            windows = [
+                _overall_window(store, i, suite, label)
+                for i, suite in zip(ids, suites, strict=True)
+            ]
+        row: dict[str, Any] = {
+            "label": label,
+            "steady": steady,
+            "basis": basis,
+            "steady_window": {"a": windows[0], "b": windows[1]},
+        }
+        for key, pos in (("throughput", 0), ("latency_mean_ms", 1)):
+            if basis == "steady":
+                va = la["throughput"]["steady"] if pos == 0 else _mean_ms(la, "steady")
+                vb = lb["throughput"]["steady"] if pos == 0 else _mean_ms(lb, "steady")
+            else:
+                va = la["throughput"]["overall"] if pos == 0 else _mean_ms(la, "overall")
+                vb = lb["throughput"]["overall"] if pos == 0 else _mean_ms(lb, "overall")
             ci = None
             if sa is not None and sb is not None:
                 ci = fieller_ratio(batch_means(sb[pos]), batch_means(sa[pos]), level=level)
@@ -1093,9 +1238,10 @@ def compare_report(
             "b": eb,
             "difference": eb - ea if ea is not None and eb is not None else None,
         }
+        part = "steady" if basis == "steady" else "overall"
         for p in ("p50", "p99"):
-            pa_ = (la["latency_ms"]["steady"] or {}).get(p)
-            pb_ = (lb["latency_ms"]["steady"] or {}).get(p)
+            pa_ = (la["latency_ms"][part] or {}).get(p)
+            pb_ = (lb["latency_ms"][part] or {}).get(p)
             row[f"latency_{p}_ms"] = {
                 "a": pa_,
                 "b": pb_,
@@ -1105,11 +1251,20 @@ def compare_report(
     notes = []
     for name, suite in zip((a, b), suites, strict=True):
         all_ = suite["labels"][0]
-        if all_["warmup_status"] not in ("warmup", "none"):
+        if all_.get("steady_window") is None:
+            rule = all_.get("warmup_rule")
             notes.append(
-                f"{name}: no steady state (warm-up {all_['warmup_status']}), so no steady "
-                "ratios; run it longer, or compare overall figures with warmup load"
+                f"{name}: no steady state ({all_['warmup_status']}"
+                + (f", by the {rule} rule" if rule else "")
+                + "): the ratios compare the overall figures of every full window, warm-up "
+                "included, so they mix warm-up and steady behaviour; set the steady part "
+                "with --steady-from/--steady-to, or run longer"
             )
+    if overall_labels and not notes:
+        notes.append(
+            "compared over every full window (no steady state in A or B): "
+            + ", ".join(overall_labels)
+        )
     labels_b = {x["label"] for x in suites[1]["labels"]}
     only = [
         f"only in {name}: {', '.join(sorted(labels - other - {ALL}))}"
@@ -1118,7 +1273,21 @@ def compare_report(
     ]
     if only:
         notes.append("labels differ (" + "; ".join(only) + "); compared: " + ", ".join(common))
-    return {"a": a, "b": b, "level": level, "labels": rows, "notes": notes}
+    return {
+        "a": a,
+        "b": b,
+        "level": level,
+        "steady_from_s": steady_from_s,
+        "steady_to_s": steady_to_s,
+        "labels": rows,
+        "notes": notes,
+    }
+
+
+def _mean_ms(entry: dict[str, Any], part: str) -> float | None:
+    """A label's mean latency (ms) over its ``steady`` part or ``overall``."""
+    value = (entry["latency_ms"][part] or {}).get("mean")
+    return float(value) if value is not None else None
 
 
 #: JMeter's error type of a failed sample (``ErrorsSummaryConsumer.getErrorKey``, JMeter

@@ -200,6 +200,8 @@ def report_params(
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
     settings: Settings | None = None,
+    load_steady_from_s: float | None = None,
+    load_steady_to_s: float | None = None,
 ) -> ReportParams:
     """The checked :class:`ReportParams` of :func:`render_report`'s keyword arguments
     (:class:`UsageError` for a value it cannot use)."""
@@ -223,6 +225,8 @@ def report_params(
         load_window_s=float(load_window_s),
         load_apdex=load_apdex or ApdexThresholds(),
         settings=settings,
+        load_steady_from_s=load_steady_from_s,
+        load_steady_to_s=load_steady_to_s,
     )
 
 
@@ -238,6 +242,8 @@ def render_report(
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
     settings: Settings | None = None,
+    load_steady_from_s: float | None = None,
+    load_steady_to_s: float | None = None,
 ) -> str:
     """The HTML report of everything in ``store``, as a string.
 
@@ -250,6 +256,8 @@ def render_report(
     ``load_window_s``: seconds per window of the load-test and A/B analysis (as
     ``warmup load --window``; default 1 s). ``load_apdex``: the load-test APDEX thresholds
     (:class:`~toolkit.analyze.timeseries.ApdexThresholds`; default JMeter's 500/1500 ms).
+    ``load_steady_from_s``/``load_steady_to_s``: the load tests' and A/B section's steady
+    window in s from each suite's first sample (``--steady-from``/``--steady-to``).
     ``settings``: the thresholds of :mod:`toolkit.config` (a ``[tool.warmup]`` file);
     ``tolerance`` defaults to theirs (10 % without one). The provenance section lists the
     parameters of the sections present, and the settings file with the values it set.
@@ -267,6 +275,8 @@ def render_report(
         load_window_s=load_window_s,
         load_apdex=load_apdex,
         settings=settings,
+        load_steady_from_s=load_steady_from_s,
+        load_steady_to_s=load_steady_to_s,
     )
     report = build_report(store, title=title, generated_at=generated_at, params=params)
     return render_html(report, plotlyjs=plotlyjs)
@@ -296,6 +306,8 @@ def write_report(
     load_window_s: float = 1.0,
     load_apdex: ApdexThresholds | None = None,
     settings: Settings | None = None,
+    load_steady_from_s: float | None = None,
+    load_steady_to_s: float | None = None,
 ) -> Path:
     """Write the report of ``store`` to ``path`` (UTF-8); with ``plotlyjs="directory"`` also
     ``plotly.min.js`` beside it. Returns the report's path."""
@@ -311,6 +323,8 @@ def write_report(
             load_window_s=load_window_s,
             load_apdex=load_apdex,
             settings=settings,
+            load_steady_from_s=load_steady_from_s,
+            load_steady_to_s=load_steady_to_s,
         ),
     )
     return write_html(report, path, plotlyjs=plotlyjs)

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.analyze.compare import compare_findings, ratio_text
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.gaps import DEFAULT_TARGET
 from toolkit.analyze.jmeter_errors import TOP_ERRORS
+from toolkit.analyze.load_findings import fold_load_findings, percentile_window_finding
 from toolkit.analyze.score import score_findings
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.config import Settings
@@ -28,7 +30,7 @@ from toolkit.numbers import (
     fmt_error_pct,
     fmt_interval,
     fmt_num,
-    fmt_ratio,
+    plural,
 )
 from toolkit.report import figures
 from toolkit.report.model import (
@@ -63,7 +65,9 @@ class ReportParams:
     ``load_window_s``: seconds per window of the load-test analysis (throughput series,
     MSER-5 warm-up end, batch means; pipeline/load.py), as ``warmup load --window``.
     ``load_apdex``: the load-test APDEX thresholds, as ``warmup load --apdex`` and
-    ``--apdex-per-label`` set them. ``settings``: the thresholds of the findings rules
+    ``--apdex-per-label`` set them. ``load_steady_from_s``/``load_steady_to_s``: the
+    steady window set by ``--steady-from``/``--steady-to`` (s from each suite's first
+    sample), None for the detected one. ``settings``: the thresholds of the findings rules
     (:mod:`toolkit.config`), with the file they came from for the provenance.
     """
 
@@ -73,6 +77,8 @@ class ReportParams:
     compare: tuple[tuple[str, str], ...] = ()
     load_window_s: float = 1.0
     load_apdex: ApdexThresholds = field(default_factory=ApdexThresholds)
+    load_steady_from_s: float | None = None
+    load_steady_to_s: float | None = None
     settings: Settings = field(default_factory=Settings)
 
 
@@ -524,17 +530,6 @@ def class_badge(name: str) -> Badge:
     return Badge(name, CLASS_TONES.get(key, ""), CLASS_HELP.get(key, ""))
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 spike``, ``3 spikes``; ``many`` for irregular plurals."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def name_list(names: Sequence[str], limit: int = 3) -> str:
-    """``Q1, Q2, Q3 and 4 more``."""
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
 #: Suites given their own finding of one kind; above this, one finding for all of them.
 MAX_SUITE_FINDINGS = 4
 
@@ -980,7 +975,11 @@ def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
         if not ids:
             return None
         return ids, load_report(
-            ctx.store, window_s=ctx.params.load_window_s, apdex=ctx.params.load_apdex
+            ctx.store,
+            window_s=ctx.params.load_window_s,
+            apdex=ctx.params.load_apdex,
+            steady_from_s=ctx.params.load_steady_from_s,
+            steady_to_s=ctx.params.load_steady_to_s,
         )
 
     value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
@@ -1015,127 +1014,8 @@ def load_findings(suite: dict[str, Any]) -> list[Finding]:
             f = replace(f, subject=suite["suite"], message=f"{suite['suite']}: {f.message}")
         found.append(f)
     if windowed:
-        windowed.sort(key=lambda i: -int(i["numbers"]["samples"]))
-        examples = [f"{i['subject']} {int(i['numbers']['samples']):,}" for i in windowed]
-        found.append(
-            Finding(
-                rule="jmeter-percentile-window",
-                severity="info",
-                subject=suite["suite"],
-                message=(
-                    f"{suite['suite']}: {plural(len(windowed), 'label')} "
-                    f"{'has' if len(windowed) == 1 else 'have'} more than "
-                    f"{JMETER_STATISTIC_WINDOW:,} samples ({name_list(examples)}): JMeter's "
-                    f"dashboard computes their percentiles over the last "
-                    f"{JMETER_STATISTIC_WINDOW:,} samples only"
-                ),
-                advice=windowed[0]["advice"],
-                numbers={"labels": len(windowed)},
-            )
-        )
+        found.append(percentile_window_finding(suite["suite"], windowed, JMETER_STATISTIC_WINDOW))
     return found
-
-
-#: Per load rule (and, for ``load-too-short``, its ``reason``): what the suites have, the
-#: number in ``numbers`` that ranks them, and whether larger is worse; rules not listed
-#: rank by suite name
-LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
-    "load-too-short/no-timestamps": (
-        "no start or elapsed time on any sample (no windows, throughput or warm-up end)",
-        "samples",
-        True,
-    ),
-    "load-too-short/few-samples": ("too few samples for the warm-up rule", "samples", False),
-    "load-too-short/few-windows": (
-        "fewer full windows than the warm-up rule needs",
-        "windows",
-        False,
-    ),
-    "load-too-short/summariser": ("too few summariser windows", "windows", False),
-    "load-no-samples": ("no samples", None, False),
-    "load-no-steady-state": ("no steady state", None, False),
-    "load-warmup": ("a warm-up", "warmup_end_s", True),
-    "load-steps": ("stepped thread counts", "steps", True),
-    "load-gap": ("stretches with no completed sample", "length_s", True),
-    "load-errors": ("5% or more failed samples", "error_rate", True),
-    "load-label-fails": ("labels whose every sample failed", "samples", True),
-    "load-error-change": ("an error rate that changes within the run", "g", True),
-    "jmeter-percentile-window": (
-        "labels over JMeter's 20,000-sample percentile window",
-        "labels",
-        True,
-    ),
-}
-
-
-def _load_fold_key(f: Finding) -> str:
-    reason = f.numbers.get("reason")
-    return f"{f.rule}/{reason}" if f.rule == "load-too-short" and reason else f.rule
-
-
-def _load_figure(value: float | int | str | None, key: str | None) -> str:
-    if value is None or key is None or isinstance(value, str):
-        return ""
-    if key == "error_rate":
-        return f" {fmt_error_pct(float(value))}"
-    if key == "windows":
-        return f" {plural(int(value), 'window')}"
-    if key == "samples":
-        return f" {plural(int(value), 'sample')}"
-    if key in ("warmup_end_s", "length_s"):
-        return f" {fmt_num(float(value))} s"
-    return f" {fmt_num(float(value))}"
-
-
-def fold_load_findings(found: Sequence[Finding], suites: int) -> list[Finding]:
-    """Load findings of all suites with a kind (rule; for ``load-too-short``, its reason)
-    found in more than ``MAX_SUITE_FINDINGS`` suites folded into one finding: the worst
-    suite's own sentence, and the others by name with their figure (as
-    :func:`detection_findings` folds the warm-up engine's). Order kept by first
-    appearance."""
-    by_kind: dict[str, list[Finding]] = {}
-    for f in found:
-        by_kind.setdefault(_load_fold_key(f), []).append(f)
-    out: list[Finding] = []
-    for kind, group in by_kind.items():
-        if len({f.subject for f in group}) <= MAX_SUITE_FINDINGS:
-            out.extend(group)
-            continue
-        what, key, larger_worse = LOAD_FOLDED.get(kind, (f"{group[0].rule} findings", None, False))
-
-        def rank(
-            f: Finding, key: str | None = key, sign: float = -1.0 if larger_worse else 1.0
-        ) -> tuple[int, float, str]:
-            sev = ("problem", "warning", "info").index(f.severity)
-            value = f.numbers.get(key) if key is not None else None
-            number = float(value) if isinstance(value, int | float) else math.inf
-            return sev, sign * number if math.isfinite(number) else math.inf, f.subject
-
-        group.sort(key=rank)
-        worst = group[0]
-        others = [
-            f"{f.subject}{_load_figure(f.numbers.get(key) if key else None, key)}"
-            for f in group[1:]
-        ]
-        subjects = len({f.subject for f in group})
-        message = f"{subjects} of {suites} load suites have {what}; the worst: {worst.message}" + (
-            f"; also {name_list(others, limit=6)}" if others else ""
-        )
-        out.append(
-            Finding(
-                rule=worst.rule,
-                severity=worst.severity,
-                subject=f"{subjects} of {suites} load suites",
-                message=message,
-                advice=f"{worst.subject}: {worst.advice}",
-                numbers={
-                    "suites": subjects,
-                    "worst": worst.subject,
-                    **({key: worst.numbers.get(key)} if key else {}),
-                },
-            )
-        )
-    return out
 
 
 def _load_series(
@@ -1217,15 +1097,22 @@ def _labels_table(n: int, suite: dict[str, Any]) -> Table:
                 else fmt_num(tp["steady"])
             )
         status = lab["warmup_status"]
+        window = lab.get("steady_window")
+        # the class names of --json and the table (README, Load tests), verbatim
         end = (
             Cell(_at_s(lab["warmup_end_s"]), lab["warmup_end_s"])
-            if status in ("warmup", "none") and lab["warmup_end_s"] is not None
-            else Cell(status.replace("-", " "), None, "bad" if status == "inconclusive" else "")
+            if status in ("warmup", "flat") and lab["warmup_end_s"] is not None
+            else Cell(status, None, "bad" if status in ("no-steady-state", "inconclusive") else "")
         )
+        if window is not None and window["source"] == "user":
+            end = Cell(
+                f"{status}; steady set {_at_s(window['from_s'])}–{_at_s(window['to_s'])}",
+                window["from_s"],
+            )
         cool = lab.get("cooldown_start_s")
         cooldown = (
             Cell(_at_s(cool), cool)
-            if cool is not None and status in ("warmup", "none")
+            if cool is not None and status in ("warmup", "flat")
             else Cell("", None)
         )
         rows.append(
@@ -1414,7 +1301,7 @@ def _errors_tables(n: int, suite: dict[str, Any]) -> list[Table]:
 def _no_littles_law(suite: dict[str, Any]) -> str:
     """Why a load suite has no Little's-law check (pipeline/load.py sets it None)."""
     all_label = next((x for x in suite["labels"] if x["label"] == "ALL"), None)
-    if all_label is None or all_label["warmup_status"] not in ("warmup", "none"):
+    if all_label is None or all_label["warmup_status"] not in ("warmup", "flat"):
         status = all_label["warmup_status"] if all_label else "no samples"
         return f"no steady state to check it on: ALL is {status}"
     if all_label["threads_steady"] is None and suite.get("source") == "summariser":
@@ -1516,7 +1403,7 @@ def load_section(ctx: ReportContext) -> Section | None:
             plotted.append(series)
             tp = lab["throughput"]
             ci = tp["steady_ci"]
-            steady_ok = lab["warmup_status"] in ("warmup", "none")
+            steady_ok = lab["warmup_status"] in ("warmup", "flat")
             title = f"{suite['suite']} · {lab['label']}" if len(ids) > 1 else lab["label"]
             blocks.append(
                 Chart(
@@ -1570,7 +1457,7 @@ def load_section(ctx: ReportContext) -> Section | None:
         blocks.extend(_errors_tables(n, suite))
         blocks.append(_littles_law_table(n, suite))
     data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
-    findings = fold_load_findings(suite_findings, len(ids))
+    findings = fold_load_findings(suite_findings, len(ids), MAX_SUITE_FINDINGS)
     return Section(
         "load",
         "Load test",
@@ -1655,13 +1542,6 @@ def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
     return [(names[0], names[1])] if len(names) == 2 else []
 
 
-def _ratio_text(part: dict[str, Any]) -> str:
-    if part["ratio"] is None:
-        return "–"
-    ci = part.get("ci")
-    return fmt_ratio(part["ratio"]) + (f" ({fmt_ratio(ci[0])}–{fmt_ratio(ci[1])})" if ci else "")
-
-
 def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
     ci = part.get("ci")
     if not ci:
@@ -1673,64 +1553,20 @@ def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
     return ""
 
 
-def compare_findings(result: dict[str, Any]) -> list[Finding]:
-    """The whole-suite (ALL) verdict of one A/B pair: the steady throughput and mean
-    latency ratios B/A with their Fieller CIs (Kalibera & Jones 2013)."""
-    row = next((r for r in result["labels"] if r["label"] == "ALL"), None)
-    if row is None:
-        return []
-    a, b = result["a"], result["b"]
-    tp, lat = row["throughput"], row["latency_mean_ms"]
-    level = f"{result['level']:.0%}"
-    subject = f"{b} vs {a}"
-    if tp["ratio"] is None or not row["steady"] or tp["ci"] is None:
-        return [
-            Finding(
-                rule="compare-not-steady",
-                severity="warning",
-                subject=subject,
-                message=(
-                    f"{b} vs {a}: no steady state in at least one run, so the throughput "
-                    "ratio has no confidence interval"
-                    + (f" (point ratio {tp['ratio']:.3f})" if tp["ratio"] is not None else "")
-                ),
-                advice="run both tests longer before comparing them",
-                numbers={"throughput_ratio": tp["ratio"]},
-            )
-        ]
-    ci = tp["ci"]
-    differs = ci[0] > 1 or ci[1] < 1
-    lat_text = ""
-    if lat["ratio"] is not None:
-        lat_text = f", mean latency {_ratio_text(lat)}"
-    message = f"{b} vs {a}: steady throughput B/A = {_ratio_text(tp)} at {level}{lat_text}"
-    if differs:
-        change = tp["ratio"] - 1
-        advice = (
-            f"{b} is {'faster' if change > 0 else 'slower'} beyond noise "
-            f"({min(abs(ci[0] - 1), abs(ci[1] - 1)):.0%} to "
-            f"{max(abs(ci[0] - 1), abs(ci[1] - 1)):.0%}): report the ratio with its interval"
-        )
+def _compare_basis(result: dict[str, Any]) -> str:
+    """What one A/B pair's ratios compare: ``steady state``, ``steady part set by
+    --steady-from/--steady-to``, ``every full window (no steady state)`` or a mix."""
+    rows = result["labels"]
+    overall = sum(r.get("basis") == "overall" for r in rows)
+    if result.get("steady_from_s") is not None or result.get("steady_to_s") is not None:
+        steady = "steady part set by --steady-from/--steady-to"
     else:
-        advice = (
-            "the interval includes 1, so there is no difference at this level: do not report "
-            "a winner (longer runs narrow the interval)"
-        )
-    return [
-        Finding(
-            rule="compare-throughput",
-            severity="info",
-            subject=subject,
-            message=message,
-            advice=advice,
-            numbers={
-                "throughput_ratio": tp["ratio"],
-                "ci_lo": ci[0],
-                "ci_hi": ci[1],
-                "latency_ratio": lat["ratio"],
-            },
-        )
-    ]
+        steady = "steady state"
+    if not overall:
+        return steady
+    if overall == len(rows):
+        return "every full window, warm-up included (no steady state)"
+    return f"{steady}; every full window for {plural(overall, 'label')} without one"
 
 
 #: Labels drawn in a comparison chart (all are in the table).
@@ -1749,7 +1585,15 @@ def compare_section(ctx: ReportContext) -> Section | None:
     findings: list[Finding] = []
     results = []
     for n, (a, b) in enumerate(pairs):
-        result = compare_report(ctx.store, a, b, window_s=ctx.params.load_window_s)
+        result = compare_report(
+            ctx.store,
+            a,
+            b,
+            window_s=ctx.params.load_window_s,
+            steady_from_s=ctx.params.load_steady_from_s,
+            steady_to_s=ctx.params.load_steady_to_s,
+        )
+        basis = _compare_basis(result)
         results.append(result)
         findings.extend(compare_findings(result))
         rows = result["labels"]
@@ -1781,7 +1625,7 @@ def compare_section(ctx: ReportContext) -> Section | None:
                     },
                 ),
                 caption=(
-                    f"B = {b} against A = {a}: steady-state ratios B/A with "
+                    f"B = {b} against A = {a}: {basis} ratios B/A with "
                     f"{result['level']:.0%} Fieller intervals over batch means."
                     + (
                         f" The first {len(drawn)} of {len(rows)} labels."
@@ -1794,7 +1638,7 @@ def compare_section(ctx: ReportContext) -> Section | None:
         blocks.append(
             Table(
                 f"table-compare-{n}",
-                f"B = {b} vs A = {a} (steady state of each run)",
+                f"B = {b} vs A = {a} ({basis} of each run)",
                 (
                     Column("label"),
                     Column("throughput A /s", True),
@@ -1814,14 +1658,14 @@ def compare_section(ctx: ReportContext) -> Section | None:
                         num(r["throughput"]["a"], fmt_num),
                         num(r["throughput"]["b"], fmt_num),
                         Cell(
-                            _ratio_text(r["throughput"]),
+                            ratio_text(r["throughput"]),
                             r["throughput"]["ratio"],
                             _ratio_tone(r["throughput"], True),
                         ),
                         num(r["latency_mean_ms"]["a"], _ms),
                         num(r["latency_mean_ms"]["b"], _ms),
                         Cell(
-                            _ratio_text(r["latency_mean_ms"]),
+                            ratio_text(r["latency_mean_ms"]),
                             r["latency_mean_ms"]["ratio"],
                             _ratio_tone(r["latency_mean_ms"], False),
                         ),
@@ -1974,6 +1818,7 @@ PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
     "load_window_s": (("load", "compare"), "load window (s)"),
     "load_apdex": (("load",), "load APDEX thresholds"),
     "compare": (("compare",), "compare"),
+    "load_steady_window": (("load", "compare"), "load steady window (s)"),
 }
 
 
@@ -1999,6 +1844,10 @@ def provenance_section(
         "load_window_s": ctx.params.load_window_s,
         "load_apdex": apdex_thresholds_text(ctx.params.load_apdex.as_json()),
     }
+    lo, hi = ctx.params.load_steady_from_s, ctx.params.load_steady_to_s
+    if lo is not None or hi is not None:
+        # --steady-from/--steady-to: the steady figures are the user's window, not detected
+        every["load_steady_window"] = f"{fmt_num(lo or 0)}–{'end' if hi is None else fmt_num(hi)}"
     if ctx.params.compare:
         # as resolved to suite names (the option also takes input files)
         every["compare"] = [list(pair) for pair in compare_pairs(ctx)]
