@@ -606,7 +606,8 @@ def test_load_findings_fold_above_four_suites() -> None:
     """A kind found in more than 4 suites is one finding naming the worst suite and
     listing the others with their figure; 4 suites keep their own findings."""
     from toolkit.analyze.findings import Finding
-    from toolkit.report.sections import MAX_SUITE_FINDINGS, fold_load_findings
+    from toolkit.analyze.load_findings import FOLD_ABOVE as MAX_SUITE_FINDINGS
+    from toolkit.analyze.load_findings import fold_load_findings
 
     def errors(suite: str, rate: float) -> Finding:
         return Finding(

@@ -350,7 +350,7 @@ def test_compare_option_picks_pairs_by_name_or_file(tmp_path: Path, runner: Any)
 def test_compare_names_with_commas(tmp_path: Path) -> None:
     a = jtl(tmp_path / "x,1.jtl", 3000, seed=1, duration_s=60, warmup_s=10)[0]
     b = jtl(tmp_path / "y.jtl", 3000, seed=2, duration_s=60, warmup_s=10)[0]
-    from toolkit.report.sections import split_compare_pair
+    from toolkit.pipeline.load import split_compare_pair
 
     with toolkit.open_store() as store:
         toolkit.ingest_file(store, a)

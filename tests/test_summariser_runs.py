@@ -55,7 +55,8 @@ def test_real_logs_claim_no_ramp_or_steady_state_their_jtl_contradicts(
     assert truth["per10"][-2] > 1.5 * truth["per10"][1]
     # so no steady rate (pg was "steady 7,320 ± 4,575/s" from 9.16 s)
     assert all_["throughput"]["steady"] is None
-    assert all_["warmup_status"] in ("inconclusive", "too-short")
+    # h2 still trends at its end (no-steady-state, as its JTL); pg has too few windows
+    assert all_["warmup_status"] in ("no-steady-state", "too-short")
     # Avg: is whole ms, truncated: the JTL's mean lies within half a step of the estimate
     # (pg read 0.899 ms against the JTL's 1.418; h2 0.0522 ms against 0.399)
     mean = all_["latency_ms"]["overall"]["mean"]

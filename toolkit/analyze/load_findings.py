@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
@@ -1244,4 +1244,82 @@ def percentile_window_finding(
         ),
         advice=str(ranked[0]["advice"]),
         numbers={"labels": len(ranked), "effect": float(len(ranked))},
+    )
+
+
+def finding_from_json(item: Mapping[str, Any]) -> Finding:
+    """A finding dict of a ``--json`` payload back as a :class:`Finding`."""
+    return Finding(
+        rule=str(item["rule"]),
+        severity=item["severity"],
+        subject=str(item["subject"]),
+        message=str(item["message"]),
+        advice=str(item["advice"]),
+        numbers=dict(item.get("numbers") or {}),
+    )
+
+
+def suite_load_findings(suite: Mapping[str, Any], window: int) -> list[Finding]:
+    """A load suite's findings from its ``warmup load --json`` entry, each naming the
+    suite; the per-label JMeter percentile-window notes (labels over ``window`` samples)
+    folded into one (:func:`percentile_window_finding`)."""
+    name = str(suite["suite"])
+    found: list[Finding] = []
+    windowed = []
+    for item in suite["findings"]:
+        if item["rule"] == "jmeter-percentile-window":
+            windowed.append(item)
+            continue
+        f = finding_from_json(item)
+        if not f.message.startswith(name):
+            f = replace(f, subject=name, message=f"{name}: {f.message}")
+        found.append(f)
+    if windowed:
+        found.append(percentile_window_finding(name, windowed, window))
+    return found
+
+
+def load_family_findings(suites: Sequence[Mapping[str, Any]], window: int) -> list[Finding]:
+    """Every load suite's findings (:func:`suite_load_findings`), a kind found in more than
+    :data:`FOLD_ABOVE` suites folded into one (:func:`fold_load_findings`)."""
+    found = [f for suite in suites for f in suite_load_findings(suite, window)]
+    return fold_load_findings(found, len(suites))
+
+
+#: JMeter's dashboard computes a label's percentiles over its last this many samples
+#: (``jmeter.reportgenerator.statistic_window``, research/jmeter.md §0).
+JMETER_STATISTIC_WINDOW = 20_000
+
+
+def label_percentile_window_finding(label: str, samples: int) -> Finding:
+    """``jmeter-percentile-window`` (info): a label with more than
+    :data:`JMETER_STATISTIC_WINDOW` samples, whose percentiles JMeter's dashboard computes
+    over its last samples only."""
+    return Finding(
+        rule="jmeter-percentile-window",
+        severity="info",
+        subject=label,
+        message=(
+            f"{samples} samples: JMeter's dashboard computes this label's "
+            f"percentiles over its last {JMETER_STATISTIC_WINDOW} samples only"
+        ),
+        advice="use the exact percentiles here (all samples, or the steady part)",
+        numbers={"samples": samples},
+    )
+
+
+def several_summarisers_finding(subject: str, names: Sequence[str]) -> Finding:
+    """``load-several-summarisers`` (info): a log with more than one summariser; the first
+    is ALL, each other one its own label (their samples overlap, never added up)."""
+    return Finding(
+        rule="load-several-summarisers",
+        severity="info",
+        subject=subject,
+        message=(
+            f"{subject}: {len(names)} summarisers in the log ({', '.join(names)}); "
+            f"ALL is {names[0]!r}, each other one is its own label (their samples "
+            "overlap, so they are not added up)"
+        ),
+        advice="",
+        numbers={"summarisers": len(names), "all": names[0]},
     )

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -246,9 +247,40 @@ def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> N
     advice.``, problems first (the order of :func:`~toolkit.pipeline.findings.finalized`)."""
     if not findings:
         return
+    width = output_width()
     typer.echo(f"\n{title}:")
     for f in findings:
-        typer.echo(escape_controls(f"{f.severity}: {f.sentence()}"))
+        for line in wrapped(escape_controls(f"{f.severity}: {f.sentence()}"), width):
+            typer.echo(line)
+
+
+def output_width() -> int | None:
+    """Columns to wrap text at: ``COLUMNS`` when set, else the terminal's width when stdout
+    is a terminal; None (no wrapping) for a file or pipe, so a line is never cut there."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def wrapped(text: str, width: int | None) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken after spaces (each line but
+    the last keeps its trailing space, so the lines joined are ``text`` again); a word
+    longer than ``width`` has a line of its own."""
+    if width is None or len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        piece = word + " "
+        if line and len(line) + len(word) + 1 > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line[:-1])
+    return lines
 
 
 def finish(

@@ -7,11 +7,15 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from toolkit.analyze.compare import compare_findings
+from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
 from toolkit.cli.common import (
     ColumnsOption,
+    ConfigOption,
     DbOption,
     DelimiterOption,
     EncodingOption,
+    FailOnOption,
     FormatOption,
     InputSpec,
     JsonOption,
@@ -20,17 +24,21 @@ from toolkit.cli.common import (
     TimestampsOption,
     TimezoneOption,
     app,
+    finish,
     info,
     ingested_store,
     input_spec,
     plain,
+    print_findings,
     print_json,
     run_ingest,
     scratch_store,
+    settings_of,
     with_errors,
 )
 from toolkit.errors import UsageError
 from toolkit.ingest import PathReport
+from toolkit.pipeline.findings import finalized
 from toolkit.pipeline.load import (
     DEFAULT_APDEX,
     apdex_thresholds,
@@ -63,11 +71,12 @@ ApdexPerLabelOption = Annotated[
     ),
 ]
 WindowOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--window",
         help="Window of the throughput and latency series: 1s, 500ms, 1m (at least 1ms). "
-        "A label with fewer than 10 windows is too-short: use a smaller window.",
+        "A label with fewer than 10 windows is too-short: use a smaller window. "
+        "[default: the config file's load_window, else 1s]",
         metavar="DURATION",
     ),
 ]
@@ -281,12 +290,6 @@ def _print_load(payload: dict[str, Any]) -> None:
                     )
                 )
             )
-        for finding in suite["findings"]:
-            console.print(
-                plain(f"{finding['severity']}: {finding['subject']}: {finding['message']}")
-            )
-            if finding["advice"]:
-                console.print(plain(f"  -> {finding['advice']}"))
 
 
 @app.command(
@@ -299,7 +302,9 @@ def _print_load(payload: dict[str, Any]) -> None:
 def load(
     paths: PathsArgument = None,
     db: DbOption = None,
-    window: WindowOption = "1s",
+    window: WindowOption = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     suite: Annotated[
         list[str] | None,
         typer.Option("--suite", help="Only this suite (repeatable).", metavar="NAME"),
@@ -328,9 +333,12 @@ def load(
     named after the file (to join files into one suite: warmup ingest --suite NAME --db
     STORE). With --db and files, only those files' suites are shown.
     """
-    window_s = _window(window)
+    settings = settings_of(config)
+    window_s = _window(window or settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
-    thresholds = apdex_thresholds(apdex, apdex_per_label)
+    thresholds = apdex_thresholds(
+        apdex or settings.apdex, apdex_per_label or settings.apdex_per_label
+    )
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -349,10 +357,13 @@ def load(
             store, names, window_s=window_s, apdex=thresholds,
             steady_from_s=bounds[0], steady_to_s=bounds[1],
         )  # fmt: skip
+    found = finalized(load_family_findings(payload["suites"], JMETER_STATISTIC_WINDOW), settings)
     if as_json:
-        print_json(payload)
+        print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
         _print_load(payload)
+        print_findings(found)
+    finish(found, fail_on, settings)
 
 
 def _load_suites(store: Store, report: PathReport) -> list[str]:
@@ -453,7 +464,9 @@ def compare(
         ),
     ],
     db: DbOption = None,
-    window: WindowOption = "1s",
+    window: WindowOption = None,
+    config: ConfigOption = None,
+    fail_on: FailOnOption = None,
     as_json: JsonOption = False,
     format: FormatOption = None,
     encoding: EncodingOption = None,
@@ -475,7 +488,8 @@ def compare(
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """
-    window_s = _window(window)
+    settings = settings_of(config)
+    window_s = _window(window or settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
     spec = input_spec(
         format=format,
@@ -510,10 +524,13 @@ def compare(
         )  # fmt: skip
     for note in payload["notes"]:
         info(f"note: {note}")
+    found = finalized(compare_findings(payload), settings)
     if as_json:
-        print_json(payload)
+        print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
         _print_compare(payload)
+        print_findings(found)
+    finish(found, fail_on, settings)
 
 
 def _looks_like_path(arg: str) -> bool:

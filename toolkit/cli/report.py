@@ -127,7 +127,7 @@ def report(
     timezone: TimezoneOption = None,
     timestamps: TimestampsOption = None,
     load_window: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--load-window",
             help=(
@@ -135,7 +135,7 @@ def report(
                 "--window; --window here is the hot iterations of ClickBench suites)."
             ),
         ),
-    ] = "1s",
+    ] = None,
     load_apdex: Annotated[
         str | None,
         typer.Option(
@@ -181,15 +181,19 @@ def report(
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
     # the renderer imports plotly and Jinja2: loaded here, not at every command's start-up
+    from toolkit.pipeline.load import split_compare_pair
     from toolkit.report.render import build_report, checked_output, report_params, write_html
-    from toolkit.report.sections import split_compare_pair
 
     settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
-    load_window_s = _load_window(load_window)
+    load_window_s = _load_window(load_window or settings.load_window)
     from toolkit.pipeline.load import apdex_thresholds, check_steady_bounds, parse_steady_bound
 
-    thresholds = apdex_thresholds(load_apdex, load_apdex_per_label, prefix="--load-")
+    thresholds = apdex_thresholds(
+        load_apdex or settings.apdex,
+        load_apdex_per_label or settings.apdex_per_label,
+        prefix="--load-",
+    )
     steady_from_s = parse_steady_bound(steady_from, "--steady-from")
     steady_to_s = parse_steady_bound(steady_to, "--steady-to")
     check_steady_bounds(steady_from_s, steady_to_s)

@@ -22,6 +22,7 @@ from toolkit.store import Store
 if TYPE_CHECKING:
     from toolkit.analyze.cache import CacheSeries
     from toolkit.analyze.iteration_findings import IterationSettings
+    from toolkit.analyze.timeseries import ApdexThresholds
     from toolkit.pipeline.detect import SeriesDetection
 
 __all__ = [
@@ -61,15 +62,19 @@ class Analyses:
     ``settings``: thresholds (tolerance, target, minimum effect, load window, APDEX,
     ignored rules; :mod:`toolkit.config`). ``hot_window``: hot iterations in the
     benchmark's own hot value (ClickBench: 2). ``compare``: load-suite pairs (A, B) to
-    compare. ``load_options``: extra keyword arguments of
-    :func:`toolkit.pipeline.load.load_report` (e.g. ``steady_from_s``).
+    compare (names or input files; none: the two JTL suites when there are two).
+    ``load_window_s``, ``load_apdex``, ``steady_from_s``, ``steady_to_s``: as
+    :func:`toolkit.pipeline.load.load_report` takes them.
     """
 
     store: Store
     settings: Settings = field(default_factory=Settings)
     hot_window: int = 2
     compare: tuple[tuple[str, str], ...] = ()
-    load_options: dict[str, Any] = field(default_factory=dict)
+    load_window_s: float = 1.0
+    load_apdex: ApdexThresholds | None = None
+    steady_from_s: float | None = None
+    steady_to_s: float | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def cached(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -126,6 +131,58 @@ class Analyses:
         """The iteration rules' thresholds (:func:`iteration_settings`)."""
         return iteration_settings(self.settings, self.hot_window)
 
+    def load(self) -> tuple[list[int], dict[str, Any]] | None:
+        """Load suite ids and the ``warmup load --json`` payload, or None without load
+        suites."""
+
+        def compute() -> tuple[list[int], dict[str, Any]] | None:
+            from toolkit.analyze.timeseries import ApdexThresholds
+            from toolkit.pipeline.load import load_report
+
+            ids = self.store.suite_ids(None, kind="load")
+            if not ids:
+                return None
+            return ids, load_report(
+                self.store,
+                window_s=self.load_window_s,
+                apdex=self.load_apdex or ApdexThresholds(),
+                steady_from_s=self.steady_from_s,
+                steady_to_s=self.steady_to_s,
+            )
+
+        value: tuple[list[int], dict[str, Any]] | None = self.cached("load", compute)
+        return value
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The load-suite pairs to compare (:func:`toolkit.pipeline.load.compare_pairs`)."""
+        from toolkit.pipeline.load import compare_pairs
+
+        value: list[tuple[str, str]] = self.cached(
+            "pairs", lambda: compare_pairs(self.store, self.compare)
+        )
+        return value
+
+    def comparisons(self) -> list[dict[str, Any]]:
+        """The ``warmup compare --json`` payload of every pair of :meth:`pairs`."""
+
+        def compute() -> list[dict[str, Any]]:
+            from toolkit.pipeline.load import compare_report
+
+            return [
+                compare_report(
+                    self.store,
+                    a,
+                    b,
+                    window_s=self.load_window_s,
+                    steady_from_s=self.steady_from_s,
+                    steady_to_s=self.steady_to_s,
+                )
+                for a, b in self.pairs()
+            ]
+
+        value: list[dict[str, Any]] = self.cached("comparisons", compute)
+        return value
+
     def cache(self) -> list[CacheSeries]:
         """Every profiled query series analysed (:func:`toolkit.pipeline.cache.analyze_cache`)."""
 
@@ -167,6 +224,21 @@ def _iteration_rules(analyses: Analyses) -> list[Finding]:
     return iteration_family(analyses.detections(), analyses.settings, analyses.hot_window)
 
 
+def _load_rules(analyses: Analyses) -> list[Finding]:
+    from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
+
+    result = analyses.load()
+    if result is None:
+        return []
+    return load_family_findings(result[1]["suites"], JMETER_STATISTIC_WINDOW)
+
+
+def _compare_rules(analyses: Analyses) -> list[Finding]:
+    from toolkit.analyze.compare import compare_findings
+
+    return [f for result in analyses.comparisons() for f in compare_findings(result)]
+
+
 def _cache_rules(analyses: Analyses) -> list[Finding]:
     from toolkit.analyze.cache import cache_findings
 
@@ -185,6 +257,8 @@ def _score_rules(analyses: Analyses) -> list[Finding]:
 FAMILY_RULES: dict[Family, Callable[[Analyses], list[Finding]]] = {
     "iteration": _iteration_rules,
     "score": _score_rules,
+    "load": _load_rules,
+    "compare": _compare_rules,
     "cache": _cache_rules,
 }
 

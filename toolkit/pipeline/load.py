@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,12 @@ import polars as pl
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
-from toolkit.analyze.load_findings import log_disagreement_findings
+from toolkit.analyze.load_findings import (
+    JMETER_STATISTIC_WINDOW,
+    label_percentile_window_finding,
+    log_disagreement_findings,
+    several_summarisers_finding,
+)
 from toolkit.analyze.timeseries import (
     ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
@@ -51,8 +58,6 @@ from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
 ALL = "ALL"
-#: JMeter's dashboard percentile window (``jmeter.reportgenerator.statistic_window``).
-JMETER_STATISTIC_WINDOW = 20_000
 #: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
 DEFAULT_APDEX = ApdexThresholds()
 
@@ -752,19 +757,7 @@ def analyze_load_suite(
         entry["apdex_thresholds_ms"] = list(limits)
         labels_json.append(entry)
         if res.samples > JMETER_STATISTIC_WINDOW and label != ALL:
-            findings.append(
-                Finding(
-                    rule="jmeter-percentile-window",
-                    severity="info",
-                    subject=label,
-                    message=(
-                        f"{res.samples} samples: JMeter's dashboard computes this label's "
-                        f"percentiles over its last {JMETER_STATISTIC_WINDOW} samples only"
-                    ),
-                    advice="use the exact percentiles here (all samples, or the steady part)",
-                    numbers={"samples": res.samples},
-                )
-            )
+            findings.append(label_percentile_window_finding(label, res.samples))
     findings += sample_suite_findings(
         store, suite_id, name, labels_json, windows_all if t0 is not None else None,
         t0=t0, window_s=window_s,
@@ -920,20 +913,7 @@ def _summary_suite(store: Store, suite_id: int, name: str) -> dict[str, Any]:
     ]
     findings = []
     if len(names) > 1:
-        findings.append(
-            Finding(
-                rule="load-several-summarisers",
-                severity="info",
-                subject=name,
-                message=(
-                    f"{name}: {len(names)} summarisers in the log ({', '.join(names)}); "
-                    f"ALL is {names[0]!r}, each other one is its own label (their samples "
-                    "overlap, so they are not added up)"
-                ),
-                advice="",
-                numbers={"summarisers": len(names), "all": names[0]},
-            ).as_json()
-        )
+        findings.append(several_summarisers_finding(name, names).as_json())
     findings += summary_suite_findings(
         store, suite_id, name, names[0] if names else None, labels[0]
     )
@@ -1319,3 +1299,67 @@ def dashboard_errors(store: Store, suite_id: int) -> dict[str, list[dict[str, ob
         "dashboard_errors": [t.as_json() for t in types],
         "dashboard_top_errors": [s.as_json() for s in samplers],
     }
+
+
+def load_suite_name(store: Store, name: str) -> str:
+    """A load suite's name from its name, or from the path or file name it was read from.
+
+    Raises :class:`UsageError` listing the load suites when nothing matches."""
+    rows = store.con.execute(
+        """SELECT s.name, src.path FROM suites s
+           LEFT JOIN suite_sources ss USING (suite_id) LEFT JOIN sources src USING (source_id)
+           WHERE s.kind = 'load' ORDER BY s.suite_id"""
+    ).fetchall()
+    names = list(dict.fromkeys(str(r[0]) for r in rows))
+    if name in names:
+        return name
+    wanted = PurePath(name)
+    for suite, path in rows:
+        if path is None:
+            continue
+        stored = PurePath(path)
+        if str(stored) == name or (len(wanted.parts) == 1 and stored.name == name):
+            return str(suite)
+        try:
+            if Path(name).resolve() == Path(path):
+                return str(suite)
+        except OSError:
+            continue
+    known = ", ".join(names) or "none"
+    raise UsageError(f"--compare: no load suite or input file {name!r}; load suites: {known}")
+
+
+def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
+    """``A,B`` → (A, B). With several commas, the split whose both halves name load
+    suites (or their input files) wins, so names that hold commas work."""
+    cuts = [i for i, c in enumerate(text) if c == ","]
+    if not cuts:
+        raise UsageError(f"--compare {text!r}: expected two load tests as A,B")
+    if len(cuts) > 1:
+        for i in cuts:
+            try:
+                load_suite_name(store, text[:i].strip())
+                load_suite_name(store, text[i + 1 :].strip())
+            except UsageError:
+                continue
+            return text[:i].strip(), text[i + 1 :].strip()
+    return text[: cuts[0]].strip(), text[cuts[0] + 1 :].strip()
+
+
+def compare_pairs(store: Store, requested: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """The load-suite pairs (A, B) to compare: ``requested`` (names or input files, as
+    ``warmup report --compare``), else the two load tests read from JTLs when there are
+    exactly two, else the two summariser logs when they are the only load suites and
+    there are two (A = the one read first). A JTL and a JMeter log are never paired on
+    their own: the log is most often the same run's console, not a second test."""
+    if requested:
+        return [(load_suite_name(store, a), load_suite_name(store, b)) for a, b in requested]
+    rows = store.con.execute(
+        """SELECT name, EXISTS (SELECT 1 FROM samples WHERE samples.suite_id = suites.suite_id)
+           FROM suites WHERE kind = 'load' ORDER BY suite_id"""
+    ).fetchall()
+    # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs
+    with_samples = [str(name) for name, has in rows if has]
+    logs = [str(name) for name, has in rows if not has]
+    names = with_samples if with_samples else logs
+    return [(names[0], names[1])] if len(names) == 2 else []

@@ -24,10 +24,11 @@ import plotly.io as pio
 import plotly.offline
 from markupsafe import Markup
 
-from toolkit.analyze.findings import SEVERITY_ORDER, Finding, named
+from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.config import Settings
 from toolkit.errors import UsageError
+from toolkit.pipeline.findings import family_findings
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
 from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
@@ -87,8 +88,8 @@ def build_report(
             present=[s.id for s in sections],
         )
     )
-    findings = [named(f) for s in sections for f in s.findings]
-    findings.sort(key=lambda f: SEVERITY_ORDER.get(f.severity, 3))  # stable: section order kept
+    # the findings engine's list: the same findings, in the same order, as `warmup findings`
+    findings = family_findings(ctx.analyses)
     return Report(
         title=title or "warmup-toolkit report",
         generated_at=stamp,

@@ -9,21 +9,17 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePath
+from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.analyze.compare import compare_findings, ratio_text
-from toolkit.analyze.findings import Finding
+from toolkit.analyze.compare import ratio_text
 from toolkit.analyze.gaps import DEFAULT_TARGET
 from toolkit.analyze.jmeter_errors import TOP_ERRORS
-from toolkit.analyze.load_findings import fold_load_findings, percentile_window_finding
-from toolkit.analyze.score import score_findings
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.config import Settings
-from toolkit.errors import UsageError
 from toolkit.numbers import (
     error_pct_above,
     error_pct_text,
@@ -109,6 +105,10 @@ class ReportContext:
                 self.params.settings,
                 hot_window=self.params.window,
                 compare=self.params.compare,
+                load_window_s=self.params.load_window_s,
+                load_apdex=self.params.load_apdex,
+                steady_from_s=self.params.load_steady_from_s,
+                steady_to_s=self.params.load_steady_to_s,
             ),
         )
         return value
@@ -216,18 +216,6 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
 
 
 # -- sections -----------------------------------------------------------------------------
-
-
-def iteration_findings_of(ctx: ReportContext) -> list[Finding]:
-    """The iteration findings of every suite (toolkit/analyze/iteration_findings.py, as
-    ``warmup gaps``, ``warmup detect`` and ``warmup findings`` give them), folded across
-    suites: the findings engine's iteration family."""
-    from toolkit.pipeline.findings import family_findings
-
-    found: list[Finding] = ctx.cached(
-        "iteration-findings", lambda: family_findings(ctx.analyses, ("iteration",))
-    )
-    return found
 
 
 #: Suites overlaid in the gaps chart and given their own table (the rest: summary table).
@@ -461,7 +449,6 @@ def gaps_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         {"suites": suites},
-        tuple(iteration_findings_of(ctx)),
     )
 
 
@@ -690,7 +677,6 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     if frame.is_empty():
         return None
     gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
-    gaps_section_present = any(len(s["rows"]) >= 2 for s in gaps.values())
     results, detect = detections(ctx)
     multi_suite = len(gaps) > 1
     per_query = {
@@ -826,7 +812,6 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         tuple(blocks),
         {"series": series, "detection": detect},
         # the iteration findings go with the gaps section; here only when it is absent
-        () if gaps_section_present else tuple(iteration_findings_of(ctx)),
     )
 
 
@@ -939,7 +924,6 @@ def score_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         payload,
-        tuple(score_findings(payload)),
     )
 
 
@@ -966,56 +950,9 @@ def chart_window_s(duration_s: float | None, window_s: float) -> float:
 
 
 def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
-    """Load suite ids and the ``warmup load --json`` payload (pipeline/load.py), or None."""
-
-    def compute() -> tuple[list[int], dict[str, Any]] | None:
-        from toolkit.pipeline.load import load_report
-
-        ids = ctx.store.suite_ids(None, kind="load")
-        if not ids:
-            return None
-        return ids, load_report(
-            ctx.store,
-            window_s=ctx.params.load_window_s,
-            apdex=ctx.params.load_apdex,
-            steady_from_s=ctx.params.load_steady_from_s,
-            steady_to_s=ctx.params.load_steady_to_s,
-        )
-
-    value: tuple[list[int], dict[str, Any]] | None = ctx.cached("load", compute)
-    return value
-
-
-def finding_from_json(item: dict[str, Any]) -> Finding:
-    """A pipeline's finding dict (``--json``) back as a :class:`Finding`."""
-    return Finding(
-        rule=item["rule"],
-        severity=item["severity"],
-        subject=item["subject"],
-        message=item["message"],
-        advice=item["advice"],
-        numbers=dict(item.get("numbers") or {}),
-    )
-
-
-def load_findings(suite: dict[str, Any]) -> list[Finding]:
-    """A load suite's findings (pipeline/load.py), each naming the suite; the per-label
-    JMeter percentile-window notes folded into one."""
-    from toolkit.pipeline.load import JMETER_STATISTIC_WINDOW
-
-    found = []
-    windowed = []
-    for item in suite["findings"]:
-        if item["rule"] == "jmeter-percentile-window":
-            windowed.append(item)
-            continue
-        f = finding_from_json(item)
-        if not f.message.startswith(suite["suite"]):
-            f = replace(f, subject=suite["suite"], message=f"{suite['suite']}: {f.message}")
-        found.append(f)
-    if windowed:
-        found.append(percentile_window_finding(suite["suite"], windowed, JMETER_STATISTIC_WINDOW))
-    return found
+    """Load suite ids and the ``warmup load --json`` payload (pipeline/load.py), or None
+    (:meth:`~toolkit.pipeline.findings.Analyses.load`)."""
+    return ctx.analyses.load()
 
 
 def _load_series(
@@ -1375,12 +1312,10 @@ def load_section(ctx: ReportContext) -> Section | None:
         return None
     ids, payload = result
     blocks: list[Block] = []
-    suite_findings: list[Finding] = []
     plotted: list[dict[str, Any]] = []
     budget = MAX_LOAD_CHARTS
     n_charts = 0
     for n, (suite_id, suite) in enumerate(zip(ids, payload["suites"], strict=True)):
-        suite_findings.extend(load_findings(suite))
         labels = suite["labels"]
         all_label = next(lab for lab in labels if lab["label"] == "ALL")
         window = chart_window_s(all_label["duration_s"], float(suite["window_s"] or 1.0))
@@ -1457,7 +1392,6 @@ def load_section(ctx: ReportContext) -> Section | None:
         blocks.extend(_errors_tables(n, suite))
         blocks.append(_littles_law_table(n, suite))
     data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
-    findings = fold_load_findings(suite_findings, len(ids), MAX_SUITE_FINDINGS)
     return Section(
         "load",
         "Load test",
@@ -1468,78 +1402,15 @@ def load_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         data,
-        tuple(findings),
     )
 
 
 # -- A/B comparison ----------------------------------------------------------------------
 
 
-def load_suite_name(store: Store, name: str) -> str:
-    """A load suite's name from its name, or from the path or file name it was read from.
-
-    Raises :class:`UsageError` listing the load suites when nothing matches."""
-    rows = store.con.execute(
-        """SELECT s.name, src.path FROM suites s
-           LEFT JOIN suite_sources ss USING (suite_id) LEFT JOIN sources src USING (source_id)
-           WHERE s.kind = 'load' ORDER BY s.suite_id"""
-    ).fetchall()
-    names = list(dict.fromkeys(str(r[0]) for r in rows))
-    if name in names:
-        return name
-    wanted = PurePath(name)
-    for suite, path in rows:
-        if path is None:
-            continue
-        stored = PurePath(path)
-        if str(stored) == name or (len(wanted.parts) == 1 and stored.name == name):
-            return str(suite)
-        try:
-            if Path(name).resolve() == Path(path):
-                return str(suite)
-        except OSError:
-            continue
-    known = ", ".join(names) or "none"
-    raise UsageError(f"--compare: no load suite or input file {name!r}; load suites: {known}")
-
-
-def split_compare_pair(store: Store, text: str) -> tuple[str, str]:
-    """``A,B`` → (A, B). With several commas, the split whose both halves name load
-    suites (or their input files) wins, so names that hold commas work."""
-    cuts = [i for i, c in enumerate(text) if c == ","]
-    if not cuts:
-        raise UsageError(f"--compare {text!r}: expected two load tests as A,B")
-    if len(cuts) > 1:
-        for i in cuts:
-            try:
-                load_suite_name(store, text[:i].strip())
-                load_suite_name(store, text[i + 1 :].strip())
-            except UsageError:
-                continue
-            return text[:i].strip(), text[i + 1 :].strip()
-    return text[: cuts[0]].strip(), text[cuts[0] + 1 :].strip()
-
-
 def compare_pairs(ctx: ReportContext) -> list[tuple[str, str]]:
-    """The pairs to compare: ``params.compare`` (names or input files), else the two load
-    tests read from JTLs when there are exactly two, else the two summariser logs when
-    they are the only load suites and there are two (A = the one read first). A JTL and a
-    JMeter log are never paired on their own: the log is most often the same run's
-    console (``warmup report run.jtl jmeter.log``), not a second test."""
-    if ctx.params.compare:
-        return [
-            (load_suite_name(ctx.store, a), load_suite_name(ctx.store, b))
-            for a, b in ctx.params.compare
-        ]
-    rows = ctx.store.con.execute(
-        """SELECT name, EXISTS (SELECT 1 FROM samples WHERE samples.suite_id = suites.suite_id)
-           FROM suites WHERE kind = 'load' ORDER BY suite_id"""
-    ).fetchall()
-    # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs
-    with_samples = [str(name) for name, has in rows if has]
-    logs = [str(name) for name, has in rows if not has]
-    names = with_samples if with_samples else logs
-    return [(names[0], names[1])] if len(names) == 2 else []
+    """The A/B pairs of the report (:meth:`~toolkit.pipeline.findings.Analyses.pairs`)."""
+    return ctx.analyses.pairs()
 
 
 def _ratio_tone(part: dict[str, Any], higher_is_better: bool) -> Tone:
@@ -1579,23 +1450,10 @@ def compare_section(ctx: ReportContext) -> Section | None:
     pairs = compare_pairs(ctx)
     if not pairs:
         return None
-    from toolkit.pipeline.load import compare_report
-
     blocks: list[Block] = []
-    findings: list[Finding] = []
-    results = []
-    for n, (a, b) in enumerate(pairs):
-        result = compare_report(
-            ctx.store,
-            a,
-            b,
-            window_s=ctx.params.load_window_s,
-            steady_from_s=ctx.params.load_steady_from_s,
-            steady_to_s=ctx.params.load_steady_to_s,
-        )
+    results = ctx.analyses.comparisons()
+    for n, ((a, b), result) in enumerate(zip(pairs, results, strict=True)):
         basis = _compare_basis(result)
-        results.append(result)
-        findings.extend(compare_findings(result))
         rows = result["labels"]
         drawn = rows[:MAX_COMPARE_LABELS]
         blocks.append(
@@ -1692,7 +1550,6 @@ def compare_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         {"pairs": results},
-        tuple(findings),
     )
 
 
@@ -1715,15 +1572,6 @@ def fitted_elapsed(fit: Any, runs: Sequence[int]) -> list[float | None]:
         else:
             out.append(None)
     return out
-
-
-def cache_findings(results: Sequence[Any]) -> list[Finding]:
-    """Per series, the cache rules of ``toolkit.analyze.cache.cache_findings`` (result
-    cache, cold/evicted run, warm-up, not warm, no warm-up, JIT): the same findings as
-    ``warmup cache`` and its ``--json``; the report only formats them."""
-    from toolkit.analyze.cache import cache_findings as series_findings
-
-    return [f for s in results for f in series_findings(s)]
 
 
 def cache_section(ctx: ReportContext) -> Section | None:
@@ -1805,7 +1653,6 @@ def cache_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         payload,
-        tuple(cache_findings(results)),
     )
 
 
