@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# first, before the heavy imports below (about a second): Ctrl-C or SIGTERM while `warmup`
+# starts is one line and exit 130 / 143, not a traceback from inside an import
+import toolkit._startup  # noqa: F401  (installs the command line's signal handlers)
 from toolkit.analyze.cache import CacheSeries, cache_series
 from toolkit.analyze.gaps import GapTable, iteration_gaps
 from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
