@@ -72,20 +72,22 @@ def test_exit_codes_are_the_shells() -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_signal_during_imports_is_one_line(signum: signal.Signals) -> None:
-    """Deterministic start-up case: the command line's handlers are installed by the
-    first toolkit import; a signal that arrives while the rest is imported (before:
-    a KeyboardInterrupt traceback from inside `import polars`, exit -2; SIGTERM -15)."""
-    code = (
-        "import os, signal, sys\n"
-        "sys.argv[0] = 'warmup'\n"
+def test_signal_during_imports_is_one_line(tmp_path: Path, signum: signal.Signals) -> None:
+    """Deterministic start-up case: a script named ``warmup`` (as the console script is)
+    gets the command line's handlers from the first toolkit import and receives the signal
+    while the rest of toolkit is imported (before: a KeyboardInterrupt traceback from
+    inside an import, exit -2; SIGTERM: -15, no word)."""
+    script = tmp_path / "warmup"
+    script.write_text(
+        "import os, signal\n"
         "import toolkit._startup\n"
         f"os.kill(os.getpid(), {int(signum)})\n"
         "import toolkit.cli\n"
-        "print('not reached')\n"
+        "print('not reached')\n",
+        encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, str(script)],
         env=subprocess_env(),
         capture_output=True,
         text=True,
@@ -99,6 +101,21 @@ def test_signal_during_imports_is_one_line(signum: signal.Signals) -> None:
         + ("interrupted (Ctrl-C)" if signum == signal.SIGINT else "terminated (SIGTERM)")
         + "; nothing was read or stored"
     ]
+
+
+def test_main_called_by_a_program_leaves_its_signals_alone(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``toolkit.cli.main()`` in this (pytest) process: no handler installed, none left
+    behind (the command line's SIG_IGN after a command would make Ctrl-C do nothing)."""
+    import toolkit.cli
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(sys, "argv", ["warmup", "--help"])
+    with pytest.raises(SystemExit):
+        toolkit.cli.main()
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    capsys.readouterr()
 
 
 def test_a_program_importing_the_library_keeps_its_own_signals() -> None:

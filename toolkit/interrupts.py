@@ -65,10 +65,12 @@ class Interrupted(BaseException):
 
 def is_command_line() -> bool:
     """Whether this process is the ``warmup`` command (the console script, or ``python -m
-    toolkit``) rather than a program importing the library, whose signals are its own."""
-    if Path(sys.argv[0]).stem == "warmup":
+    toolkit``) rather than a program importing the library, whose signals are its own.
+    Read from the interpreter's own arguments (``sys.orig_argv``), which a test calling
+    ``toolkit.cli.main()`` in its own process with a patched ``sys.argv`` does not change."""
+    argv = list(getattr(sys, "orig_argv", sys.argv))
+    if any(Path(arg).stem == "warmup" for arg in argv[:2]):
         return True
-    argv = list(getattr(sys, "orig_argv", []))
     return "-m" in argv[:-1] and argv[argv.index("-m") + 1] == "toolkit"
 
 

@@ -30,6 +30,7 @@ from toolkit.interrupts import (
     ignore_signals,
     install_command_handlers,
     interrupted_message,
+    is_command_line,
     received_signal,
 )
 
@@ -42,7 +43,10 @@ def main() -> None:
     uncaught exception) prints its traceback and exits 3, so a CI can tell it from bad
     input (1) and from a finding (4). SIGINT and SIGTERM exit 130 and 143 with one line
     (:mod:`toolkit.interrupts`)."""
-    install_command_handlers()
+    # in this process's own command line only, not in a program calling main()
+    command_line = is_command_line()
+    if command_line:
+        install_command_handlers()
     try:
         app(prog_name="warmup")
     except Interrupted as stop:
@@ -62,8 +66,9 @@ def main() -> None:
         )
         sys.exit(EXIT_BUG)
     finally:
-        # the command has ended one way or another; a signal now would only add a line
-        ignore_signals()
+        if command_line:
+            # the command has ended one way or another; a signal now would only add a line
+            ignore_signals()
 
 
 __all__ = ["app", "main"]
