@@ -303,3 +303,68 @@ def test_leftover_of_a_killed_creation_is_one_line_for_readers_and_filled_by_ing
 
 def test_store_error_is_a_toolkit_error() -> None:
     assert issubclass(StoreDamagedError, StoreError)
+
+
+def test_creation_that_loses_the_race_opens_the_winners_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixtures_dir: Path
+) -> None:
+    """Two commands create the same store: the one that moves its file into place second
+    keeps the other's store (with its rows) and leaves no temporary file."""
+    import toolkit.store as store_module
+
+    db = tmp_path / "new.duckdb"
+    data = fixtures_dir / "fuzz" / "minisys__results__20260101__c6a.test.json"
+    real_migrate = store_module._migrate
+
+    def other_process_wins(con: duckdb.DuckDBPyConnection, current: int) -> None:
+        real_migrate(con, current)
+        monkeypatch.setattr(store_module, "_migrate", real_migrate)
+        done = run_warmup("ingest", "--db", db, data)  # the other process, meanwhile
+        assert done.returncode == 0, done.stderr
+
+    monkeypatch.setattr(store_module, "_migrate", other_process_wins)
+    with open_store(db) as store:
+        assert store.sources()["format"].to_list() == ["clickbench"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb"]
+
+
+def _large_store(into: Path, real: Path) -> Path:
+    db = into / "large.duckdb"
+    runs = sorted((real / "jmeter-runs").glob("*.jtl.gz"))
+    done = run_warmup("ingest", "--db", db, *runs)
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.mark.slow
+def test_large_real_store_damaged_in_its_middle_is_refused_without_writes(
+    tmp_path: Path, real_store: tuple[Path, Path, Path], real_dir: Path
+) -> None:
+    """The two real JMeter runs (1.29M samples, a 7.6 MB store): a block in the middle of the
+    samples zeroed or given 4 KiB of noise, the file cut at two thirds, another store's
+    WAL: suites, load and ingest each refuse it in one line and leave it as it was."""
+    from store_damage import BLOCK_BYTES, _noise, _overwrite, _truncate, block_offset
+
+    large = _large_store(tmp_path, real_dir)
+    samples = table_blocks(large, "samples")
+    assert len(samples) >= 10
+    middle = block_offset(samples[len(samples) // 2])
+    size = large.stat().st_size
+    kinds: dict[str, Callable[[Path], None]] = {
+        "samples-middle-zeroed": lambda db: _overwrite(db, middle, BLOCK_BYTES, None),
+        "samples-middle-noise": lambda db: _overwrite(db, middle + 8192, 4096, _noise(4096, 9)),
+        "cut-at-two-thirds": lambda db: _truncate(db, size * 2 // 3),
+        "wal-of-another-store": _kinds(real_store)["wal-of-another-store"],
+    }
+    runner = CliRunner()
+    for name, kind in kinds.items():
+        for args in (["suites"], ["load", "--json"], ["ingest", str(real_dir / JTL)]):
+            folder = tmp_path / "copy"
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            db = damaged_copy(large, kind, folder / "store.duckdb")
+            before = _files(db)
+            result = runner.invoke(app, [args[0], "--db", str(db), *args[1:]])
+            assert result.exit_code == 1, (name, args, result.output[-2000:])
+            assert _one_error(result.output, db).startswith(DAMAGED), (name, args)
+            assert _files(db) == before, (name, args)

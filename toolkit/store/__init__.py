@@ -930,9 +930,11 @@ def _lock_timeout(value: float | None) -> float:
 def _create(path: Path) -> None:
     """Create the store ``path`` with the current schema under a temporary name and move
     it into place once committed: a creation killed at any moment leaves no file at
-    ``path`` (a reader would call it no store; an ingest creates it anew), only the
-    temporary file beside it, which the next creation replaces."""
-    temporary = path.with_name(f".{path.name}.creating")
+    ``path`` (a reader would call it no store; an ingest creates it anew); a SIGKILL
+    leaves the hidden temporary file beside it. Of two processes creating the same store,
+    the first to move its file into place wins and the other opens that store."""
+    # one name per process: two commands creating the same store must not share it
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.creating")
     wal = temporary.with_name(temporary.name + _WAL_SUFFIX)
     try:
         for leftover in (temporary, wal):
@@ -949,6 +951,10 @@ def _create(path: Path) -> None:
                 path.hardlink_to(temporary)  # never over a store another process created
             except FileExistsError:
                 pass
+            except OSError:
+                # a file system without hard links: a rename, unless a store appeared
+                if not path.exists():
+                    temporary.replace(path)
             finally:
                 temporary.unlink(missing_ok=True)
     except BaseException:
