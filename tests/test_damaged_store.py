@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from toolkit import open_store
 from toolkit.cli import app
-from toolkit.errors import StoreDamagedError, StoreError
+from toolkit.errors import StoreDamagedError
 from toolkit.store import SCHEMA_VERSION, check_tables
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +121,8 @@ def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
     """29 damaged copies of a real store x every command that opens a store (readers,
     ``ingest``, ``load FILE --db``, ``report FILE --db``): exit 1 with one line naming the
     file, what is wrong and what to do, and the store's bytes (and its WAL's) unchanged.
-    Before: 21 of 54 damaged copies gave a DuckDB traceback in report, load or ingest."""
+    Before, of the 348 runs of 12 of these commands (all but doctor and suites --json), 44
+    were a DuckDB traceback, 24 wrote to the damaged file, 62 exited 0 on a damaged store."""
     runner = CliRunner()
     new_file = real_dir / OTHER_CLICKBENCH
     writers = [
@@ -131,7 +132,6 @@ def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
     ]
     report_reader = ["report", "-o", str(tmp_path / "report.html")]
     outcomes: dict[str, set[str]] = {}
-    outcomes["empty-file"] = set()
     for name, kind in _kinds(real_store).items():
         for args in [*READERS, report_reader, *writers]:
             folder = tmp_path / "copy"
@@ -146,8 +146,7 @@ def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
             ), (where, result.exception)
             writes = args in writers
             if name in RECOVERED:
-                assert result.exit_code in (0, 1), (where, result.output[-2000:])
-                assert "Traceback" not in result.output
+                assert result.exit_code == 0, (where, result.output[-2000:])
                 if not writes:
                     assert _files(db) == before, where
                 store_state(db)  # sound, whatever the command did
@@ -155,7 +154,7 @@ def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
                 continue
             if name == "empty-file" and writes:
                 # an empty file named as the store is a store not yet created: filled
-                assert "Traceback" not in result.output, (where, result.output)
+                assert result.exit_code == 0, (where, result.output[-2000:])
                 assert store_state(db), where
                 continue
             assert result.exit_code == 1, (where, result.output[-2000:])
@@ -299,10 +298,6 @@ def test_leftover_of_a_killed_creation_is_one_line_for_readers_and_filled_by_ing
     filled = run_warmup("ingest", "--db", db, data)
     assert filled.returncode == 0, filled.stderr
     assert list(store_state(db).values()) == [("clickbench", 15)]
-
-
-def test_store_error_is_a_toolkit_error() -> None:
-    assert issubclass(StoreDamagedError, StoreError)
 
 
 def test_creation_that_loses_the_race_opens_the_winners_store(

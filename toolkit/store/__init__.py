@@ -691,9 +691,6 @@ def damaged_store_error(
     )
 
 
-_damaged = damaged_store_error
-
-
 def _not_duckdb(path: Path) -> StoreDamagedError:
     return StoreDamagedError(
         f"{path}: not a warmup-toolkit store: not a DuckDB database file (or its header is "
@@ -711,7 +708,7 @@ def damage_error(exc: BaseException, path: Path | None) -> StoreDamagedError | N
     if any(marker in text for marker in _NOT_DUCKDB_MARKERS):
         return _not_duckdb(path)
     if any(marker in text for marker in _DAMAGE_MARKERS):
-        return _damaged(path, _first_line(exc).removeprefix("IO Error: "))
+        return damaged_store_error(path, _first_line(exc).removeprefix("IO Error: "))
     return None
 
 
@@ -779,7 +776,7 @@ def _stored_version(con: duckdb.DuckDBPyConnection, path: Path | None) -> int:
         row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
             # migrations write the version in the transaction that creates meta
-            raise _damaged(path, "its meta table has no schema_version")
+            raise damaged_store_error(path, "its meta table has no schema_version")
         current = int(row[0])
     elif tables:
         raise StoreError(
@@ -865,10 +862,10 @@ def _check(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     and finds the damage before a writer touches the file."""
     short = _cut_short(con, path)
     if short is not None:
-        raise _damaged(path, short)
+        raise damaged_store_error(path, short)
     wal = _unreplayed_wal(con, path)
     if wal is not None:
-        raise _damaged(
+        raise damaged_store_error(
             path,
             f"its WAL {wal.name} cannot be replayed; move it away to open the store without its last commits",
         )
@@ -876,7 +873,7 @@ def _check(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         try:
             _scan(con, table)
         except duckdb.Error as exc:
-            raise _damaged(path, f"table {table}: {_first_line(exc)}") from None
+            raise damaged_store_error(path, f"table {table}: {_first_line(exc)}") from None
 
 
 def check_tables(path: Path | str, *, lock_timeout: float | None = None) -> list[TableCheck]:
@@ -910,7 +907,9 @@ def check_tables(path: Path | str, *, lock_timeout: float | None = None) -> list
                 con = _connect(resolved, read_only=True, lock_timeout=timeout)
         return checks
     except duckdb.Error as exc:
-        raise damage_error(exc, resolved) or _damaged(resolved, _first_line(exc)) from None
+        raise damage_error(exc, resolved) or damaged_store_error(
+            resolved, _first_line(exc)
+        ) from None
     finally:
         con.close()
 
