@@ -19,6 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# first, before anything heavy is imported: Ctrl-C or SIGTERM while `warmup` starts is one
+# line and exit 130 / 143, not a traceback from inside an import
+import toolkit._startup  # noqa: F401  (installs the command line's signal handlers)
+
 if TYPE_CHECKING:
     from toolkit.analyze.cache import CacheSeries, cache_series
     from toolkit.analyze.findings import Finding, rank_findings

@@ -52,6 +52,11 @@ class StoreError(ToolkitError):
     """The store cannot be opened or written (locked, damaged, wrong version)."""
 
 
+class StoreDamagedError(StoreError):
+    """The store file is damaged (a checksum that does not match, a file cut short, a WAL
+    that cannot be replayed) or is not a store at all; nothing was written to it."""
+
+
 class StoreVersionError(StoreError):
     """The store was written by a newer warmup-toolkit than this one."""
 

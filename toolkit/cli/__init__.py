@@ -24,6 +24,15 @@ from toolkit.cli import (
     score,  # noqa: F401  (registration)
 )
 from toolkit.cli.common import app
+from toolkit.interrupts import (
+    Interrupted,
+    exit_code,
+    ignore_signals,
+    install_command_handlers,
+    interrupted_message,
+    is_command_line,
+    received_signal,
+)
 
 #: Exit code of a bug: an exception no command turned into a one-line error.
 EXIT_BUG = 3
@@ -32,16 +41,34 @@ EXIT_BUG = 3
 def main() -> None:
     """Entry point of the ``warmup`` console script and ``python -m toolkit``: a bug (an
     uncaught exception) prints its traceback and exits 3, so a CI can tell it from bad
-    input (1) and from a finding (4)."""
+    input (1) and from a finding (4). SIGINT and SIGTERM exit 130 and 143 with one line
+    (:mod:`toolkit.interrupts`)."""
+    # in this process's own command line only, not in a program calling main()
+    command_line = is_command_line()
+    if command_line:
+        install_command_handlers()
     try:
         app(prog_name="warmup")
+    except Interrupted as stop:
+        # a signal outside a command's own error boundary (while parsing, printing help)
+        sys.stderr.write(f"Error: {interrupted_message(stop.signum)}\n")
+        sys.exit(stop.exit_code)
     except Exception:
+        signum = received_signal()
+        if signum is not None:
+            # DuckDB's "Query interrupted" in place of the handler's Interrupted
+            sys.stderr.write(f"Error: {interrupted_message(signum)}\n")
+            sys.exit(exit_code(signum))
         traceback.print_exc()
         sys.stderr.write(
             "warmup: internal error (exit 3), a bug in warmup-toolkit: please report it "
             "with the traceback above\n"
         )
         sys.exit(EXIT_BUG)
+    finally:
+        if command_line:
+            # the command has ended one way or another; a signal now would only add a line
+            ignore_signals()
 
 
 __all__ = ["app", "main"]

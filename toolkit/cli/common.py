@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +29,7 @@ from toolkit.ingest import (
     ingest_paths,
     known_formats,
 )
+from toolkit.interrupts import Interrupted, exit_code, interrupted_message, received_signal
 from toolkit.numbers import plural
 from toolkit.pipeline.findings import failing
 from toolkit.store import Store, interrupt_on_sigint, open_store
@@ -336,8 +338,10 @@ def info(message: str) -> None:
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn :class:`ToolkitError` into one line on stderr and exit 1; bugs stay tracebacks."""
-    interrupted = False
+    """Turn :class:`ToolkitError` into one line on stderr and exit 1, SIGINT / SIGTERM
+    (``KeyboardInterrupt``, :class:`~toolkit.interrupts.Interrupted`) into one line and exit
+    130 / 143; bugs stay tracebacks."""
+    interrupted: int | None = None
     try:
         yield
     except ToolkitError as exc:
@@ -345,15 +349,22 @@ def user_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         # failing outside this handler drops the traceback, which holds the store's frames
         # (DuckDB's bindings then report the connection as leaked at exit)
-        interrupted = True
+        interrupted = signal.SIGINT
+    except Interrupted as stop:
+        interrupted = stop.signum
+    except Exception:
+        # the handler's Interrupted, replaced by DuckDB's "Query interrupted" on its way out
+        interrupted = received_signal()
+        if interrupted is None:
+            raise
     except BrokenPipeError:
         # `warmup gaps --json | head` closes stdout early: not an error
         with contextlib.suppress(OSError):
             sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115
         raise typer.Exit(0) from None
-    if interrupted:
+    if interrupted is not None:
         # an ingest rolls back the file it was reading; files finished before it stay
-        fail("interrupted (Ctrl-C); nothing half-read was stored", code=130)
+        fail(interrupted_message(interrupted), code=exit_code(interrupted))
 
 
 def print_json(payload: Any) -> None:

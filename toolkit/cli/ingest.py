@@ -1,4 +1,4 @@
-"""``warmup ingest`` and ``warmup suites``."""
+"""``warmup ingest``, ``warmup suites`` and ``warmup doctor``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from toolkit.cli.common import (
     TimestampsOption,
     TimezoneOption,
     app,
+    escape_controls,
     fail,
     info,
     input_spec,
@@ -25,7 +26,8 @@ from toolkit.cli.common import (
     run_ingest,
     with_errors,
 )
-from toolkit.store import DATA_TABLES, open_store
+from toolkit.numbers import plural
+from toolkit.store import DATA_TABLES, check_tables, damaged_store_error, open_store
 
 
 @app.command(
@@ -140,3 +142,31 @@ def suites(
         # plain() cells: suite names are untrusted and must not be read as rich markup
         table.add_row(*(plain("" if c is None else str(c)) for c in cells))
     Console(markup=False).print(table)
+
+
+@app.command(epilog="Example: warmup doctor --db bench.duckdb")
+@with_errors
+def doctor(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="DuckDB store file to check (or set WARMUP_DB).",
+            envvar="WARMUP_DB",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Read every table of a store in full, read-only, and say which ones are damaged
+    (a block whose checksum does not match, a file cut short). Exit 1 when any is."""
+    if db is None:
+        fail("give --db STORE (or set WARMUP_DB)", code=2)
+    checks = check_tables(db, lock_timeout=None)
+    width = max((len(c.table) for c in checks), default=0)
+    for check in checks:
+        verdict = f"{check.rows} rows, ok" if check.problem is None else f"DAMAGED: {check.problem}"
+        typer.echo(escape_controls(f"{check.table:<{width}}  {verdict}"))
+    damaged = [c.table for c in checks if c.problem is not None]
+    if damaged:
+        raise damaged_store_error(db, f"damaged: {', '.join(damaged)}", doctor=False)
+    info(f"{db}: all {plural(len(checks), 'table')} read in full; no damage found")

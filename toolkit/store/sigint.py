@@ -23,6 +23,8 @@ from types import FrameType
 
 import duckdb
 
+from toolkit.interrupts import Interrupted
+
 __all__ = ["interrupt_on_sigint"]
 
 #: how often the watcher checks whether it should stop (s)
@@ -32,7 +34,9 @@ _POLL_S = 0.1
 @contextlib.contextmanager
 def interrupt_on_sigint(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """Within the block, SIGINT (Ctrl-C) also interrupts the statement ``con`` is running,
-    and the block ends in ``KeyboardInterrupt``.
+    and the block ends in ``KeyboardInterrupt``; so does SIGTERM when the process handles
+    it in Python (the ``warmup`` command line does), the block then ending in
+    :class:`~toolkit.interrupts.Interrupted` (exit 143).
 
     While a statement runs, a watcher thread interrupts it; the statement's
     ``InterruptException`` then unwinds the ingest's ``finally`` and ``with`` clean-ups
@@ -47,7 +51,11 @@ def interrupt_on_sigint(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     ) in (signal.SIG_IGN, None):
         yield
         return
-    interrupted = threading.Event()
+    # SIGTERM only when a Python handler runs for it: otherwise it ends the process itself
+    watched = [signal.SIGINT] + [
+        signal.SIGTERM for handler in [signal.getsignal(signal.SIGTERM)] if callable(handler)
+    ]
+    received: list[int] = []  # the first signal decides how the block ends
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     stop = threading.Event()
@@ -55,33 +63,42 @@ def interrupt_on_sigint(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     def watch() -> None:
         while not stop.is_set():
             ready, _, _ = select.select([read_fd], [], [], _POLL_S)
-            if ready and signal.SIGINT in os.read(read_fd, 64):
-                interrupted.set()
-                con.interrupt()  # does nothing when no statement runs
+            if not ready:
+                continue
+            arrived = os.read(read_fd, 64)  # one read: a second would block
+            if any(signum in arrived for signum in watched):
+                # does nothing when no statement runs; the connection may be closing
+                with contextlib.suppress(duckdb.Error):
+                    con.interrupt()
 
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
-        interrupted.set()
-        if not isinstance(sys.exc_info()[1], duckdb.InterruptException):
-            raise KeyboardInterrupt
+    def raised(signum: int) -> BaseException:
+        return KeyboardInterrupt() if signum == signal.SIGINT else Interrupted(signum)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        first = not received
+        received.append(signum)
+        if first and not isinstance(sys.exc_info()[1], duckdb.InterruptException):
+            raise raised(signum)
         # else: the statement it stopped is unwinding; the block's end reports it
 
-    previous_handler = signal.signal(signal.SIGINT, on_sigint)
+    previous = {signum: signal.signal(signum, on_signal) for signum in watched}
     previous_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
     watcher = threading.Thread(target=watch, name="warmup-sigint", daemon=True)
     watcher.start()
     try:
         yield
     except BaseException:
-        if interrupted.is_set():
+        if received:
             # whatever the interrupted statement's failure became on its way out
-            raise KeyboardInterrupt from None
+            raise raised(received[0]) from None
         raise
     finally:
         stop.set()
         watcher.join()
         signal.set_wakeup_fd(previous_fd)
-        signal.signal(signal.SIGINT, previous_handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         os.close(read_fd)
         os.close(write_fd)
-    if interrupted.is_set():
-        raise KeyboardInterrupt
+    if received:
+        raise raised(received[0])

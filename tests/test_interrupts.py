@@ -1,0 +1,203 @@
+"""SIGINT and SIGTERM at any moment of a command (issue 21 §2): exit 130 / 143 with one
+line and no traceback, from start-up (imports) to the end; a store being created is absent
+afterwards or a sound store."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from store_checks import store_state, subprocess_env, warmup_cmd
+
+from toolkit.interrupts import exit_code
+
+ROOT = Path(__file__).resolve().parent.parent
+JTL = "jmeter/bin__testfiles__sample_log1.jtl"  # 1.2 MB of real XML JTL: ~1 s to read
+
+#: the one line, by signal: during start-up nothing is open; later an ingest rolls back
+LINES = {
+    signal.SIGINT: {
+        "Error: interrupted (Ctrl-C); nothing was read or stored",
+        "Error: interrupted (Ctrl-C); nothing half-read was stored",
+    },
+    signal.SIGTERM: {
+        "Error: terminated (SIGTERM); nothing was read or stored",
+        "Error: terminated (SIGTERM); nothing half-read was stored",
+    },
+}
+
+
+def _run(args: list[str], at: float | None, signum: int) -> tuple[bool, int, str, float]:
+    """Run ``warmup ARGS``; ``at`` s after the start send ``signum`` if it still runs.
+    Returns whether it was sent, the exit code, stderr and the run's seconds."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        warmup_cmd(*args),
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    sent = False
+    try:
+        if at is not None:
+            while proc.poll() is None and time.monotonic() - start < at:
+                time.sleep(0.005)
+            sent = proc.poll() is None
+            if sent:
+                proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return sent, proc.returncode, stderr, time.monotonic() - start
+
+
+def _interpreter_start_s() -> float:
+    """Seconds Python itself takes to start here, before any toolkit code can run (a
+    signal then meets Python's defaults: no handler can be installed earlier)."""
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.monotonic() - start
+
+
+def test_exit_codes_are_the_shells() -> None:
+    assert exit_code(signal.SIGINT) == 130 and exit_code(signal.SIGTERM) == 143
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_during_imports_is_one_line(tmp_path: Path, signum: signal.Signals) -> None:
+    """Deterministic start-up case: a script named ``warmup`` (as the console script is)
+    gets the command line's handlers from the first toolkit import and receives the signal
+    while the rest of toolkit is imported (before: a KeyboardInterrupt traceback from
+    inside an import, exit -2; SIGTERM: -15, no word)."""
+    script = tmp_path / "warmup"
+    script.write_text(
+        "import os, signal\n"
+        "import toolkit._startup\n"
+        f"os.kill(os.getpid(), {int(signum)})\n"
+        "import toolkit.cli\n"
+        "print('not reached')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == exit_code(signum), done.stderr
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "Error: "
+        + ("interrupted (Ctrl-C)" if signum == signal.SIGINT else "terminated (SIGTERM)")
+        + "; nothing was read or stored"
+    ]
+
+
+def test_main_called_by_a_program_leaves_its_signals_alone(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``toolkit.cli.main()`` in this (pytest) process: no handler installed, none left
+    behind (the command line's SIG_IGN after a command would make Ctrl-C do nothing)."""
+    import toolkit.cli
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(sys, "argv", ["warmup", "--help"])
+    with pytest.raises(SystemExit):
+        toolkit.cli.main()
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    capsys.readouterr()
+
+
+def test_a_program_importing_the_library_keeps_its_own_signals() -> None:
+    code = (
+        "import signal\n"
+        "before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)\n"
+        "import toolkit\n"
+        "assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_signals_at_twenty_moments_of_ingest_load_and_report(
+    tmp_path: Path, real_dir: Path
+) -> None:
+    """SIGINT and SIGTERM in turn at 20 moments spread over whole runs of ``ingest --db``
+    (a new store), ``load FILE`` and ``report FILE``, from just after the interpreter has
+    started to the end: each run exits 130 / 143 with one line and no traceback, or, when
+    the signal came too late, 0 with its work done; the store being created is absent or
+    sound with the whole file or nothing."""
+    jtl = real_dir / JTL
+    db = tmp_path / "store.duckdb"
+    html = tmp_path / "report.html"
+    commands = {
+        "ingest": ["ingest", "--db", str(db), str(jtl)],
+        "load": ["load", str(jtl), "--json"],
+        "report": ["report", str(jtl), "-o", str(html)],
+    }
+    moments = {"ingest": 7, "load": 7, "report": 6}
+    # from when toolkit's first import can have run: Python's start-up, ``-m`` finding the
+    # package (runpy and 100 small modules, ~20 ms), with a margin for a loaded machine
+    early = 2 * _interpreter_start_s() + 0.1
+    outcomes: list[tuple[str, float, str, int]] = []
+    signals = [signal.SIGINT, signal.SIGTERM]
+    for name, args in commands.items():
+        # a whole run first: how long this command takes here, and its complete result
+        for leftover in tmp_path.iterdir():
+            leftover.unlink()
+        _, code, stderr, whole = _run(args, None, signal.SIGINT)
+        assert code == 0, stderr
+        full = store_state(db) if name == "ingest" else None
+        count = moments[name]
+        for i in range(count):
+            for leftover in tmp_path.iterdir():
+                leftover.unlink()
+            at = early + (whole - early) * i / count
+            signum = signals[len(outcomes) % 2]
+            sent, code, stderr, _ = _run(args, at, signum)
+            where = f"{name} at {at:.2f} s of {whole:.2f} s, {signum.name}"
+            assert "Traceback" not in stderr, (where, stderr[-3000:])
+            errors = [line for line in stderr.splitlines() if line.startswith("Error")]
+            if code == 0:
+                assert errors == [], (where, stderr)  # finished before the signal landed
+            else:
+                assert sent and code == exit_code(signum), (where, code, stderr[-3000:])
+                assert len(errors) == 1 and errors[0] in LINES[signum], (where, stderr)
+            left = sorted(p.name for p in tmp_path.iterdir())
+            if name == "ingest":
+                # never a half store, never a temporary file left behind
+                assert left in ([], ["store.duckdb"]), (where, left)
+                if left:
+                    assert store_state(db) in ({}, full), where
+                if code == 0:
+                    assert store_state(db) == full, where
+            if name == "report" and code == 0:
+                assert html.stat().st_size > 0
+            outcomes.append((name, at, signum.name, code))
+    assert len(outcomes) == 20
+    interrupted = [o for o in outcomes if o[3] != 0]
+    # the moments cover the runs: almost all of them meet a running command
+    assert len(interrupted) >= 15, outcomes
+    print(outcomes)
+
+
+def test_readme_lists_every_exit_code_and_the_input_limits() -> None:
+    """The codes this module and the CLI's boundary produce are the README's table."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Exit codes and limits", 1)[1].split("\n## ", 1)[0]
+    codes = [int(m) for m in re.findall(r"^\| (\d+) \|", section, flags=re.MULTILINE)]
+    assert codes == [0, 1, 2, 3, 4, exit_code(signal.SIGINT), exit_code(signal.SIGTERM)]
+    assert "**Input limits**" in section
