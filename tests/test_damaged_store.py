@@ -146,7 +146,10 @@ def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
             ), (where, result.exception)
             writes = args in writers
             if name in RECOVERED:
-                assert result.exit_code == 0, (where, result.output[-2000:])
+                # sound: the command runs (cache has no profile here: nothing to analyse,
+                # exit 1 as for any store without profiles)
+                nothing = result.exit_code == 1 and "to analyze in the input" in result.output
+                assert result.exit_code == 0 or nothing, (where, result.output[-2000:])
                 if not writes:
                     assert _files(db) == before, where
                 store_state(db)  # sound, whatever the command did
