@@ -66,3 +66,28 @@ def reaches(finding: Finding, level: str) -> bool:
     if level == "never":
         return False
     return SEVERITY_ORDER.get(finding.severity, 3) <= SEVERITY_ORDER.get(level, -1)
+
+
+#: Figures that several rules may state about one subject (the window's error, a gap, a
+#: warm-up end, a steady rate): stated twice, they must agree.
+STATED_FIGURES = ("error", "gap", "warmup_end_s", "throughput_steady", "steady_s", "ratio")
+
+
+def disagreements(findings: list[Finding]) -> list[tuple[Finding, Finding, str]]:
+    """Pairs of findings on one subject that state one of :data:`STATED_FIGURES` with a
+    different sign, a different value, or the same value at a different severity: two
+    answers to one question. Empty when the findings speak with one voice."""
+    out: list[tuple[Finding, Finding, str]] = []
+    for i, a in enumerate(findings):
+        for b in findings[i + 1 :]:
+            if a.subject != b.subject:
+                continue
+            for key in STATED_FIGURES:
+                x, y = a.numbers.get(key), b.numbers.get(key)
+                if not isinstance(x, int | float) or not isinstance(y, int | float):
+                    continue
+                if (x > 0) != (y > 0) or abs(x - y) > 1e-9 * max(abs(x), abs(y), 1.0):
+                    out.append((a, b, f"{key}: {x!r} vs {y!r}"))
+                elif a.severity != b.severity:
+                    out.append((a, b, f"{key}: {a.severity} vs {b.severity}"))
+    return out

@@ -287,10 +287,11 @@ def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
 
 
 def score_findings(payload: dict[str, Any]) -> list[Finding]:
-    """Findings of a ``warmup score --json`` payload: whether the hot ranks move when hot uses k = 2 … N−1 hot runs instead of
-    ClickBench's 2 (toolkit/analyze/score.py ``hot_by_k``)."""
+    """Findings of a ``warmup score --json`` payload: whether the hot ranks move when hot
+    uses k = 2 … N−1 hot runs instead of ClickBench's 2 (``hot_by_k``). None with fewer than
+    two scored entries: a rank is relative to the other entries."""
     ks = payload["hot_iterations"]
-    if len(ks) < 2:
+    if len(ks) < 2 or sum(1 for e in payload["entries"] if e["hot"] is not None) < 2:
         return []
     moved = []
     for e in payload["entries"]:
