@@ -23,6 +23,7 @@ import numpy.typing as npt
 from toolkit.analyze.changepoints import Segment, Segmentation, crops, pelt, segments_of
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
+from toolkit.analyze.resolution import resolved, series_resolution
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -51,6 +52,7 @@ def outlier_mask(
     band_k: float = 3.0,
     percentiles: tuple[float, float] = (10.0, 90.0),
     skip_start: int | None = None,
+    resolution: float = 0.0,
 ) -> BoolArray:
     """Rolling-window outliers (Barrett et al. 2017 §4.1; warmup_stats ``outliers.py``;
     research §1.2, §8.1).
@@ -60,6 +62,8 @@ def outlier_mask(
     window would be truncated at the start are never tested: the first ``skip_start``
     (default ``w/2``, warmup_stats behaviour). ``window`` defaults to
     ``max(20, round(0.10·n))``; ``percentiles`` (10, 90) is warmup_stats, (1, 99) Traini.
+    The band is at least ``resolution`` (seconds): on runs rounded to the timer's step a
+    window of equal values has a band of 0, and one step off it is not an outlier.
     """
     x = np.asarray(values, dtype=np.float64).ravel()
     n = x.size
@@ -74,12 +78,12 @@ def outlier_mask(
     full = np.lib.stride_tricks.sliding_window_view(x, 2 * h)
     idx = np.arange(h, n - h + 1)
     q = np.percentile(full[: idx.size], [lo_q, 50.0, hi_q], axis=1)
-    band = band_k * (q[2] - q[0])
+    band = np.maximum(band_k * (q[2] - q[0]), resolution)
     mask[idx] = np.abs(x[idx] - q[1]) > band
     for i in range(n - h + 1, n):  # truncated at the end
         win = x[i - h : n]
         p = np.percentile(win, [lo_q, 50.0, hi_q])
-        mask[i] = abs(x[i] - p[1]) > band_k * (p[2] - p[0])
+        mask[i] = abs(x[i] - p[1]) > max(band_k * (p[2] - p[0]), resolution)
     mask[: min(skip, n)] = False
     return mask
 
@@ -96,9 +100,14 @@ class Spike:
     ratio: float
 
 
-def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) -> BoolArray:
+def single_iteration_spikes(
+    values: npt.ArrayLike, *, spike_ratio: float = 2.0, resolution: float = 0.0
+) -> BoolArray:
     """Iterations at least ``spike_ratio`` times both neighbours (the last iteration: its
     predecessor). The first iteration is never a spike: a slow first run is warm-up.
+    A ratio to a neighbour below the timer ``resolution`` (seconds) means nothing, so the
+    larger neighbour must be at least one ``resolution`` step and the spike more than one
+    step above it (0.2 ms after 0.1 ms on a 0.1 ms timer is not 2x).
 
     Seed 002: "a single mid-iteration compile spike can push that iteration to 2-30x its
     steady-state time" — hence the default 2.
@@ -111,8 +120,18 @@ def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) 
     left = x[:-2]
     right = x[2:]
     mid = x[1:-1]
-    mask[1:-1] = mid >= spike_ratio * np.maximum(left, right)
-    mask[-1] = x[-1] >= spike_ratio * x[-2] and n >= 4
+    ref = np.maximum(left, right)
+    mask[1:-1] = (
+        (mid >= spike_ratio * ref) & (ref > 0) & (ref >= resolution) & (mid - ref > resolution)
+    )
+    last, prev = float(x[-1]), float(x[-2])
+    mask[-1] = (
+        n >= 4
+        and last >= spike_ratio * prev
+        and prev > 0
+        and prev >= resolution
+        and last - prev > resolution
+    )
     return mask
 
 
@@ -122,10 +141,12 @@ def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) 
 @dataclass(frozen=True)
 class Equivalence:
     """Whether a segment is equivalent to the final segment, with ``ratio`` = its mean /
-    the final mean and, in ``ratio_ci`` mode, the bootstrap 95 % CI of that ratio."""
+    the final mean (None when the final mean is below the timer resolution or 0: a ratio
+    to a sub-resolution value means nothing) and, in ``ratio_ci`` mode, the bootstrap
+    95 % CI of that ratio."""
 
     equivalent: bool
-    ratio: float
+    ratio: float | None
     ratio_ci: tuple[float, float] | None
 
 
@@ -142,6 +163,7 @@ def segment_equivalence(
     values: FloatArray | None = None,
     resamples: int = 10_000,
     seed: int = 0,
+    resolution: float = 0.0,
 ) -> Equivalence:
     """Segment equivalence in the three modes of research §8.4.
 
@@ -155,8 +177,13 @@ def segment_equivalence(
       ``|m_i/m_f − 1| ≤ max(rel_tol, abs_tol_s/m_f)`` with rel_tol = Traini's 5 % effect
       size and ``abs_tol_s`` = 0.1 ms, a timer-resolution guard (Barrett's 1 ms Δ would
       call a 2 ms → 1.4 ms change "equivalent").
+
+    Means that differ by no more than the timer ``resolution`` (seconds) are equivalent in
+    every mode: the timer cannot tell them apart.
     """
-    ratio = seg.mean / final.mean if final.mean > 0 else math.inf
+    ratio = seg.mean / final.mean if final.mean > 0 and final.mean >= resolution else None
+    if abs(seg.mean - final.mean) <= resolution or (ratio is None and mode != "warmup_stats"):
+        return Equivalence(abs(seg.mean - final.mean) <= resolution, ratio, None)
     if mode == "warmup_stats":
         if raw_deltas:
             return Equivalence(abs(seg.mean - final.mean) <= delta_s, ratio, None)
@@ -165,7 +192,8 @@ def segment_equivalence(
         ok = seg.mean + seg.variance >= lower and seg.mean - seg.variance <= upper
         return Equivalence(bool(ok), ratio, None)
     if mode == "tolerance":
-        limit = max(rel_tol, abs_tol_s / final.mean if final.mean > 0 else math.inf)
+        assert ratio is not None  # a sub-resolution final mean returned above
+        limit = max(rel_tol, max(abs_tol_s, resolution) / final.mean)
         return Equivalence(abs(ratio - 1.0) <= limit, ratio, None)
     if mode == "ratio_ci":
         if values is None:
@@ -173,6 +201,9 @@ def segment_equivalence(
         rng = np.random.default_rng(seed)
         a = values[seg.start : seg.end]
         b = values[final.start : final.end]
+        if float(b.min()) <= 0:
+            # a resampled final mean of 0 has no ratio: compare by the means alone
+            return Equivalence(abs(seg.mean - final.mean) <= resolution, ratio, None)
         ma = a[rng.integers(0, a.size, (resamples, a.size))].mean(axis=1)
         mb = b[rng.integers(0, b.size, (resamples, b.size))].mean(axis=1)
         lo, hi = np.percentile(ma / mb, [2.5, 97.5])
@@ -207,13 +238,15 @@ def classify_segments(
     rel_tol: float = 0.05,
     values: FloatArray | None = None,
     seed: int = 0,
+    resolution: float = 0.0,
 ) -> Classification:
     """flat / warmup / slowdown / no-steady-state by the backwards scan of warmup_stats
     ``Segments.get_classification`` (Barrett et al. 2017 §4.3; research §1.5):
     equivalent segments are skipped; a non-equivalent one ending inside the last
     ``steady_len`` iterations (default 25 % of n) means no steady state; an earlier faster
     one means slowdown; otherwise warm-up. Steady segments: the last one plus the
-    contiguous equivalent ones before it (§1.6)."""
+    contiguous equivalent ones before it (§1.6). Segment means within one timer
+    ``resolution`` (seconds) of the final one are equivalent."""
     if not segments:
         raise ValueError("no segments")
     total = n if n is not None else segments[-1].end
@@ -221,7 +254,14 @@ def classify_segments(
     final = segments[-1]
     eqs = [
         segment_equivalence(
-            s, final, mode=mode, delta_s=delta_s, rel_tol=rel_tol, values=values, seed=seed + i
+            s,
+            final,
+            mode=mode,
+            delta_s=delta_s,
+            rel_tol=rel_tol,
+            values=values,
+            seed=seed + i,
+            resolution=resolution,
         )
         for i, s in enumerate(segments[:-1])
     ]
@@ -329,12 +369,15 @@ def short_series(
     *,
     noise_rel: float = 0.05,
     noise_abs_s: float = 0.01,
+    resolution: float = 0.0,
 ) -> ShortSeries:
     """Classify a 2–10 run series: ``step`` (cold > hot beyond the noise, hot runs agree),
     ``still-warming`` (the last hot run is below every earlier hot run by more than
     ``noise_rel`` and ``noise_abs_s``), ``noisy`` (hot runs disagree without a downward
     trend), ``no-cache-effect``. ``noise_rel`` = 5 % (research §8.6), ``noise_abs_s`` =
-    ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel."""
+    ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel. ``cold_ratio`` and
+    ``hot_spread`` are None when the fastest hot run is 0 or below the timer
+    ``resolution`` (seconds): a ratio to a sub-resolution value means nothing."""
     x = np.asarray(values, dtype=np.float64).ravel()
     r = int(np.isfinite(x).sum())
     if x.size == 0:
@@ -344,8 +387,9 @@ def short_series(
     if hot.size == 0:
         return ShortSeries(r, cold, None, None, None, None, False, "single-run")
     hmin = float(hot.min())
-    ratio = cold / hmin if hmin > 0 and math.isfinite(cold) else math.nan
-    spread = float((hot.max() - hmin) / hmin) if hmin > 0 else math.inf
+    measurable = hmin > 0 and hmin >= resolution
+    ratio = cold / hmin if measurable and math.isfinite(cold) else math.nan
+    spread = float((hot.max() - hmin) / hmin) if measurable else None
     rho: float | None = None
     if hot.size >= 3:
         from scipy.stats import spearmanr
@@ -359,7 +403,9 @@ def short_series(
         warming = drop > noise_rel * earlier and drop > noise_abs_s
         if hot.size >= 3 and rho is not None:
             warming = warming and rho < 0
-    noise_ok = spread <= noise_rel or (float(hot.max()) - hmin) <= noise_abs_s
+    noise_ok = (spread is not None and spread <= noise_rel) or (float(hot.max()) - hmin) <= max(
+        noise_abs_s, resolution
+    )
     cls: ShortClass
     if warming:
         cls = "still-warming"
@@ -638,6 +684,7 @@ def analyze_series(
     max_points: int = 5000,
     min_all_tolerance: float = 0.05,
     variance_floor: float | None = None,
+    resolution: float | None = None,
 ) -> SeriesAnalysis:
     """Warm-up analysis of one process's iteration times (seconds, in run order; NaN =
     failed run, dropped). The one-call entry for harnesses.
@@ -659,25 +706,33 @@ def analyze_series(
     :func:`quantization_floor`, so runs of identical rounded timings are not split off as
     zero-variance segments. Findings: spikes, and "min of all runs underestimates steady state" when
     ``min(times[1:])`` is more than ``min_all_tolerance`` below the steady value.
+
+    ``resolution`` (seconds; default :func:`toolkit.analyze.resolution.series_resolution` of
+    ``times``, or pass the format's, 1 ms for ClickBench) is the timer's step: differences
+    within it are neither spikes, outliers, segment differences nor findings, and a ratio to
+    a value below it (``cold_ratio``, a spike's ratio) is not computed (None, or no spike).
     """
     raw = np.asarray(times, dtype=np.float64).ravel()
     keep = np.flatnonzero(np.isfinite(raw))
     x = raw[keep]
     n = int(x.size)
+    res = series_resolution(x.tolist()) if resolution is None else max(resolution, 0.0)
     findings: list[Finding] = []
     cold_ratio = None
     hot_runs = raw[1:][np.isfinite(raw[1:])]
-    if raw.size and math.isfinite(raw[0]) and hot_runs.size and float(hot_runs.min()) > 0:
-        cold_ratio = float(raw[0] / hot_runs.min())
+    if raw.size and math.isfinite(raw[0]) and hot_runs.size:
+        hot_min = float(hot_runs.min())
+        if hot_min > 0 and hot_min >= res:
+            cold_ratio = float(raw[0] / hot_min)
     if n <= short_max:
-        sh = short_series(raw, noise_rel=noise_rel) if n else None
+        sh = short_series(raw, noise_rel=noise_rel, resolution=res) if n else None
         return SeriesAnalysis(
             n, "short", None, None, None, None, (), (), (), (), None, cold_ratio, sh, (), (), 1
         )
 
-    spike_mask = single_iteration_spikes(x, spike_ratio=spike_ratio)
+    spike_mask = single_iteration_spikes(x, spike_ratio=spike_ratio, resolution=res)
     agg, b = aggregate_series(x, max_points=max_points)
-    out_mask_agg = outlier_mask(agg)
+    out_mask_agg = outlier_mask(agg, resolution=res)
     if b == 1:
         out_upper = out_mask_agg & (agg > np.median(agg))
         drop = spike_mask | out_mask_agg
@@ -716,6 +771,7 @@ def analyze_series(
         rel_tol=rel_tol,
         values=y,
         seed=seed,
+        resolution=res,
     )
 
     series_class = cls.series_class
@@ -728,7 +784,9 @@ def analyze_series(
     if steady_start is not None and series_class == "warmup" and equivalence == "tolerance":
         first = seg.segments[cls.steady_segments[0]]
         level = float(np.median(y[first.start : seg.segments[-1].end]))
-        steady_start = refine_steady_start(y, steady_start, first.end, level, rel_tol=rel_tol)
+        steady_start = refine_steady_start(
+            y, steady_start, first.end, level, rel_tol=rel_tol, resolution=res
+        )
 
     def to_raw(i: int) -> int:
         # analysed index → first raw iteration it covers (original, un-dropped indexing)
@@ -760,9 +818,10 @@ def analyze_series(
         for i in np.flatnonzero(spike_mask):
             nb = [x[j] for j in (i - 1, i + 1) if 0 <= j < n]
             ref = max(max(nb), steady_s or 0.0)
-            spikes.append(
-                Spike(int(keep[i]), float(x[i]), float(x[i] / ref) if ref > 0 else math.inf)
-            )
+            if ref > 0 and ref >= res and resolved(float(x[i]), ref, res) and x[i] > ref:
+                # a spike over sub-resolution neighbours has no ratio, and one no higher than
+                # the steady value is no pause: set aside, no finding
+                spikes.append(Spike(int(keep[i]), float(x[i]), float(x[i] / ref)))
     outliers = tuple(int(keep[i]) for i in np.flatnonzero(out_mask_agg)) if b == 1 else ()
 
     for sp in spikes:
@@ -779,7 +838,7 @@ def analyze_series(
         )
     if steady_s is not None and hot_runs.size:
         min_all = float(hot_runs.min())
-        if min_all < steady_s * (1.0 - min_all_tolerance):
+        if min_all < steady_s * (1.0 - min_all_tolerance) and resolved(min_all, steady_s, res):
             findings.append(
                 Finding(
                     "min-all-underestimates",
@@ -836,7 +895,7 @@ def analyze_series(
         segments=tuple(raw_segments),
         penalty=seg.penalty,
         cold_ratio=cold_ratio,
-        short=short_series(raw, noise_rel=noise_rel) if raw.size <= 10 else None,
+        short=short_series(raw, noise_rel=noise_rel, resolution=res) if raw.size <= 10 else None,
         comparators=comps,
         findings=tuple(findings),
         batch=b,
@@ -870,7 +929,7 @@ def tail_trend(
     slow ramp at the end of a run into one high-variance final segment, which Barrett's
     scan would call steady."""
     tail = np.asarray(values[-steady_len:], dtype=np.float64) if steady_len > 0 else values[:0]
-    if tail.size < 8 or np.ptp(tail) == 0:
+    if tail.size < 8 or np.ptp(tail) == 0 or float(tail.mean()) == 0:
         return False
     from scipy.stats import linregress
 
@@ -887,20 +946,23 @@ def refine_steady_start(
     *,
     rel_tol: float = 0.05,
     width: int = 3,
+    resolution: float = 0.0,
 ) -> int:
     """Move the change-point steady start to where the series actually enters the
     ``±rel_tol`` band around the steady ``level`` (the k_ε definition of research §8.13,
     on a ``width``-run median against noise): backwards while the earlier runs are already
     inside (each run and its ``width``-run median), forwards (up to ``limit``, the first steady segment's end) while they are not
     yet. PELT places a change inside a gradual decay where the likelihood gain peaks, not
-    where the decay becomes negligible."""
+    where the decay becomes negligible. The band is at least one timer ``resolution``
+    (seconds) wide, and is absolute (no division), so a level of 0 s is a band too."""
+    half = max(rel_tol * abs(level), resolution)
 
     def inside(i: int) -> bool:
         window = values[i : i + width]
-        return abs(float(np.median(window)) / level - 1.0) <= rel_tol
+        return abs(float(np.median(window)) - level) <= half
 
     def point_inside(i: int) -> bool:
-        return abs(float(values[i]) / level - 1.0) <= rel_tol
+        return abs(float(values[i]) - level) <= half
 
     def blip(j: int) -> bool:
         # one run off the band between two runs inside it (a small JIT/GC blip below
