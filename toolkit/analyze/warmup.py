@@ -107,7 +107,9 @@ def single_iteration_spikes(
     predecessor). The first iteration is never a spike: a slow first run is warm-up.
     A ratio to a neighbour below the timer ``resolution`` (seconds) means nothing, so the
     larger neighbour must be at least one ``resolution`` step and the spike more than one
-    step above it (0.2 ms after 0.1 ms on a 0.1 ms timer is not 2x).
+    step above it (0.2 ms after 0.1 ms on a 0.1 ms timer is not 2x). Two consecutive
+    iterations that are both ``spike_ratio`` times the runs either side of them are spikes
+    too (two pauses in a row).
 
     Seed 002: "a single mid-iteration compile spike can push that iteration to 2-30x its
     steady-state time" — hence the default 2.
@@ -132,6 +134,21 @@ def single_iteration_spikes(
         and prev >= resolution
         and last - prev > resolution
     )
+    # two pauses in a row shield each other from the rule above: a pair counts when both
+    # runs are spikes against the runs either side of the pair (at the end: the run
+    # before it); two 3-4x runs among the last 3 were read as a final segment, "no
+    # steady state"
+    if n >= 5:
+        low = np.minimum(x[1:-1], x[2:])  # pair (i, i+1), i = 1..n-2
+        outer = np.maximum(x[:-2], np.r_[x[3:], 0.0])  # x[i-1] and x[i+2] (none at the end)
+        pair = (
+            (low >= spike_ratio * outer)
+            & (outer > 0)
+            & (outer >= resolution)
+            & (low - outer > resolution)
+        )
+        for i in np.flatnonzero(pair) + 1:
+            mask[i] = mask[i + 1] = True
     return mask
 
 
@@ -762,31 +779,56 @@ def analyze_series(
             if retry.changepoints:
                 seg = retry
     steady_len = int(steady_frac * y.size)
-    cls = classify_segments(
-        seg.segments,
-        n=y.size,
-        steady_len=steady_len,
-        mode=equivalence,
-        delta_s=delta_s,
-        rel_tol=rel_tol,
-        values=y,
-        seed=seed,
-        resolution=res,
-    )
 
-    series_class = cls.series_class
-    steady_start = cls.steady_start
-    if series_class != "no-steady-state" and tail_trend(y, steady_len, rel_tol=rel_tol):
-        series_class, steady_start = "no-steady-state", None
-    # the refinement uses the tolerance mode's ±rel_tol band; the other modes keep
-    # Barrett's definition (the first steady segment's start); a flat series is steady
-    # from its first run by definition
-    if steady_start is not None and series_class == "warmup" and equivalence == "tolerance":
-        first = seg.segments[cls.steady_segments[0]]
-        level = float(np.median(y[first.start : seg.segments[-1].end]))
-        steady_start = refine_steady_start(
-            y, steady_start, first.end, level, rel_tol=rel_tol, resolution=res
+    def classify(
+        segmentation: Segmentation,
+    ) -> tuple[Segmentation, Classification, SeriesClass, int | None, bool]:
+        # (segmentation, Barrett's scan, class, steady start, whether the steady part
+        # failed the level-structure or trend test)
+        segmentation = split_cold_run(y, segmentation, spike_ratio=spike_ratio, resolution=res)
+        scan = classify_segments(
+            segmentation.segments,
+            n=y.size,
+            steady_len=steady_len,
+            mode=equivalence,
+            delta_s=delta_s,
+            rel_tol=rel_tol,
+            values=y,
+            seed=seed,
+            resolution=res,
         )
+        found = scan.series_class
+        start = scan.steady_start
+        if found != "no-steady-state" and tail_trend(y, steady_len, rel_tol=rel_tol):
+            return segmentation, scan, "no-steady-state", None, False
+        # the refinement uses the tolerance mode's ±rel_tol band; the other modes keep
+        # Barrett's definition (the first steady segment's start); a flat series is steady
+        # from its first run by definition
+        if start is not None and found in ("warmup", "slowdown") and equivalence == "tolerance":
+            first = segmentation.segments[scan.steady_segments[0]]
+            level = float(np.median(y[first.start : segmentation.segments[-1].end]))
+            start = refine_steady_start(y, start, first.end, level, rel_tol=rel_tol, resolution=res)
+        if start is not None:
+            # from run 1 at least: a cold first run that is no spike (under spike_ratio)
+            # still swells the variance and hides the structure of the rest
+            part = y[max(start, 1) :]
+            if part.size >= STRUCTURE_MIN_POINTS and (
+                level_structure(part, rel_tol=rel_tol, resolution=res, seed=seed)
+                or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001)
+            ):
+                return segmentation, scan, "no-steady-state", None, True
+        return segmentation, scan, found, start, False
+
+    seg, cls, series_class, steady_start, moving = classify(seg)
+    if moving and penalty == "barrett" and cls.series_class == "flat":
+        # a "flat" series that is not one level: a square wave or a drift that PELT's
+        # 15·ln n left in one segment (26 of 80 generated square waves read as flat), or a
+        # change it missed (a ramp of +50 % over 6 of 41 runs). Segmented again at mBIC's 4·ln n (§8.2), the scan decides: a square
+        # wave or drift then has non-equivalent segments at the end (no steady state); a
+        # missed ramp becomes a change point, and the part after it is one level
+        retried = classify(pelt(y, penalty="mbic", min_size=min_size, variance_floor=floor))
+        if retried[2] != "no-steady-state":
+            seg, cls, series_class, steady_start, moving = retried
 
     def to_raw(i: int) -> int:
         # analysed index → first raw iteration it covers (original, un-dropped indexing)
@@ -938,6 +980,87 @@ def tail_trend(
     return bool(change > rel_tol and float(fit.pvalue) < alpha)
 
 
+#: Fewest points :func:`level_structure` tests (below, it cannot tell structure from noise).
+STRUCTURE_MIN_POINTS = 12
+
+
+def level_structure(
+    values: FloatArray,
+    *,
+    rel_tol: float = 0.05,
+    resolution: float = 0.0,
+    alpha: float = 0.001,
+    permutations: int = 999,
+    max_lag: int = 20,
+    seed: int = 0,
+) -> bool:
+    """True when ``values`` (a supposedly steady part) hold a level that moves — a square
+    wave, a drift, a staircase — rather than noise around one level.
+
+    Statistic: the smallest semivariogram ``γ(k) = mean((x_{t+k} − x_t)²)/2`` over lags
+    k = 1..min(``max_lag``, n/3), over the variance. Noise around one level gives ≈ 1 at
+    every lag; a moving level gives a small value at lag 1 (drift, long periods) or at
+    its period (a period-4 square wave has γ(1) ≈ variance but γ(4) ≈ noise). It is von
+    Neumann's ratio (mean square successive difference / variance; von Neumann 1941,
+    Ann. Math. Stat. 12(4)) taken at its best lag; significance by a seeded permutation
+    test (``permutations`` shuffles, one-sided at ``alpha``), so it holds at any n without
+    tables. The moving part must matter too: its standard deviation
+    ``√(variance − min γ)`` must exceed ``rel_tol``/2 of the mean (a square wave of
+    ±rel_tol/2) and one timer ``resolution`` step. Our extension of Barrett et al.'s
+    classification (research §1.5): PELT at 15·ln n leaves a ±10–40 % square wave of
+    short period, or a slow drift, in one segment, which the scan calls flat."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    lags = min(max_lag, n // 3)
+    mean = float(x.mean()) if n else 0.0
+    var = float(x.var()) if n else 0.0
+    if n < STRUCTURE_MIN_POINTS or lags < 1 or var <= 0 or mean <= 0:
+        return False
+
+    def min_gamma(a: FloatArray) -> FloatArray:
+        # smallest semivariogram over the lags, per row of ``a``
+        gammas = [np.mean((a[..., k:] - a[..., :-k]) ** 2, axis=-1) / 2 for k in range(1, lags + 1)]
+        smallest: FloatArray = np.min(gammas, axis=0)
+        return smallest
+
+    observed = float(min_gamma(x))
+    moving_sd = math.sqrt(max(var - observed, 0.0))
+    if moving_sd <= max(rel_tol / 2 * mean, resolution):
+        return False
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.broadcast_to(x, (permutations, n)), axis=1)
+    below = int(np.sum(min_gamma(shuffled) <= observed))
+    return (below + 1) / (permutations + 1) <= alpha
+
+
+def split_cold_run(
+    values: FloatArray,
+    segmentation: Segmentation,
+    *,
+    spike_ratio: float = 2.0,
+    resolution: float = 0.0,
+) -> Segmentation:
+    """The first run as a segment of its own when it is at least ``spike_ratio`` times the
+    second run and the median of the rest of its segment (and more than one timer
+    ``resolution`` step above).
+    PELT's segments have at least 2 runs, so a cold first run joins the next ones and
+    lifts their mean: a 2.4x first run before five runs at 0.8x made the first segment's
+    mean equal to the later 1.0 and hid the change at run 6 (issue 16). The scan then
+    sees the cold run as a slower segment (warm-up) and the runs after it as they are."""
+    segments = segmentation.segments
+    if not segments or segments[0].n < 3:
+        return segmentation
+    rest = values[1 : segments[0].end]
+    # against the larger of the second run and the rest's median: the first run alone,
+    # not the start of a slow phase
+    median = max(float(np.median(rest)), float(values[1]))
+    first = float(values[0])
+    if median <= 0 or first < spike_ratio * median or not resolved(first, median, resolution):
+        return segmentation
+    cps = (1, *segmentation.changepoints)
+    return dataclasses.replace(segmentation, changepoints=cps, segments=segments_of(values, cps))
+
+
 def refine_steady_start(
     values: FloatArray,
     start: int,
@@ -999,6 +1122,7 @@ __all__ = [
     "compare_stopping_rules",
     "georges_cov",
     "laaber_stop",
+    "level_structure",
     "outlier_mask",
     "quantization_floor",
     "segment_equivalence",
