@@ -13,7 +13,7 @@ from toolkit.analyze.warmup import analyze_series
 
 CLASSES = ("flat", "warmup", "slowdown", "no-steady-state")
 #: Series per class (25 % each), and the generator's seed.
-PER_CLASS = 80
+PER_CLASS = 250
 SEED = 16
 #: The engine's equivalence tolerance: the truth's steady iteration is where the noise-free
 #: level enters ±5 % of its final value for good.
@@ -119,6 +119,14 @@ def measure() -> tuple[collections.Counter[tuple[str, str]], int, int, list[str]
 
 @pytest.mark.slow
 def test_classes_are_right_on_an_independent_generator() -> None:
+    """Classes right in ≥ 97 % and the steady iteration within ±2 runs of the truth in
+    ≥ 90 % of warm-up and slowdown series (printed with the confusion matrix; ``-s``).
+
+    Measured with seed 16 and 1000 series: 982/1000 = 98.2 % (was 88.8 % on its first 320
+    before issue 16, with 26 of 80 square waves read as flat), steady iteration 477/500 =
+    95.4 %. Other seeds of 1000 series gave 98.3 % (seed 7); of 320 series, 96.6–99.1 %
+    (seeds 1–6): the errors left are drifts and staircases read as a step (slowdown or
+    warm-up)."""
     confusion, within, changing, misses = measure()
     total = sum(confusion.values())
     right = sum(v for (a, b), v in confusion.items() if a == b)
@@ -164,3 +172,22 @@ def test_level_structure_tells_a_moving_level_from_noise() -> None:
         level_structure(1 + 0.05 * np.random.default_rng(s).standard_normal(60)) for s in range(200)
     )
     assert flat_hits <= 2  # the permutation test's alpha is 0.001
+
+
+def test_two_pauses_in_a_row_are_spikes_but_a_square_wave_is_not() -> None:
+    """Two 3-4x runs next to each other shielded each other from the spike rule (each was
+    under 2x the larger neighbour) and, near the end, made a final segment: no steady
+    state. The high half of a ±40 % square wave of period 4 is 2.3x the runs beside it but
+    not twice the median around it."""
+    from toolkit.analyze.warmup import single_iteration_spikes
+
+    rng = np.random.default_rng(8)
+    x = 1.0 + 0.02 * rng.standard_normal(60)
+    x[[40, 41]] *= [3.5, 4.0]
+    x[[57, 58]] *= [3.0, 3.4]
+    assert np.flatnonzero(single_iteration_spikes(x)).tolist() == [40, 41, 57, 58]
+    assert analyze_series(x).series_class == "flat"
+    k = np.arange(60)
+    square = np.where(k % 4 < 2, 1.4, 0.6) * (1 + 0.01 * rng.standard_normal(60))
+    assert not single_iteration_spikes(square).any()
+    assert analyze_series(square).series_class == "no-steady-state"

@@ -141,8 +141,12 @@ def single_iteration_spikes(
     if n >= 5:
         low = np.minimum(x[1:-1], x[2:])  # pair (i, i+1), i = 1..n-2
         outer = np.maximum(x[:-2], np.r_[x[3:], 0.0])  # x[i-1] and x[i+2] (none at the end)
+        # and twice the median around the pair: the high half of a ±40 % square wave of
+        # period 4 is 2.3x the runs beside it but not a pause
+        starts = np.clip(np.arange(1, n - 1) - 5, 0, max(n - 12, 0))  # 12 runs, inside x
+        around = np.array([np.median(x[a : a + 12]) for a in starts])
         pair = (
-            (low >= spike_ratio * outer)
+            (low >= spike_ratio * np.maximum(outer, around))
             & (outer > 0)
             & (outer >= resolution)
             & (low - outer > resolution)
@@ -717,7 +721,12 @@ def analyze_series(
     steady); the steady iteration is the first steady segment's start (§1.6), for a
     warm-up in ``tolerance`` mode moved to where the runs enter the ±``rel_tol`` band
     (:func:`refine_steady_start`), 0 for a flat series; steady value = ``statistic`` of
-    the steady segments with a seeded bootstrap CI (§8.7). Series of at most ``short_max`` runs get class ``short`` and the cold/hot
+    the steady segments with a seeded bootstrap CI (§8.7). A cold first run is a segment of
+    its own (:func:`split_cold_run`); a steady part of 12 runs or more that still moves
+    (:func:`level_structure`: a square wave or drift; or a significant trend) means no
+    steady state, after a "flat" series is segmented again at 4·ln n and a warm-up's
+    steady start may move a few runs later. Series of at most ``short_max`` runs get
+    class ``short`` and the cold/hot
     detector (§8.6). ``comparators`` adds MSER-5, Georges and Laaber (§8.8–8.10).
     ``variance_floor`` (on the median-scaled series) defaults to
     :func:`quantization_floor`, so runs of identical rounded timings are not split off as
@@ -809,14 +818,32 @@ def analyze_series(
             level = float(np.median(y[first.start : segmentation.segments[-1].end]))
             start = refine_steady_start(y, start, first.end, level, rel_tol=rel_tol, resolution=res)
         if start is not None:
+
+            def moves(s: int) -> bool:
+                part = y[s:]
+                return part.size >= STRUCTURE_MIN_POINTS and (
+                    level_structure(part, rel_tol=rel_tol, resolution=res, seed=seed)
+                    or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001)
+                )
+
             # from run 1 at least: a cold first run that is no spike (under spike_ratio)
             # still swells the variance and hides the structure of the rest
-            part = y[max(start, 1) :]
-            if part.size >= STRUCTURE_MIN_POINTS and (
-                level_structure(part, rel_tol=rel_tol, resolution=res, seed=seed)
-                or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001)
-            ):
-                return segmentation, scan, "no-steady-state", None, True
+            tested = max(start, 1)
+            if moves(tested):
+                # the tail of a warm-up's decay may remain after the band was entered: when
+                # the part starts above its median, a steady part that starts a few runs
+                # later (up to 10 % of the series, keeping steady_frac of it) and is one
+                # level is the steady state
+                last = (
+                    min(tested + max(5, y.size // 10), y.size - max(steady_len, 1))
+                    if found == "warmup"
+                    and float(np.mean(y[tested : tested + 5])) > float(np.median(y[tested:]))
+                    else tested
+                )
+                later = next((s for s in range(tested + 1, last + 1) if not moves(s)), None)
+                if later is None:
+                    return segmentation, scan, "no-steady-state", None, True
+                start = later
         return segmentation, scan, found, start, False
 
     seg, cls, series_class, steady_start, moving = classify(seg)
