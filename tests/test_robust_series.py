@@ -21,6 +21,7 @@ from toolkit.analyze.warmup import (
     SeriesAnalysis,
     analyze_series,
     refine_steady_start,
+    revealed_resolution,
     single_iteration_spikes,
 )
 from toolkit.analyze.window_error import SteadySeries, window_error_grid
@@ -58,7 +59,7 @@ def _finite_or_none(value: Any, where: str) -> None:
 
 def _check(a: SeriesAnalysis, x: np.ndarray) -> None:
     _finite_or_none(a, "analysis")
-    res = series_resolution(x.tolist())
+    res = revealed_resolution(x)
     hot = x[1:]
     if a.cold_ratio is not None:
         assert hot.min() > 0 and hot.min() >= res
@@ -197,3 +198,18 @@ def test_detect_runs_on_every_real_clickbench_file(runner, real_dir: Path) -> No
         if result.exit_code != 0:
             failed[path.name] = (result.exit_code, result.output[-300:], result.exception)
     assert not failed, failed
+
+
+def test_a_step_that_is_the_only_step_is_not_the_resolution() -> None:
+    """The smallest step between distinct values is a timer's resolution only when the
+    values span many such steps. In [3, 1, 1, …] the only step is the 3x cold run itself;
+    taken as the resolution it made the cold run unresolved: flat, cold ratio None."""
+    runs = [3.0, *[1.0] * 9]
+    assert revealed_resolution(runs) == 0.0
+    got = analyze_series(runs)
+    hot = runs[1:]
+    assert got.cold_ratio == runs[0] / min(hot) == 3.0
+    assert (got.series_class, got.steady_iteration) == ("warmup", 1)
+    assert got.short is not None and got.short.short_class == "step"
+    # a grid the values do fall on: the zeros result spans 37,356 steps of 0.1 ms
+    assert revealed_resolution(ZEROS) == pytest.approx(0.0001)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from toolkit.analyze.changepoints import Segment, Segmentation, crops, pelt, segments_of
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
-from toolkit.analyze.resolution import resolved, series_resolution
+from toolkit.analyze.resolution import MIN_EFFECT_STEPS, resolved, series_resolution
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -678,6 +678,21 @@ def aggregate_series(values: npt.ArrayLike, *, max_points: int = 5000) -> tuple[
     return sums / counts, b
 
 
+def revealed_resolution(values: npt.ArrayLike) -> float:
+    """The timer resolution a series shows, seconds: its smallest step between distinct
+    values (:func:`toolkit.analyze.resolution.series_resolution`) when its values span at
+    least ``MIN_EFFECT_STEPS`` (10) such steps, else 0. Only a grid that many values fall
+    on is a resolution: in [3, 1, 1, …] or a 2.0 s → 1.0 s step the smallest step is the
+    change itself, and as a resolution it made a 3x cold run and a 2x warm-up
+    "unresolved" (the first read flat, cold ratio None)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    x = x[np.isfinite(x)]
+    step = series_resolution(x.tolist())
+    if step <= 0 or float(np.ptp(x)) < MIN_EFFECT_STEPS * step:
+        return 0.0
+    return step
+
+
 #: Series shorter than this (after spikes and outliers are set aside) that show no change
 #: point at Barrett's 15·ln n but a monotone trend are segmented again at 4·ln n
 #: (:func:`analyze_series`).
@@ -733,8 +748,8 @@ def analyze_series(
     zero-variance segments. Findings: spikes, and "min of all runs underestimates steady state" when
     ``min(times[1:])`` is more than ``min_all_tolerance`` below the steady value.
 
-    ``resolution`` (seconds; default :func:`toolkit.analyze.resolution.series_resolution` of
-    ``times``, or pass the format's, 1 ms for ClickBench) is the timer's step: differences
+    ``resolution`` (seconds; default :func:`revealed_resolution` of ``times``, or pass the
+    format's, 1 ms for ClickBench) is the timer's step: differences
     within it are neither spikes, outliers, segment differences nor findings, and a ratio to
     a value below it (``cold_ratio``, a spike's ratio) is not computed (None, or no spike).
     """
@@ -742,7 +757,7 @@ def analyze_series(
     keep = np.flatnonzero(np.isfinite(raw))
     x = raw[keep]
     n = int(x.size)
-    res = series_resolution(x.tolist()) if resolution is None else max(resolution, 0.0)
+    res = revealed_resolution(x) if resolution is None else max(resolution, 0.0)
     findings: list[Finding] = []
     cold_ratio = None
     hot_runs = raw[1:][np.isfinite(raw[1:])]
@@ -1163,6 +1178,7 @@ __all__ = [
     "level_structure",
     "outlier_mask",
     "quantization_floor",
+    "revealed_resolution",
     "segment_equivalence",
     "segments_of",
     "short_series",
