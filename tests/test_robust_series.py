@@ -213,3 +213,26 @@ def test_a_step_that_is_the_only_step_is_not_the_resolution() -> None:
     assert got.short is not None and got.short.short_class == "step"
     # a grid the values do fall on: the zeros result spans 37,356 steps of 0.1 ms
     assert revealed_resolution(ZEROS) == pytest.approx(0.0001)
+
+
+def test_gaps_within_the_timer_resolution_are_not_findings() -> None:
+    """0.2 ms against a 0.1 ms reference on a 0.1 ms grid was 'hot window 2.0x the
+    reference' and a +100 % suite gap; one step is not a difference. 5.0 ms against 1.0 ms
+    on the same grid (40 steps) still is."""
+    from toolkit.analyze.gaps import gap_findings
+
+    def findings(runs: list[float]) -> dict[str, Any]:
+        frame = pl.DataFrame(
+            {"query": ["Q0"] * len(runs), "iteration": range(len(runs)), "seconds": runs}
+        )
+        table = iteration_gaps(frame)
+        return {f.rule: f.numbers for f in gap_findings(table, subject="s")}
+
+    tiny = [1.0, 0.0003, 0.0002, 0.0001, 0.0001, 0.0001, 0.0002, 0.0001, 0.0001, 0.0001]
+    hot2, reference = min(tiny[1:3]), min(tiny[1:])
+    assert hot2 - reference <= series_resolution(tiny)  # one step: unresolved
+    assert findings(tiny) == {}
+    real = [1.0, 0.0060, 0.0050, 0.0010, 0.0011, 0.0010, 0.0010, 0.0012, 0.0010, 0.0010]
+    got = findings(real)
+    assert got["gap-worst-query"]["ratio"] == pytest.approx(min(real[1:3]) / min(real[1:]))
+    assert "gap-clickbench-window" in got

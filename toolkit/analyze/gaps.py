@@ -47,6 +47,8 @@ from typing import Literal
 import polars as pl
 
 from toolkit.analyze.findings import Finding
+from toolkit.analyze.resolution import resolved
+from toolkit.analyze.warmup import revealed_resolution
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -74,8 +76,9 @@ class QueryGaps:
 
     ``hot_s_by_k[k - 1]`` is hot(k), the min of hot runs 1..k; None when one of those
     runs failed or is missing. ``cold_hot_ratio`` = cold / reference (how much slower the
-    cold run is than the reference hot time). ``first_k_within`` = the smallest k whose
-    hot(k) is within tolerance of the reference (None: never).
+    cold run is than the reference hot time; None when the reference is 0 s or below
+    ``resolution_s``, the timer resolution of the series). ``first_k_within`` = the
+    smallest k whose hot(k) is within tolerance of the reference (None: never).
     """
 
     query: str
@@ -87,6 +90,7 @@ class QueryGaps:
     first_k_within: int | None
     failed_runs: int
     excluded: Exclusion | None
+    resolution_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -149,13 +153,15 @@ def series_gaps(
     reference_s: float | None = None,
     use_reference: bool = False,
     tolerance: float = DEFAULT_TOLERANCE,
+    resolution: float | None = None,
 ) -> QueryGaps:
     """Per-query part of the gap table for one series ``runs`` = [cold, hot 1, hot 2, …].
 
     ``hot_runs`` is the number of hot runs of the suite (default: this series'); runs
     beyond the end of ``runs`` count as missing. With ``use_reference`` the given
     ``reference_s`` is the reference (None, NaN or < 0: excluded as "no-reference"); else the
-    reference is ``min-all``, the min of the hot runs.
+    reference is ``min-all``, the min of the hot runs. ``resolution`` (seconds) is the
+    timer's step, default :func:`toolkit.analyze.warmup.revealed_resolution` of the runs.
     """
     hot = list(runs[1:])
     n_hot = len(hot) if hot_runs is None else hot_runs
@@ -187,7 +193,11 @@ def series_gaps(
                 first_k = k
                 break
     cold_s = None if cold is None or math.isnan(cold) else cold
-    ratio = None if cold_s is None or not reference else cold_s / reference
+    finite = [v for v in [cold, *hot] if v is not None and not math.isnan(v)]
+    res = revealed_resolution(finite) if resolution is None else max(resolution, 0.0)
+    # a ratio to a reference below the timer's resolution means nothing (0.1 ms: 37,356x)
+    measurable = reference is not None and reference > 0 and reference >= res
+    ratio = cold_s / reference if cold_s is not None and measurable and reference else None
     return QueryGaps(
         query=query,
         process=process,
@@ -198,6 +208,7 @@ def series_gaps(
         first_k_within=first_k,
         failed_runs=failed,
         excluded=excluded,
+        resolution_s=res,
     )
 
 
@@ -316,12 +327,19 @@ def gap_findings(table: GapTable, *, subject: str) -> list[Finding]:
       above the target, and the hot-iteration count that meets the target;
     - ``gap-worst-query``: the query whose hot(2) is furthest above its reference;
     - ``gap-excluded``: queries left out of the sums because of failed runs.
+
+    A gap no larger than the timer resolution (per query; for the suite, one step per
+    included series) is not a finding.
     """
     out: list[Finding] = []
     k = CLICKBENCH_HOT_RUNS
     if len(table.rows) >= k:
         row = table.rows[k - 1]
-        if row.gap is not None and row.gap > table.target:
+        # the suite's sums are exact to one resolution step per included series: a gap
+        # within that is no finding
+        steps = math.fsum(q.resolution_s for q in table.per_query if q.excluded is None)
+        gap_s = row.suite_sum_s - row.reference_sum_s
+        if row.gap is not None and row.gap > table.target and gap_s > steps:
             if table.k_for_target is not None:
                 advice = (
                     f"run at least {table.k_for_target} hot iterations "
@@ -356,8 +374,16 @@ def gap_findings(table: GapTable, *, subject: str) -> list[Finding]:
         worst_ratio = 1.0 + table.tolerance
         for q in table.per_query:
             value = q.hot_s_by_k[k - 1] if len(q.hot_s_by_k) >= k else None
-            if q.excluded is None and value is not None and q.reference_s:
-                ratio = value / q.reference_s
+            ref = q.reference_s
+            # a gap within the timer's resolution is no finding (0.2 ms vs 0.1 ms is not 2x)
+            if (
+                q.excluded is None
+                and value is not None
+                and ref
+                and ref >= q.resolution_s
+                and resolved(value, ref, q.resolution_s)
+            ):
+                ratio = value / ref
                 if ratio > worst_ratio:
                     worst, worst_ratio = q, ratio
         if worst is not None and worst.reference_s is not None:
