@@ -236,3 +236,15 @@ def test_gaps_within_the_timer_resolution_are_not_findings() -> None:
     got = findings(real)
     assert got["gap-worst-query"]["ratio"] == pytest.approx(min(real[1:3]) / min(real[1:]))
     assert "gap-clickbench-window" in got
+
+
+def test_detect_takes_clickbench_s_declared_millisecond(runner, zeros_file: Path) -> None:  # type: ignore[no-untyped-def]
+    """ClickBench rounds to 1 ms (FORMAT_RESOLUTION_S): every hot run of the zeros result
+    is 0 ms to that timer, so the steady state starts at the first hot run; the runs' own
+    0.1 ms grid would put it at run 2 (analyze_series' default)."""
+    result = runner.invoke(app, ["detect", str(zeros_file), "--json"])
+    assert result.exit_code == 0, result.output
+    (series,) = json.loads(result.stdout)["series"]
+    on_ms = [i for i, v in enumerate(ZEROS) if round(v, 3) != 0.0]
+    assert series["steady_iteration"] == on_ms[-1] + 1 == 1
+    assert analyze_series(ZEROS).steady_iteration == 2
