@@ -892,9 +892,12 @@ def analyze_series(
         steady_iteration = to_raw(steady_start) if steady_start > 0 else 0
         before = raw[:steady_iteration]
         time_to_steady = float(np.nansum(before))
-        parts = [y[seg.segments[i].start : seg.segments[i].end] for i in cls.steady_segments]
-        parts[0] = y[
-            max(steady_start, seg.segments[cls.steady_segments[0]].start) : parts_end(seg, cls)
+        # each steady segment from the steady start on (the start may lie past the first
+        # steady segment when a warm-up's decay tail was left out)
+        parts = [
+            y[max(steady_start, seg.segments[i].start) : seg.segments[i].end]
+            for i in cls.steady_segments
+            if seg.segments[i].end > steady_start
         ]
         steady_s, steady_ci = steady_value_ci(
             parts, statistic=statistic, confidence=confidence, resamples=resamples, seed=seed
@@ -987,11 +990,6 @@ def analyze_series(
         findings=tuple(findings),
         batch=b,
     )
-
-
-def parts_end(seg: Segmentation, cls: Classification) -> int:
-    """End of the first steady segment."""
-    return seg.segments[cls.steady_segments[0]].end
 
 
 def monotone_trend(values: FloatArray, *, alpha: float = 0.05, min_spread: float = 0.2) -> bool:
