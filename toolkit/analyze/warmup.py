@@ -832,6 +832,10 @@ def analyze_series(
             first = segmentation.segments[scan.steady_segments[0]]
             level = float(np.median(y[first.start : segmentation.segments[-1].end]))
             start = refine_steady_start(y, start, first.end, level, rel_tol=rel_tol, resolution=res)
+            if y.size - start < steady_len:
+                # the runs enter the band inside the last steady_frac of the run: they have
+                # not been steady for as long as Barrett's rule asks (§1.5)
+                return segmentation, scan, "no-steady-state", None, False
         if start is not None:
 
             def moves(s: int) -> bool:
