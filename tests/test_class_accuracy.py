@@ -139,6 +139,8 @@ def test_classes_are_right_on_an_independent_generator() -> None:
     assert {a for a, _ in confusion} == set(CLASSES)
     assert right / total >= 0.97
     assert within / changing >= 0.90
+    # the figures in the docstring are what this seed gives
+    assert (right, total, within, changing) == (983, 1000, 477, 500)
 
 
 def test_a_slow_first_run_does_not_hide_a_change_at_run_6() -> None:
