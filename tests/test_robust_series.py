@@ -94,6 +94,7 @@ def series(draw: st.DrawFn) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
+@pytest.mark.slow
 @CASES
 @given(series())
 def test_analyze_series_never_raises_and_gives_finite_or_no_figures(x: np.ndarray) -> None:
@@ -101,6 +102,7 @@ def test_analyze_series_never_raises_and_gives_finite_or_no_figures(x: np.ndarra
     _check(a, x)
 
 
+@pytest.mark.slow
 @CASES
 @given(series())
 def test_gaps_and_window_error_never_raise_on_such_series(x: np.ndarray) -> None:
