@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,18 @@ def series(draw: st.DrawFn) -> np.ndarray:
 def test_analyze_series_never_raises_and_gives_finite_or_no_figures(x: np.ndarray) -> None:
     a = analyze_series(x, resamples=50)
     _check(a, x)
+
+
+@pytest.mark.slow
+@settings(CASES, max_examples=100)
+@given(series())
+def test_stopping_rule_comparators_divide_by_no_zero(x: np.ndarray) -> None:
+    # Georges' CoV and Laaber's CI width divided by a window mean of 0 s (RuntimeWarning,
+    # NaN figures); a rule that cannot judge zeros does not stop
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        a = analyze_series(x, resamples=50, comparators=True)
+    _finite_or_none(a.comparators, "comparators")
 
 
 @pytest.mark.slow
@@ -250,3 +263,18 @@ def test_detect_takes_clickbench_s_declared_millisecond(runner, zeros_file: Path
     on_ms = [i for i, v in enumerate(ZEROS) if round(v, 3) != 0.0]
     assert series["steady_iteration"] == on_ms[-1] + 1 == 1
     assert analyze_series(ZEROS).steady_iteration == 2
+
+
+def test_one_millisecond_step_on_a_millisecond_timer_is_one_level() -> None:
+    """A 5 s cold run, then 30 runs at 0 ms and 30 at 1 ms (a result cache on ClickBench's
+    1 ms timer): the hot runs differ by one step, which the timer cannot resolve, so they
+    are one level. Was no steady state (a least-squares 'drift' of 1.5 ms, not compared
+    with the resolution) and, with that fixed, slowdown (a mean of 1 ms runs is
+    0.0010000000000000002 s, one rounding above the step)."""
+    x = np.r_[5.0, np.zeros(30), np.full(30, 0.001)]
+    step = revealed_resolution(x)
+    assert step == pytest.approx(0.001)
+    hot = x[1:]
+    assert hot.max() - hot.min() <= step * (1 + 1e-9)  # the truth: one level to the timer
+    got = analyze_series(x)
+    assert (got.series_class, got.steady_iteration) == ("warmup", 1)

@@ -203,8 +203,11 @@ def segment_equivalence(
     every mode: the timer cannot tell them apart.
     """
     ratio = seg.mean / final.mean if final.mean > 0 and final.mean >= resolution else None
-    if abs(seg.mean - final.mean) <= resolution or (ratio is None and mode != "warmup_stats"):
-        return Equivalence(abs(seg.mean - final.mean) <= resolution, ratio, None)
+    # within one step, with a relative slack for binary rounding (a mean of 1 ms runs is
+    # 0.0010000000000000002 s)
+    same = abs(seg.mean - final.mean) <= resolution * (1 + 1e-9)
+    if same or (ratio is None and mode != "warmup_stats"):
+        return Equivalence(same, ratio, None)
     if mode == "warmup_stats":
         if raw_deltas:
             return Equivalence(abs(seg.mean - final.mean) <= delta_s, ratio, None)
@@ -224,7 +227,7 @@ def segment_equivalence(
         b = values[final.start : final.end]
         if float(b.min()) <= 0:
             # a resampled final mean of 0 has no ratio: compare by the means alone
-            return Equivalence(abs(seg.mean - final.mean) <= resolution, ratio, None)
+            return Equivalence(same, ratio, None)
         ma = a[rng.integers(0, a.size, (resamples, a.size))].mean(axis=1)
         mb = b[rng.integers(0, b.size, (resamples, b.size))].mean(axis=1)
         lo, hi = np.percentile(ma / mb, [2.5, 97.5])
@@ -412,7 +415,7 @@ def short_series(
     ratio = cold / hmin if measurable and math.isfinite(cold) else math.nan
     spread = float((hot.max() - hmin) / hmin) if measurable else None
     rho: float | None = None
-    if hot.size >= 3:
+    if hot.size >= 3 and np.ptp(hot) > 0:  # equal hot runs have no rank correlation
         from scipy.stats import spearmanr
 
         res = spearmanr(np.arange(hot.size), hot)
@@ -475,7 +478,9 @@ def georges_cov(
         return None, None
     win = np.lib.stride_tricks.sliding_window_view(x, k)
     mean = win.mean(axis=1)
-    cov = win.std(axis=1, ddof=1) / mean
+    # a window of zeros (runs below the timer) has no CoV: never "steady" by this rule
+    std = win.std(axis=1, ddof=1)
+    cov = np.divide(std, mean, out=np.full_like(std, np.inf), where=mean > 0)
     hits = np.flatnonzero(cov < cov_threshold)
     if hits.size == 0:
         return None, None
@@ -524,7 +529,8 @@ def laaber_stop(
             if data.size > 1:
                 boot = data[rng.integers(0, data.size, (resamples, data.size))].mean(axis=1)
                 lo, hi = np.quantile(boot, [0.005, 0.995])
-                stats.append(float((hi - lo) / data.mean()))
+                m = float(data.mean())
+                stats.append(float((hi - lo) / m) if m > 0 else math.inf)
             else:
                 stats.append(math.inf)
         else:
@@ -823,7 +829,9 @@ def analyze_series(
         )
         found = scan.series_class
         start = scan.steady_start
-        if found != "no-steady-state" and tail_trend(y, steady_len, rel_tol=rel_tol):
+        if found != "no-steady-state" and tail_trend(
+            y, steady_len, rel_tol=rel_tol, resolution=res
+        ):
             return segmentation, scan, "no-steady-state", None, False
         # the refinement uses the tolerance mode's ±rel_tol band; the other modes keep
         # Barrett's definition (the first steady segment's start); a flat series is steady
@@ -842,7 +850,7 @@ def analyze_series(
                 part = y[s:]
                 return part.size >= STRUCTURE_MIN_POINTS and (
                     level_structure(part, rel_tol=rel_tol, resolution=res, seed=seed)
-                    or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001)
+                    or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001, resolution=res)
                 )
 
             # from run 1 at least: a cold first run that is no spike (under spike_ratio)
@@ -1010,21 +1018,30 @@ def monotone_trend(values: FloatArray, *, alpha: float = 0.05, min_spread: float
 
 
 def tail_trend(
-    values: FloatArray, steady_len: int, *, rel_tol: float = 0.05, alpha: float = 0.01
+    values: FloatArray,
+    steady_len: int,
+    *,
+    rel_tol: float = 0.05,
+    alpha: float = 0.01,
+    resolution: float = 0.0,
 ) -> bool:
     """True when the last ``steady_len`` points drift: a least-squares line through them
     changes by more than ``rel_tol`` of their mean and its slope is significant at
     ``alpha``. Our extension of Barrett's rule: PELT's mean + variance cost can absorb a
     slow ramp at the end of a run into one high-variance final segment, which Barrett's
-    scan would call steady."""
+    scan would call steady. The fitted change must also exceed two timer ``resolution``
+    steps (seconds): a line through a single one-step change rises 1.5 steps."""
     tail = np.asarray(values[-steady_len:], dtype=np.float64) if steady_len > 0 else values[:0]
     if tail.size < 8 or np.ptp(tail) == 0 or float(tail.mean()) == 0:
         return False
     from scipy.stats import linregress
 
     fit = linregress(np.arange(tail.size, dtype=np.float64), tail)
-    change = abs(float(fit.slope)) * (tail.size - 1) / abs(float(tail.mean()))
-    return bool(change > rel_tol and float(fit.pvalue) < alpha)
+    change_s = abs(float(fit.slope)) * (tail.size - 1)
+    change = change_s / abs(float(tail.mean()))
+    # a change within one timer step is no drift (0 ms → 1 ms runs on a 1 ms timer); a
+    # line through a single step of height h rises up to 1.5·h, hence 2 steps
+    return bool(change > rel_tol and change_s > 2 * resolution and float(fit.pvalue) < alpha)
 
 
 #: Fewest points :func:`level_structure` tests (below, it cannot tell structure from noise).
