@@ -46,6 +46,8 @@ from typing import Literal
 
 import polars as pl
 
+from toolkit.analyze.warmup import revealed_resolution
+
 __all__ = [
     "DEFAULT_TARGET",
     "DEFAULT_TOLERANCE",
@@ -74,8 +76,9 @@ class QueryGaps:
 
     ``hot_s_by_k[k - 1]`` is hot(k), the min of hot runs 1..k; None when one of those
     runs failed or is missing. ``cold_hot_ratio`` = cold / reference (how much slower the
-    cold run is than the reference hot time). ``first_k_within`` = the smallest k whose
-    hot(k) is within tolerance of the reference (None: never).
+    cold run is than the reference hot time; None when the reference is 0 s or below
+    ``resolution_s``, the timer resolution of the series). ``first_k_within`` = the
+    smallest k whose hot(k) is within tolerance of the reference (None: never).
     """
 
     query: str
@@ -89,6 +92,7 @@ class QueryGaps:
     excluded: Exclusion | None
     #: the series' runs as given (cold first; None = failed or missing), seconds
     runs_s: tuple[float | None, ...] = ()
+    resolution_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -151,13 +155,15 @@ def series_gaps(
     reference_s: float | None = None,
     use_reference: bool = False,
     tolerance: float = DEFAULT_TOLERANCE,
+    resolution: float | None = None,
 ) -> QueryGaps:
     """Per-query part of the gap table for one series ``runs`` = [cold, hot 1, hot 2, …].
 
     ``hot_runs`` is the number of hot runs of the suite (default: this series'); runs
     beyond the end of ``runs`` count as missing. With ``use_reference`` the given
     ``reference_s`` is the reference (None, NaN or < 0: excluded as "no-reference"); else the
-    reference is ``min-all``, the min of the hot runs.
+    reference is ``min-all``, the min of the hot runs. ``resolution`` (seconds) is the
+    timer's step, default :func:`toolkit.analyze.warmup.revealed_resolution` of the runs.
     """
     hot = list(runs[1:])
     n_hot = len(hot) if hot_runs is None else hot_runs
@@ -189,7 +195,11 @@ def series_gaps(
                 first_k = k
                 break
     cold_s = None if cold is None or math.isnan(cold) else cold
-    ratio = None if cold_s is None or not reference else cold_s / reference
+    finite = [v for v in [cold, *hot] if v is not None and not math.isnan(v)]
+    res = revealed_resolution(finite) if resolution is None else max(resolution, 0.0)
+    # a ratio to a reference below the timer's resolution means nothing (0.1 ms: 37,356x)
+    measurable = reference is not None and reference > 0 and reference >= res
+    ratio = cold_s / reference if cold_s is not None and measurable and reference else None
     return QueryGaps(
         query=query,
         process=process,
@@ -201,6 +211,7 @@ def series_gaps(
         failed_runs=failed,
         excluded=excluded,
         runs_s=tuple(None if v is None or math.isnan(v) else float(v) for v in runs),
+        resolution_s=res,
     )
 
 

@@ -46,7 +46,12 @@ from typing import Protocol
 import numpy as np
 
 from toolkit.analyze.findings import SEVERITY_ORDER, Finding, Severity, effect_size
-from toolkit.analyze.resolution import MIN_EFFECT_S, min_effect_s, series_resolution
+from toolkit.analyze.resolution import (
+    MIN_EFFECT_S,
+    MIN_EFFECT_STEPS,
+    min_effect_s,
+    series_resolution,
+)
 from toolkit.analyze.warmup import SeriesAnalysis
 from toolkit.analyze.window_error import (
     SteadySeries,
@@ -144,13 +149,18 @@ def suite_window_grid(
 ) -> WindowErrorGrid:
     """The part of the short-window error grid the findings read: skip 0–1, min of m
     runs, m = 1…``max_window`` (mean error and its decomposition do not depend on the
-    other cells or on the bootstrap; :func:`window_error_grid`)."""
+    other cells or on the bootstrap; :func:`window_error_grid`). A series whose steady
+    value is under :data:`MIN_EFFECT_STEPS` steps of its timer's resolution is left out:
+    there one step is a relative error of 10 % or more (0.2 ms against 0.1 ms on a 1 ms
+    timer read +100 %), the quantization, not the window (ClickBench's score adds 10 ms
+    to every time for the same reason, research/clickbench.md §2)."""
     steady = [
         SteadySeries(d.times, d.analysis.steady_s, d.analysis.steady_iteration, d.query)
         for d in series
         if d.analysis.steady_s is not None
         and d.analysis.steady_iteration is not None
         and math.isfinite(d.analysis.steady_s)
+        and d.analysis.steady_s >= MIN_EFFECT_STEPS * d.resolution_s
     ]
     return window_error_grid(
         steady, max_skip=1, max_window=settings.max_window, aggregators=("min",), resamples=200

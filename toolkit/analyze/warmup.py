@@ -23,6 +23,7 @@ import numpy.typing as npt
 from toolkit.analyze.changepoints import Segment, Segmentation, crops, pelt, segments_of
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
+from toolkit.analyze.resolution import MIN_EFFECT_STEPS, resolved, series_resolution
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -51,6 +52,7 @@ def outlier_mask(
     band_k: float = 3.0,
     percentiles: tuple[float, float] = (10.0, 90.0),
     skip_start: int | None = None,
+    resolution: float = 0.0,
 ) -> BoolArray:
     """Rolling-window outliers (Barrett et al. 2017 §4.1; warmup_stats ``outliers.py``;
     research §1.2, §8.1).
@@ -60,6 +62,8 @@ def outlier_mask(
     window would be truncated at the start are never tested: the first ``skip_start``
     (default ``w/2``, warmup_stats behaviour). ``window`` defaults to
     ``max(20, round(0.10·n))``; ``percentiles`` (10, 90) is warmup_stats, (1, 99) Traini.
+    The band is at least ``resolution`` (seconds): on runs rounded to the timer's step a
+    window of equal values has a band of 0, and one step off it is not an outlier.
     """
     x = np.asarray(values, dtype=np.float64).ravel()
     n = x.size
@@ -74,12 +78,12 @@ def outlier_mask(
     full = np.lib.stride_tricks.sliding_window_view(x, 2 * h)
     idx = np.arange(h, n - h + 1)
     q = np.percentile(full[: idx.size], [lo_q, 50.0, hi_q], axis=1)
-    band = band_k * (q[2] - q[0])
+    band = np.maximum(band_k * (q[2] - q[0]), resolution)
     mask[idx] = np.abs(x[idx] - q[1]) > band
     for i in range(n - h + 1, n):  # truncated at the end
         win = x[i - h : n]
         p = np.percentile(win, [lo_q, 50.0, hi_q])
-        mask[i] = abs(x[i] - p[1]) > band_k * (p[2] - p[0])
+        mask[i] = abs(x[i] - p[1]) > max(band_k * (p[2] - p[0]), resolution)
     mask[: min(skip, n)] = False
     return mask
 
@@ -96,9 +100,16 @@ class Spike:
     ratio: float
 
 
-def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) -> BoolArray:
+def single_iteration_spikes(
+    values: npt.ArrayLike, *, spike_ratio: float = 2.0, resolution: float = 0.0
+) -> BoolArray:
     """Iterations at least ``spike_ratio`` times both neighbours (the last iteration: its
     predecessor). The first iteration is never a spike: a slow first run is warm-up.
+    A ratio to a neighbour below the timer ``resolution`` (seconds) means nothing, so the
+    larger neighbour must be at least one ``resolution`` step and the spike more than one
+    step above it (0.2 ms after 0.1 ms on a 0.1 ms timer is not 2x). Two consecutive
+    iterations that are both ``spike_ratio`` times the runs either side of them are spikes
+    too (two pauses in a row).
 
     Seed 002: "a single mid-iteration compile spike can push that iteration to 2-30x its
     steady-state time" — hence the default 2.
@@ -111,8 +122,37 @@ def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) 
     left = x[:-2]
     right = x[2:]
     mid = x[1:-1]
-    mask[1:-1] = mid >= spike_ratio * np.maximum(left, right)
-    mask[-1] = x[-1] >= spike_ratio * x[-2] and n >= 4
+    ref = np.maximum(left, right)
+    mask[1:-1] = (
+        (mid >= spike_ratio * ref) & (ref > 0) & (ref >= resolution) & (mid - ref > resolution)
+    )
+    last, prev = float(x[-1]), float(x[-2])
+    mask[-1] = (
+        n >= 4
+        and last >= spike_ratio * prev
+        and prev > 0
+        and prev >= resolution
+        and last - prev > resolution
+    )
+    # two pauses in a row shield each other from the rule above: a pair counts when both
+    # runs are spikes against the runs either side of the pair (at the end: the run
+    # before it); two 3-4x runs among the last 3 were read as a final segment, "no
+    # steady state"
+    if n >= 5:
+        low = np.minimum(x[1:-1], x[2:])  # pair (i, i+1), i = 1..n-2
+        outer = np.maximum(x[:-2], np.r_[x[3:], 0.0])  # x[i-1] and x[i+2] (none at the end)
+        # and twice the median around the pair: the high half of a ±40 % square wave of
+        # period 4 is 2.3x the runs beside it but not a pause
+        starts = np.clip(np.arange(1, n - 1) - 5, 0, max(n - 12, 0))  # 12 runs, inside x
+        around = np.array([np.median(x[a : a + 12]) for a in starts])
+        pair = (
+            (low >= spike_ratio * np.maximum(outer, around))
+            & (outer > 0)
+            & (outer >= resolution)
+            & (low - outer > resolution)
+        )
+        for i in np.flatnonzero(pair) + 1:
+            mask[i] = mask[i + 1] = True
     return mask
 
 
@@ -122,10 +162,12 @@ def single_iteration_spikes(values: npt.ArrayLike, *, spike_ratio: float = 2.0) 
 @dataclass(frozen=True)
 class Equivalence:
     """Whether a segment is equivalent to the final segment, with ``ratio`` = its mean /
-    the final mean and, in ``ratio_ci`` mode, the bootstrap 95 % CI of that ratio."""
+    the final mean (None when the final mean is below the timer resolution or 0: a ratio
+    to a sub-resolution value means nothing) and, in ``ratio_ci`` mode, the bootstrap
+    95 % CI of that ratio."""
 
     equivalent: bool
-    ratio: float
+    ratio: float | None
     ratio_ci: tuple[float, float] | None
 
 
@@ -142,6 +184,7 @@ def segment_equivalence(
     values: FloatArray | None = None,
     resamples: int = 10_000,
     seed: int = 0,
+    resolution: float = 0.0,
 ) -> Equivalence:
     """Segment equivalence in the three modes of research §8.4.
 
@@ -155,8 +198,16 @@ def segment_equivalence(
       ``|m_i/m_f − 1| ≤ max(rel_tol, abs_tol_s/m_f)`` with rel_tol = Traini's 5 % effect
       size and ``abs_tol_s`` = 0.1 ms, a timer-resolution guard (Barrett's 1 ms Δ would
       call a 2 ms → 1.4 ms change "equivalent").
+
+    Means that differ by no more than the timer ``resolution`` (seconds) are equivalent in
+    every mode: the timer cannot tell them apart.
     """
-    ratio = seg.mean / final.mean if final.mean > 0 else math.inf
+    ratio = seg.mean / final.mean if final.mean > 0 and final.mean >= resolution else None
+    # within one step, with a relative slack for binary rounding (a mean of 1 ms runs is
+    # 0.0010000000000000002 s)
+    same = abs(seg.mean - final.mean) <= resolution * (1 + 1e-9)
+    if same or (ratio is None and mode != "warmup_stats"):
+        return Equivalence(same, ratio, None)
     if mode == "warmup_stats":
         if raw_deltas:
             return Equivalence(abs(seg.mean - final.mean) <= delta_s, ratio, None)
@@ -165,7 +216,8 @@ def segment_equivalence(
         ok = seg.mean + seg.variance >= lower and seg.mean - seg.variance <= upper
         return Equivalence(bool(ok), ratio, None)
     if mode == "tolerance":
-        limit = max(rel_tol, abs_tol_s / final.mean if final.mean > 0 else math.inf)
+        assert ratio is not None  # a sub-resolution final mean returned above
+        limit = max(rel_tol, max(abs_tol_s, resolution) / final.mean)
         return Equivalence(abs(ratio - 1.0) <= limit, ratio, None)
     if mode == "ratio_ci":
         if values is None:
@@ -173,6 +225,9 @@ def segment_equivalence(
         rng = np.random.default_rng(seed)
         a = values[seg.start : seg.end]
         b = values[final.start : final.end]
+        if float(b.min()) <= 0:
+            # a resampled final mean of 0 has no ratio: compare by the means alone
+            return Equivalence(same, ratio, None)
         ma = a[rng.integers(0, a.size, (resamples, a.size))].mean(axis=1)
         mb = b[rng.integers(0, b.size, (resamples, b.size))].mean(axis=1)
         lo, hi = np.percentile(ma / mb, [2.5, 97.5])
@@ -207,13 +262,15 @@ def classify_segments(
     rel_tol: float = 0.05,
     values: FloatArray | None = None,
     seed: int = 0,
+    resolution: float = 0.0,
 ) -> Classification:
     """flat / warmup / slowdown / no-steady-state by the backwards scan of warmup_stats
     ``Segments.get_classification`` (Barrett et al. 2017 §4.3; research §1.5):
     equivalent segments are skipped; a non-equivalent one ending inside the last
     ``steady_len`` iterations (default 25 % of n) means no steady state; an earlier faster
     one means slowdown; otherwise warm-up. Steady segments: the last one plus the
-    contiguous equivalent ones before it (§1.6)."""
+    contiguous equivalent ones before it (§1.6). Segment means within one timer
+    ``resolution`` (seconds) of the final one are equivalent."""
     if not segments:
         raise ValueError("no segments")
     total = n if n is not None else segments[-1].end
@@ -221,7 +278,14 @@ def classify_segments(
     final = segments[-1]
     eqs = [
         segment_equivalence(
-            s, final, mode=mode, delta_s=delta_s, rel_tol=rel_tol, values=values, seed=seed + i
+            s,
+            final,
+            mode=mode,
+            delta_s=delta_s,
+            rel_tol=rel_tol,
+            values=values,
+            seed=seed + i,
+            resolution=resolution,
         )
         for i, s in enumerate(segments[:-1])
     ]
@@ -329,12 +393,15 @@ def short_series(
     *,
     noise_rel: float = 0.05,
     noise_abs_s: float = 0.01,
+    resolution: float = 0.0,
 ) -> ShortSeries:
     """Classify a 2–10 run series: ``step`` (cold > hot beyond the noise, hot runs agree),
     ``still-warming`` (the last hot run is below every earlier hot run by more than
     ``noise_rel`` and ``noise_abs_s``), ``noisy`` (hot runs disagree without a downward
     trend), ``no-cache-effect``. ``noise_rel`` = 5 % (research §8.6), ``noise_abs_s`` =
-    ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel."""
+    ClickBench's 10 ms timing shift; ``min_ratio`` = 1 + noise_rel. ``cold_ratio`` and
+    ``hot_spread`` are None when the fastest hot run is 0 or below the timer
+    ``resolution`` (seconds): a ratio to a sub-resolution value means nothing."""
     x = np.asarray(values, dtype=np.float64).ravel()
     r = int(np.isfinite(x).sum())
     if x.size == 0:
@@ -344,10 +411,11 @@ def short_series(
     if hot.size == 0:
         return ShortSeries(r, cold, None, None, None, None, False, "single-run")
     hmin = float(hot.min())
-    ratio = cold / hmin if hmin > 0 and math.isfinite(cold) else math.nan
-    spread = float((hot.max() - hmin) / hmin) if hmin > 0 else math.inf
+    measurable = hmin > 0 and hmin >= resolution
+    ratio = cold / hmin if measurable and math.isfinite(cold) else math.nan
+    spread = float((hot.max() - hmin) / hmin) if measurable else None
     rho: float | None = None
-    if hot.size >= 3:
+    if hot.size >= 3 and np.ptp(hot) > 0:  # equal hot runs have no rank correlation
         from scipy.stats import spearmanr
 
         res = spearmanr(np.arange(hot.size), hot)
@@ -359,7 +427,9 @@ def short_series(
         warming = drop > noise_rel * earlier and drop > noise_abs_s
         if hot.size >= 3 and rho is not None:
             warming = warming and rho < 0
-    noise_ok = spread <= noise_rel or (float(hot.max()) - hmin) <= noise_abs_s
+    noise_ok = (spread is not None and spread <= noise_rel) or (float(hot.max()) - hmin) <= max(
+        noise_abs_s, resolution
+    )
     cls: ShortClass
     if warming:
         cls = "still-warming"
@@ -408,7 +478,9 @@ def georges_cov(
         return None, None
     win = np.lib.stride_tricks.sliding_window_view(x, k)
     mean = win.mean(axis=1)
-    cov = win.std(axis=1, ddof=1) / mean
+    # a window of zeros (runs below the timer) has no CoV: never "steady" by this rule
+    std = win.std(axis=1, ddof=1)
+    cov = np.divide(std, mean, out=np.full_like(std, np.inf), where=mean > 0)
     hits = np.flatnonzero(cov < cov_threshold)
     if hits.size == 0:
         return None, None
@@ -457,7 +529,8 @@ def laaber_stop(
             if data.size > 1:
                 boot = data[rng.integers(0, data.size, (resamples, data.size))].mean(axis=1)
                 lo, hi = np.quantile(boot, [0.005, 0.995])
-                stats.append(float((hi - lo) / data.mean()))
+                m = float(data.mean())
+                stats.append(float((hi - lo) / m) if m > 0 else math.inf)
             else:
                 stats.append(math.inf)
         else:
@@ -611,6 +684,21 @@ def aggregate_series(values: npt.ArrayLike, *, max_points: int = 5000) -> tuple[
     return sums / counts, b
 
 
+def revealed_resolution(values: npt.ArrayLike) -> float:
+    """The timer resolution a series shows, seconds: its smallest step between distinct
+    values (:func:`toolkit.analyze.resolution.series_resolution`) when its values span at
+    least ``MIN_EFFECT_STEPS`` (10) such steps, else 0. Only a grid that many values fall
+    on is a resolution: in [3, 1, 1, …] or a 2.0 s → 1.0 s step the smallest step is the
+    change itself, and as a resolution it made a 3x cold run and a 2x warm-up
+    "unresolved" (the first read flat, cold ratio None)."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    x = x[np.isfinite(x)]
+    step = series_resolution(x.tolist())
+    if step <= 0 or float(np.ptp(x)) < MIN_EFFECT_STEPS * step:
+        return 0.0
+    return step
+
+
 #: Series shorter than this (after spikes and outliers are set aside) that show no change
 #: point at Barrett's 15·ln n but a monotone trend are segmented again at 4·ln n
 #: (:func:`analyze_series`).
@@ -638,6 +726,7 @@ def analyze_series(
     max_points: int = 5000,
     min_all_tolerance: float = 0.05,
     variance_floor: float | None = None,
+    resolution: float | None = None,
 ) -> SeriesAnalysis:
     """Warm-up analysis of one process's iteration times (seconds, in run order; NaN =
     failed run, dropped). The one-call entry for harnesses.
@@ -653,31 +742,44 @@ def analyze_series(
     steady); the steady iteration is the first steady segment's start (§1.6), for a
     warm-up in ``tolerance`` mode moved to where the runs enter the ±``rel_tol`` band
     (:func:`refine_steady_start`), 0 for a flat series; steady value = ``statistic`` of
-    the steady segments with a seeded bootstrap CI (§8.7). Series of at most ``short_max`` runs get class ``short`` and the cold/hot
+    the steady segments with a seeded bootstrap CI (§8.7). A cold first run is a segment of
+    its own (:func:`split_cold_run`); a steady part of 12 runs or more that still moves
+    (:func:`level_structure`: a square wave or drift; or a significant trend) means no
+    steady state, after a "flat" series is segmented again at 4·ln n and a warm-up's
+    steady start may move a few runs later. Series of at most ``short_max`` runs get
+    class ``short`` and the cold/hot
     detector (§8.6). ``comparators`` adds MSER-5, Georges and Laaber (§8.8–8.10).
     ``variance_floor`` (on the median-scaled series) defaults to
     :func:`quantization_floor`, so runs of identical rounded timings are not split off as
     zero-variance segments. Findings: spikes, and "min of all runs underestimates steady state" when
     ``min(times[1:])`` is more than ``min_all_tolerance`` below the steady value.
+
+    ``resolution`` (seconds; default :func:`revealed_resolution` of ``times``, or pass the
+    format's, 1 ms for ClickBench) is the timer's step: differences
+    within it are neither spikes, outliers, segment differences nor findings, and a ratio to
+    a value below it (``cold_ratio``, a spike's ratio) is not computed (None, or no spike).
     """
     raw = np.asarray(times, dtype=np.float64).ravel()
     keep = np.flatnonzero(np.isfinite(raw))
     x = raw[keep]
     n = int(x.size)
+    res = revealed_resolution(x) if resolution is None else max(resolution, 0.0)
     findings: list[Finding] = []
     cold_ratio = None
     hot_runs = raw[1:][np.isfinite(raw[1:])]
-    if raw.size and math.isfinite(raw[0]) and hot_runs.size and float(hot_runs.min()) > 0:
-        cold_ratio = float(raw[0] / hot_runs.min())
+    if raw.size and math.isfinite(raw[0]) and hot_runs.size:
+        hot_min = float(hot_runs.min())
+        if hot_min > 0 and hot_min >= res:
+            cold_ratio = float(raw[0] / hot_min)
     if n <= short_max:
-        sh = short_series(raw, noise_rel=noise_rel) if n else None
+        sh = short_series(raw, noise_rel=noise_rel, resolution=res) if n else None
         return SeriesAnalysis(
             n, "short", None, None, None, None, (), (), (), (), None, cold_ratio, sh, (), (), 1
         )
 
-    spike_mask = single_iteration_spikes(x, spike_ratio=spike_ratio)
+    spike_mask = single_iteration_spikes(x, spike_ratio=spike_ratio, resolution=res)
     agg, b = aggregate_series(x, max_points=max_points)
-    out_mask_agg = outlier_mask(agg)
+    out_mask_agg = outlier_mask(agg, resolution=res)
     if b == 1:
         out_upper = out_mask_agg & (agg > np.median(agg))
         drop = spike_mask | out_mask_agg
@@ -707,28 +809,83 @@ def analyze_series(
             if retry.changepoints:
                 seg = retry
     steady_len = int(steady_frac * y.size)
-    cls = classify_segments(
-        seg.segments,
-        n=y.size,
-        steady_len=steady_len,
-        mode=equivalence,
-        delta_s=delta_s,
-        rel_tol=rel_tol,
-        values=y,
-        seed=seed,
-    )
 
-    series_class = cls.series_class
-    steady_start = cls.steady_start
-    if series_class != "no-steady-state" and tail_trend(y, steady_len, rel_tol=rel_tol):
-        series_class, steady_start = "no-steady-state", None
-    # the refinement uses the tolerance mode's ±rel_tol band; the other modes keep
-    # Barrett's definition (the first steady segment's start); a flat series is steady
-    # from its first run by definition
-    if steady_start is not None and series_class == "warmup" and equivalence == "tolerance":
-        first = seg.segments[cls.steady_segments[0]]
-        level = float(np.median(y[first.start : seg.segments[-1].end]))
-        steady_start = refine_steady_start(y, steady_start, first.end, level, rel_tol=rel_tol)
+    def classify(
+        segmentation: Segmentation,
+    ) -> tuple[Segmentation, Classification, SeriesClass, int | None, bool]:
+        # (segmentation, Barrett's scan, class, steady start, whether the steady part
+        # failed the level-structure or trend test)
+        segmentation = split_cold_run(y, segmentation, spike_ratio=spike_ratio, resolution=res)
+        scan = classify_segments(
+            segmentation.segments,
+            n=y.size,
+            steady_len=steady_len,
+            mode=equivalence,
+            delta_s=delta_s,
+            rel_tol=rel_tol,
+            values=y,
+            seed=seed,
+            resolution=res,
+        )
+        found = scan.series_class
+        start = scan.steady_start
+        if found != "no-steady-state" and tail_trend(
+            y, steady_len, rel_tol=rel_tol, resolution=res
+        ):
+            return segmentation, scan, "no-steady-state", None, False
+        # the refinement uses the tolerance mode's ±rel_tol band; the other modes keep
+        # Barrett's definition (the first steady segment's start); a flat series is steady
+        # from its first run by definition
+        if start is not None and found in ("warmup", "slowdown") and equivalence == "tolerance":
+            first = segmentation.segments[scan.steady_segments[0]]
+            level = float(np.median(y[first.start : segmentation.segments[-1].end]))
+            start = refine_steady_start(y, start, first.end, level, rel_tol=rel_tol, resolution=res)
+            if y.size - start < steady_len:
+                # the runs enter the band inside the last steady_frac of the run: they have
+                # not been steady for as long as Barrett's rule asks (§1.5)
+                return segmentation, scan, "no-steady-state", None, False
+        if start is not None:
+
+            def moves(s: int) -> bool:
+                part = y[s:]
+                return part.size >= STRUCTURE_MIN_POINTS and (
+                    level_structure(part, rel_tol=rel_tol, resolution=res, seed=seed)
+                    or tail_trend(part, part.size, rel_tol=rel_tol, alpha=0.001, resolution=res)
+                )
+
+            # from run 1 at least: a cold first run that is no spike (under spike_ratio)
+            # still swells the variance and hides the structure of the rest
+            tested = max(start, 1)
+            if moves(tested):
+                # the tail of a warm-up's decay may remain after the band was entered: when
+                # the part starts above its median, a steady part that starts a few runs
+                # later (up to 10 % of the series, keeping steady_frac of it) and is one
+                # level is the steady state
+                last = (
+                    min(tested + max(5, y.size // 10), y.size - max(steady_len, 1))
+                    if found == "warmup"
+                    and float(np.mean(y[tested : tested + 5])) > float(np.median(y[tested:]))
+                    else tested
+                )
+                # at most 10 starts tried: each test shuffles the part up to 999 times
+                step = max(1, (last - tested) // 10)
+                tries = range(tested + step, last + 1, step)
+                later = next((s for s in tries if not moves(s)), None)
+                if later is None:
+                    return segmentation, scan, "no-steady-state", None, True
+                start = later
+        return segmentation, scan, found, start, False
+
+    seg, cls, series_class, steady_start, moving = classify(seg)
+    if moving and penalty == "barrett" and cls.series_class == "flat":
+        # a "flat" series that is not one level: a square wave or a drift that PELT's
+        # 15·ln n left in one segment (26 of 80 generated square waves read as flat), or a
+        # change it missed (a ramp of +50 % over 6 of 41 runs). Segmented again at mBIC's 4·ln n (§8.2), the scan decides: a square
+        # wave or drift then has non-equivalent segments at the end (no steady state); a
+        # missed ramp becomes a change point, and the part after it is one level
+        retried = classify(pelt(y, penalty="mbic", min_size=min_size, variance_floor=floor))
+        if retried[2] != "no-steady-state":
+            seg, cls, series_class, steady_start, moving = retried
 
     def to_raw(i: int) -> int:
         # analysed index → first raw iteration it covers (original, un-dropped indexing)
@@ -747,9 +904,12 @@ def analyze_series(
         steady_iteration = to_raw(steady_start) if steady_start > 0 else 0
         before = raw[:steady_iteration]
         time_to_steady = float(np.nansum(before))
-        parts = [y[seg.segments[i].start : seg.segments[i].end] for i in cls.steady_segments]
-        parts[0] = y[
-            max(steady_start, seg.segments[cls.steady_segments[0]].start) : parts_end(seg, cls)
+        # each steady segment from the steady start on (the start may lie past the first
+        # steady segment when a warm-up's decay tail was left out)
+        parts = [
+            y[max(steady_start, seg.segments[i].start) : seg.segments[i].end]
+            for i in cls.steady_segments
+            if seg.segments[i].end > steady_start
         ]
         steady_s, steady_ci = steady_value_ci(
             parts, statistic=statistic, confidence=confidence, resamples=resamples, seed=seed
@@ -760,9 +920,10 @@ def analyze_series(
         for i in np.flatnonzero(spike_mask):
             nb = [x[j] for j in (i - 1, i + 1) if 0 <= j < n]
             ref = max(max(nb), steady_s or 0.0)
-            spikes.append(
-                Spike(int(keep[i]), float(x[i]), float(x[i] / ref) if ref > 0 else math.inf)
-            )
+            if ref > 0 and ref >= res and resolved(float(x[i]), ref, res) and x[i] > ref:
+                # a spike over sub-resolution neighbours has no ratio, and one no higher than
+                # the steady value is no pause: set aside, no finding
+                spikes.append(Spike(int(keep[i]), float(x[i]), float(x[i] / ref)))
     outliers = tuple(int(keep[i]) for i in np.flatnonzero(out_mask_agg)) if b == 1 else ()
 
     for sp in spikes:
@@ -779,7 +940,7 @@ def analyze_series(
         )
     if steady_s is not None and hot_runs.size:
         min_all = float(hot_runs.min())
-        if min_all < steady_s * (1.0 - min_all_tolerance):
+        if min_all < steady_s * (1.0 - min_all_tolerance) and resolved(min_all, steady_s, res):
             findings.append(
                 Finding(
                     "min-all-underestimates",
@@ -836,16 +997,11 @@ def analyze_series(
         segments=tuple(raw_segments),
         penalty=seg.penalty,
         cold_ratio=cold_ratio,
-        short=short_series(raw, noise_rel=noise_rel) if raw.size <= 10 else None,
+        short=short_series(raw, noise_rel=noise_rel, resolution=res) if raw.size <= 10 else None,
         comparators=comps,
         findings=tuple(findings),
         batch=b,
     )
-
-
-def parts_end(seg: Segmentation, cls: Classification) -> int:
-    """End of the first steady segment."""
-    return seg.segments[cls.steady_segments[0]].end
 
 
 def monotone_trend(values: FloatArray, *, alpha: float = 0.05, min_spread: float = 0.2) -> bool:
@@ -862,21 +1018,119 @@ def monotone_trend(values: FloatArray, *, alpha: float = 0.05, min_spread: float
 
 
 def tail_trend(
-    values: FloatArray, steady_len: int, *, rel_tol: float = 0.05, alpha: float = 0.01
+    values: FloatArray,
+    steady_len: int,
+    *,
+    rel_tol: float = 0.05,
+    alpha: float = 0.01,
+    resolution: float = 0.0,
 ) -> bool:
     """True when the last ``steady_len`` points drift: a least-squares line through them
     changes by more than ``rel_tol`` of their mean and its slope is significant at
     ``alpha``. Our extension of Barrett's rule: PELT's mean + variance cost can absorb a
     slow ramp at the end of a run into one high-variance final segment, which Barrett's
-    scan would call steady."""
+    scan would call steady. The fitted change must also exceed two timer ``resolution``
+    steps (seconds): a line through a single one-step change rises 1.5 steps."""
     tail = np.asarray(values[-steady_len:], dtype=np.float64) if steady_len > 0 else values[:0]
-    if tail.size < 8 or np.ptp(tail) == 0:
+    if tail.size < 8 or np.ptp(tail) == 0 or float(tail.mean()) == 0:
         return False
     from scipy.stats import linregress
 
     fit = linregress(np.arange(tail.size, dtype=np.float64), tail)
-    change = abs(float(fit.slope)) * (tail.size - 1) / abs(float(tail.mean()))
-    return bool(change > rel_tol and float(fit.pvalue) < alpha)
+    change_s = abs(float(fit.slope)) * (tail.size - 1)
+    change = change_s / abs(float(tail.mean()))
+    # a change within one timer step is no drift (0 ms → 1 ms runs on a 1 ms timer); a
+    # line through a single step of height h rises up to 1.5·h, hence 2 steps
+    return bool(change > rel_tol and change_s > 2 * resolution and float(fit.pvalue) < alpha)
+
+
+#: Fewest points :func:`level_structure` tests (below, it cannot tell structure from noise).
+STRUCTURE_MIN_POINTS = 12
+
+
+def level_structure(
+    values: FloatArray,
+    *,
+    rel_tol: float = 0.05,
+    resolution: float = 0.0,
+    alpha: float = 0.001,
+    permutations: int = 999,
+    max_lag: int = 20,
+    seed: int = 0,
+) -> bool:
+    """True when ``values`` (a supposedly steady part) hold a level that moves — a square
+    wave, a drift, a staircase — rather than noise around one level.
+
+    Statistic: the smallest semivariogram ``γ(k) = mean((x_{t+k} − x_t)²)/2`` over lags
+    k = 1..min(``max_lag``, n/3), over the variance. Noise around one level gives ≈ 1 at
+    every lag; a moving level gives a small value at lag 1 (drift, long periods) or at
+    its period (a period-4 square wave has γ(1) ≈ variance but γ(4) ≈ noise). It is von
+    Neumann's ratio (mean square successive difference / variance; von Neumann 1941,
+    Ann. Math. Stat. 12(4)) taken at its best lag; significance by a seeded permutation
+    test (``permutations`` shuffles, one-sided at ``alpha``), so it holds at any n without
+    tables. The moving part must matter too: its standard deviation
+    ``√(variance − min γ)`` must exceed ``rel_tol``/2 of the mean (a square wave of
+    ±rel_tol/2) and one timer ``resolution`` step. Our extension of Barrett et al.'s
+    classification (research §1.5): PELT at 15·ln n leaves a ±10–40 % square wave of
+    short period, or a slow drift, in one segment, which the scan calls flat."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    lags = min(max_lag, n // 3)
+    mean = float(x.mean()) if n else 0.0
+    var = float(x.var()) if n else 0.0
+    if n < STRUCTURE_MIN_POINTS or lags < 1 or var <= 0 or mean <= 0:
+        return False
+
+    def min_gamma(a: FloatArray) -> FloatArray:
+        # smallest semivariogram over the lags, per row of ``a``
+        gammas = [np.mean((a[..., k:] - a[..., :-k]) ** 2, axis=-1) / 2 for k in range(1, lags + 1)]
+        smallest: FloatArray = np.min(gammas, axis=0)
+        return smallest
+
+    observed = float(min_gamma(x))
+    moving_sd = math.sqrt(max(var - observed, 0.0))
+    if moving_sd <= max(rel_tol / 2 * mean, resolution):
+        return False
+    rng = np.random.default_rng(seed)
+    allowed = math.floor(alpha * (permutations + 1)) - 1  # shuffles at or below observed
+    below = 0
+    for done in range(0, permutations, 100):
+        # in chunks, so noise stops at its first chunk (and a 4,500-run series is not
+        # shuffled 999 times when 100 already settle it)
+        chunk = min(100, permutations - done)
+        shuffled = rng.permuted(np.broadcast_to(x, (chunk, n)), axis=1)
+        below += int(np.sum(min_gamma(shuffled) <= observed))
+        if below > allowed:
+            return False
+    return True
+
+
+def split_cold_run(
+    values: FloatArray,
+    segmentation: Segmentation,
+    *,
+    spike_ratio: float = 2.0,
+    resolution: float = 0.0,
+) -> Segmentation:
+    """The first run as a segment of its own when it is at least ``spike_ratio`` times the
+    second run and the median of the rest of its segment (and more than one timer
+    ``resolution`` step above).
+    PELT's segments have at least 2 runs, so a cold first run joins the next ones and
+    lifts their mean: a 2.4x first run before five runs at 0.8x made the first segment's
+    mean equal to the later 1.0 and hid the change at run 6 (issue 16). The scan then
+    sees the cold run as a slower segment (warm-up) and the runs after it as they are."""
+    segments = segmentation.segments
+    if not segments or segments[0].n < 3:
+        return segmentation
+    rest = values[1 : segments[0].end]
+    # against the larger of the second run and the rest's median: the first run alone,
+    # not the start of a slow phase
+    median = max(float(np.median(rest)), float(values[1]))
+    first = float(values[0])
+    if median <= 0 or first < spike_ratio * median or not resolved(first, median, resolution):
+        return segmentation
+    cps = (1, *segmentation.changepoints)
+    return dataclasses.replace(segmentation, changepoints=cps, segments=segments_of(values, cps))
 
 
 def refine_steady_start(
@@ -887,20 +1141,23 @@ def refine_steady_start(
     *,
     rel_tol: float = 0.05,
     width: int = 3,
+    resolution: float = 0.0,
 ) -> int:
     """Move the change-point steady start to where the series actually enters the
     ``±rel_tol`` band around the steady ``level`` (the k_ε definition of research §8.13,
     on a ``width``-run median against noise): backwards while the earlier runs are already
     inside (each run and its ``width``-run median), forwards (up to ``limit``, the first steady segment's end) while they are not
     yet. PELT places a change inside a gradual decay where the likelihood gain peaks, not
-    where the decay becomes negligible."""
+    where the decay becomes negligible. The band is at least one timer ``resolution``
+    (seconds) wide, and is absolute (no division), so a level of 0 s is a band too."""
+    half = max(rel_tol * abs(level), resolution)
 
     def inside(i: int) -> bool:
         window = values[i : i + width]
-        return abs(float(np.median(window)) / level - 1.0) <= rel_tol
+        return abs(float(np.median(window)) - level) <= half
 
     def point_inside(i: int) -> bool:
-        return abs(float(values[i]) / level - 1.0) <= rel_tol
+        return abs(float(values[i]) - level) <= half
 
     def blip(j: int) -> bool:
         # one run off the band between two runs inside it (a small JIT/GC blip below
@@ -937,8 +1194,10 @@ __all__ = [
     "compare_stopping_rules",
     "georges_cov",
     "laaber_stop",
+    "level_structure",
     "outlier_mask",
     "quantization_floor",
+    "revealed_resolution",
     "segment_equivalence",
     "segments_of",
     "short_series",
