@@ -102,9 +102,7 @@ def _cache_rows(analyses: Analyses) -> list[str]:
     ]
     for s in results:
         elapsed = ", ".join(_num(r.elapsed_s) for r in s.runs)
-        shares = ", ".join(
-            "–" if r.local_share is None else f"{r.local_share:.0%}" for r in s.runs
-        )
+        shares = ", ".join("–" if r.local_share is None else f"{r.local_share:.0%}" for r in s.runs)
         lines.append(
             f"| {_cell(s.series)} | {len(s.runs)} | {getattr(s, 'verdict', '–')} | "
             f"{_num(s.runs_to_warm, '')} | {elapsed} | {shares} |"
