@@ -359,7 +359,7 @@ def test_each_summariser_is_its_own_series(tmp_path: Path, store: Store, shape: 
         assert lab["latency_ms"]["overall"]["min"] == min(w.min_ms for w in ws)
     assert labels["ALL"]["summariser"] == "summary"
     # the report plots the same windows: the ALL series is summary's alone
-    from toolkit.report.sections import _load_series
+    from toolkit.report.sections.load import _load_series
 
     suite = load_report(store)["suites"][0]
     series = _load_series(store, 1, suite, "ALL", 1.0)

@@ -173,7 +173,7 @@ def test_a_rare_labels_chart_keeps_its_last_sample(real_dir: Path) -> None:
     and 47 of a 61-window run): the report dropped the label's own last window with data
     as if it were the test's partial end, and charted 2 points. The series now runs
     over every window of the suite and the plot drops only the test's final window."""
-    from toolkit.report.sections import _load_series
+    from toolkit.report.sections.load import _load_series
 
     with open_store() as store:
         ingest_file(store, real_dir / "jmeter" / "bin__testfiles__HTMLReportTestFile.csv")
@@ -190,7 +190,7 @@ def test_a_label_named_all_keeps_its_own_row(tmp_path: Path) -> None:
     identical ALL rows of 3,000 samples, the label's own 1,050 lost. ALL stays the
     suite (the CLI contract); the file's label is "ALL (label)" in the labels, the
     dashboard, the window series, compare and the report's charts alike."""
-    from toolkit.report.sections import _load_series
+    from toolkit.report.sections.load import _load_series
 
     paths = [tmp_path / "a.jtl", tmp_path / "b.jtl"]
     for seed, path in enumerate(paths, 5):

@@ -541,7 +541,7 @@ def test_a_latency_only_warmup_says_what_changed(tmp_path: Path, store: Store) -
 
 
 def test_summariser_littles_law_text_gives_the_real_reason(tmp_path: Path, store: Store) -> None:
-    from toolkit.report.sections import _littles_law_table
+    from toolkit.report.sections.load import _littles_law_table
 
     ws = summariser_logs.closed_loop([20] * 20, seed=1, think_ms=150)
     path = tmp_path / "old.log"
@@ -566,7 +566,8 @@ def test_summariser_suites_get_littles_law(
     Active: of the steady windows), X = 10 ÷ (R + Z) and R = 50 ms give busy fractions
     0.5, 1 and 0.25, the JTL verdicts and think times, the closed-loop-saturated finding
     for the loop without think time, and the report's Little's-law table."""
-    from toolkit.report.sections import Table, _littles_law_table
+    from toolkit.report.model import Table
+    from toolkit.report.sections.load import _littles_law_table
 
     ws = summariser_logs.closed_loop([10] * 20, seed=7, think_ms=think_ms)
     path = tmp_path / "loop.log"
@@ -641,8 +642,8 @@ def test_real_folder_report_folds_load_findings(real_dir: Path) -> None:
     findings of its own."""
     from collections import Counter
 
+    from toolkit.analyze.load_findings import FOLD_ABOVE as MAX_SUITE_FINDINGS
     from toolkit.report.render import build_report
-    from toolkit.report.sections import MAX_SUITE_FINDINGS
 
     with toolkit.open_store() as store:
         for path in sorted((real_dir / "jmeter").iterdir()):

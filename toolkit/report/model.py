@@ -1,6 +1,6 @@
 """What a report is made of: sections of blocks (text, tables, charts, chart grids).
 
-Section builders (``sections.py``) return these plain objects; ``render.py`` turns them into
+Section builders (``sections/``) return these plain objects; ``render.py`` turns them into
 HTML through the templates in ``reports/``. Every string here is untrusted text: the
 templates escape it (Jinja2 ``autoescape=True``); figures carry their own escaped text.
 """

@@ -1,0 +1,374 @@
+"""Per-query trajectories with the warm-up engine's detection: small multiples and the class tables."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolkit.analyze.gaps import DEFAULT_TARGET
+from toolkit.report import figures
+from toolkit.report.model import (
+    Badge,
+    Block,
+    Cell,
+    Chart,
+    Column,
+    Grid,
+    Panel,
+    Section,
+    Table,
+    Text,
+    Tone,
+)
+from toolkit.report.sections.context import ReportContext, detections
+from toolkit.report.sections.formatting import fmt_pct, fmt_seconds, num, tone_of
+from toolkit.report.sections.gaps import gaps_payload, iteration_frame
+
+if TYPE_CHECKING:
+    pass
+
+
+#: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
+MAX_PANELS = 48
+
+
+# -- warm-up detection and trajectories ----------------------------------------------------
+
+
+#: Series classes (Barrett et al. 2017; the short-series detector, research §8.6) → tone.
+CLASS_TONES: dict[str, Tone] = {
+    "flat": "good",
+    "warmup": "warn",
+    "slowdown": "bad",
+    "no-steady-state": "bad",
+    "good inconsistent": "warn",
+    "bad inconsistent": "bad",
+    "short": "",
+    "no-cache-effect": "good",
+    "step": "warn",
+    "still-warming": "bad",
+    "noisy": "warn",
+    "single-run": "",
+}
+CLASS_HELP = {
+    "flat": "steady from the first hot run: no warm-up",
+    "warmup": "faster after a warm-up, then steady",
+    "slowdown": "slower after the start, then steady",
+    "no-steady-state": "the last quarter of the runs still changes level",
+    "good inconsistent": "processes disagree, but each is flat or warms up",
+    "bad inconsistent": "processes disagree, one of them slows down or never settles",
+    "short": "too few runs for change points (at most 5)",
+    "no-cache-effect": "cold and hot runs agree",
+    "step": "a slow cold run, then steady hot runs",
+    "still-warming": "the last hot run is a new minimum: still getting faster",
+    "noisy": "hot runs disagree without a trend",
+    "single-run": "only a cold run",
+}
+
+
+def class_name(entry: dict[str, Any]) -> str:
+    """The class a series shows: ``short: step`` for short series, else its class."""
+    if entry["class"] == "short" and entry["short"] is not None:
+        return f"short: {entry['short']['class']}"
+    return str(entry["class"])
+
+
+def class_badge(name: str) -> Badge:
+    key = name.removeprefix("short: ")
+    return Badge(name, CLASS_TONES.get(key, ""), CLASS_HELP.get(key, ""))
+
+
+def _combined_detection(
+    entries: Sequence[dict[str, Any]], groups: dict[tuple[str, str], str]
+) -> dict[str, Any]:
+    """What one panel shows of the processes of a query: one process as detected; several:
+    the median steady value, the envelope of their CIs, the latest steady iteration, every
+    change point and spike, and the process-group class (Barrett et al. 2017 §4.4)."""
+    if not entries:
+        return {
+            "class": None,
+            "steady_s": None,
+            "steady_ci": None,
+            "steady_iteration": None,
+            "changepoints": [],
+            "spikes": [],
+        }
+    if len(entries) == 1:
+        e = entries[0]
+        return {
+            "class": class_name(e),
+            "steady_s": e["steady_s"],
+            "steady_ci": e["steady_ci"],
+            "steady_iteration": e["steady_iteration"],
+            "changepoints": list(e["changepoints"]),
+            "spikes": [[s["iteration"], s["seconds"]] for s in e["spikes"]],
+        }
+    steady = [e["steady_s"] for e in entries]
+    cis = [e["steady_ci"] for e in entries]
+    iters = [e["steady_iteration"] for e in entries]
+    ok = all(v is not None for v in steady)
+    return {
+        "class": groups.get((entries[0]["suite"], entries[0]["query"]), "inconsistent"),
+        "steady_s": sorted(steady)[len(steady) // 2] if ok else None,
+        "steady_ci": (
+            [min(c[0] for c in cis), max(c[1] for c in cis)]
+            if all(c is not None and None not in c for c in cis)
+            else None
+        ),
+        "steady_iteration": max(iters) if all(i is not None for i in iters) else None,
+        "changepoints": sorted({c for e in entries for c in e["changepoints"]}),
+        "spikes": [[s["iteration"], s["seconds"]] for e in entries for s in e["spikes"]],
+    }
+
+
+#: Rows of the per-series detection table (all are in report-data).
+MAX_DETECT_ROWS = 200
+
+
+def _detection_summary_table(payload: dict[str, Any], results: Sequence[Any]) -> Table:
+    """One row per suite: the class counts, still-warming short series (as the
+    still-warming finding counts them) and spikes."""
+    from toolkit.analyze.iteration_findings import still_warming
+
+    per_suite: dict[str, list[dict[str, Any]]] = {}
+    for e in payload["series"]:
+        per_suite.setdefault(e["suite"], []).append(e)
+    warming_in = Counter(d.suite for d in still_warming(results))
+    rows = []
+    for suite, entries in per_suite.items():
+        classes = [e["class"] for e in entries]
+        warming = warming_in[suite]
+        iters = sorted(e["steady_iteration"] for e in entries if e["steady_iteration"] is not None)
+        median = statistics.median(iters) if iters else None
+        rows.append(
+            (
+                Cell(suite),
+                num(len(entries), ".0f"),
+                *(
+                    num(classes.count(c), ".0f")
+                    for c in ("flat", "warmup", "slowdown", "no-steady-state", "short")
+                ),
+                num(warming, ".0f"),
+                num(sum(len(e["spikes"]) for e in entries), ".0f"),
+                num(median, "g"),
+                num(iters[-1] if iters else None, ".0f"),
+            )
+        )
+    return Table(
+        "table-detect-summary",
+        "Warm-up classes per suite (one series = one query in one process)",
+        (
+            Column("suite"),
+            Column("series", True),
+            Column("flat", True, CLASS_HELP["flat"]),
+            Column("warm-up", True, CLASS_HELP["warmup"]),
+            Column("slowdown", True, CLASS_HELP["slowdown"]),
+            Column("no steady state", True, CLASS_HELP["no-steady-state"]),
+            Column("short", True, CLASS_HELP["short"]),
+            Column("still warming", True, CLASS_HELP["still-warming"]),
+            Column("spikes", True, "single iterations far above their neighbours"),
+            Column("steady from (median)", True, "iteration of the steady state's first run"),
+            Column("steady from (latest)", True),
+        ),
+        tuple(rows),
+    )
+
+
+def _detection_rows_table(entries: Sequence[dict[str, Any]], multi_suite: bool) -> Table:
+    """One row per series: class, steady iteration and value with its CI, change points,
+    spikes, cold/hot ratio."""
+
+    def ci_text(e: dict[str, Any]) -> Cell:
+        if e["steady_s"] is None:
+            return Cell("–", None)
+        text = fmt_seconds(e["steady_s"])
+        if e["steady_ci"] is not None and None not in e["steady_ci"]:
+            text += f" ({fmt_seconds(e['steady_ci'][0])} – {fmt_seconds(e['steady_ci'][1])})"
+        return Cell(text, e["steady_s"])
+
+    rows = []
+    for e in entries:
+        name = class_name(e)
+        rows.append(
+            (
+                Cell(f"{e['query']} · {e['suite']}" if multi_suite else e["query"]),
+                num(e["process"], ".0f"),
+                Cell(name, None, class_badge(name).tone),
+                num(e["runs"], ".0f"),
+                num(e["steady_iteration"], ".0f"),
+                num(e["time_to_steady_s"], fmt_seconds),
+                ci_text(e),
+                Cell(", ".join(str(c) for c in e["changepoints"]) or "–"),
+                Cell(
+                    ", ".join(f"{s['iteration']}: {fmt_seconds(s['seconds'])}" for s in e["spikes"])
+                    or "–",
+                    float(len(e["spikes"])),
+                ),
+                num(e["cold_ratio"], lambda v: f"{v:.2f}x"),
+            )
+        )
+    return Table(
+        "table-detect",
+        "Warm-up per series",
+        (
+            Column("query"),
+            Column("process", True),
+            Column("class"),
+            Column("runs", True),
+            Column("steady from iteration", True, "0 = the cold run"),
+            Column("time to steady", True, "wall-clock time of the runs before it"),
+            Column("steady value (95 % CI)", True, "median of the steady runs, bootstrap CI"),
+            Column("change points", False, "first iteration of each new segment (PELT)"),
+            Column("spikes (iteration: time)", True),
+            Column("cold / fastest hot", True),
+        ),
+        tuple(rows),
+    )
+
+
+def trajectories_section(ctx: ReportContext) -> Section | None:
+    """Per-query trajectories as small multiples with the warm-up engine's results (steady
+    value and CI band, warm-up shaded, change points, spikes, class badge), worst gap
+    first; the class summary and the per-series table below."""
+    frame = iteration_frame(ctx.store)
+    if frame.is_empty():
+        return None
+    gaps = {s["suite_id"]: s for s in gaps_payload(ctx)["suites"]}
+    results, detect = detections(ctx)
+    multi_suite = len(gaps) > 1
+    per_query = {
+        (suite_id, q["query"]): q
+        for suite_id, suite in gaps.items()
+        for q in reversed(suite["per_query"])  # the first process wins
+    }
+    detected: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for entry in detect["series"]:
+        detected.setdefault((entry["suite_id"], entry["query"]), []).append(entry)
+    groups = {(g["suite"], g["query"]): g["class"] for g in detect["groups"]}
+    series: list[dict[str, Any]] = []
+    for (suite_id, query), part in frame.group_by(["suite_id", "query"], maintain_order=True):
+        suite = gaps.get(int(suite_id))
+        info = per_query.get((int(suite_id), str(query)))
+        if suite is None or info is None:
+            continue
+        runs = [
+            (int(proc), list(zip(p["iteration"].to_list(), p["seconds"].to_list(), strict=True)))
+            for (proc,), p in part.group_by(["process"], maintain_order=True)
+        ]
+        ref = info["reference_s"]
+        k = min(ctx.params.window, len(info["hot_s_by_k"]))
+        window_s = info["hot_s_by_k"][k - 1] if k >= 1 else None
+        gap = window_s / ref - 1 if window_s is not None and ref else None
+        series.append(
+            {
+                "suite": suite["suite"],
+                "suite_id": int(suite_id),
+                "system": suite["system"],
+                "query": query,
+                "query_index": int(part["query_index"][0]),
+                "runs": [{"process": p, "seconds": [s for _, s in pts]} for p, pts in runs],
+                "reference_s": ref,
+                "window_gap": gap,
+                "cold_s": info["cold_s"],
+                **_combined_detection(detected.get((int(suite_id), str(query)), []), groups),
+                "_runs": runs,
+            }
+        )
+    if not any(len(pts) > 1 for s in series for _, pts in s["_runs"]):
+        return None
+    series.sort(key=lambda s: (-(s["window_gap"] or 0.0), s["suite_id"], s["query_index"]))
+    panels = []
+    for n, s in enumerate(series[:MAX_PANELS]):
+        gap = s["window_gap"]
+        heading = f"{s['query']}" + (f" · {s['system'] or s['suite']}" if multi_suite else "")
+        ci = s["steady_ci"]
+        fig = figures.trajectory_chart(
+            title="",
+            runs=s["_runs"],
+            steady=s["steady_s"],
+            steady_ci=(ci[0], ci[1]) if ci is not None else None,
+            steady_iteration=s["steady_iteration"],
+            change_points=s["changepoints"],
+            spikes=[(int(i), float(v)) for i, v in s["spikes"]],
+            reference=s["reference_s"],
+        )
+        badges = []
+        if s["class"] is not None:
+            badges.append(class_badge(s["class"]))
+        badges.append(
+            Badge(
+                f"k={ctx.params.window} {fmt_pct(gap)}" if gap is not None else "no hot runs",
+                tone_of(gap, DEFAULT_TARGET, ctx.params.tolerance),
+                f"the benchmark window (min of the first {ctx.params.window} hot runs) "
+                "against the reference (min of all hot runs)",
+            )
+        )
+        panels.append(
+            Panel(
+                Chart(f"fig-traj-{n}", fig),
+                heading,
+                tuple(badges),
+                {
+                    "gap": -gap if gap is not None else 1e9,
+                    "query": float(s["suite_id"] * 100000 + s["query_index"]),
+                    "cold": -(s["cold_s"] / s["reference_s"])
+                    if s["cold_s"] and s["reference_s"]
+                    else 0.0,
+                    "warmup": -float(s["steady_iteration"] or 0),
+                },
+            )
+        )
+    note = (
+        f"Showing the {len(panels)} of {len(series)} series with the largest gap; "
+        "all are in the embedded report data."
+        if len(series) > len(panels)
+        else ""
+    )
+    for s in series:
+        del s["_runs"]
+    grid = Grid(
+        "grid-trajectories",
+        (
+            "Run time per iteration (log scale): hollow circle = cold run, line = hot runs, "
+            "dashed green = steady value with its 95 % CI band, grey area = warm-up before "
+            "the steady state, dotted = change points, red × = spikes, grey dash-dot = the "
+            "gap table's reference (min of all hot runs). Badges: the series class and the "
+            "benchmark window's gap."
+        ),
+        tuple(panels),
+        (
+            ("gap", "largest gap first"),
+            ("query", "query order"),
+            ("cold", "cold/hot ratio"),
+            ("warmup", "longest warm-up first"),
+        ),
+        note,
+    )
+    order = {(s["suite_id"], s["query"]): n for n, s in enumerate(series)}
+    ordered = sorted(
+        detect["series"],
+        key=lambda e: (order.get((e["suite_id"], e["query"]), len(order)), e["process"]),
+    )
+    blocks: list[Block] = [_detection_summary_table(detect, results), grid]
+    rows_note = ""
+    if len(ordered) > MAX_DETECT_ROWS:
+        rows_note = (
+            f"The table lists the first {MAX_DETECT_ROWS} of {len(ordered)} series (largest "
+            "gap first); all are in the embedded report data."
+        )
+        blocks.append(Text(rows_note))
+    blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
+    return Section(
+        "trajectories",
+        "Per-query trajectories and warm-up detection",
+        (
+            "Each panel is one query's run times with the warm-up engine's verdict (PELT "
+            "change points, Barrett et al. 2017 classes, bootstrap CI of the steady value); "
+            "the worst warm-up comes first."
+        ),
+        tuple(blocks),
+        {"series": series, "detection": detect},
+        # the iteration findings go with the gaps section; here only when it is absent
+    )
