@@ -21,7 +21,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -178,6 +178,13 @@ class CacheSeries:
     settled_from: int | None = None
     evicted: tuple[EvictedRun, ...] = ()
     fit_note: str = ""
+
+    def to_polars(self) -> pl.DataFrame:
+        """The series' runs as a frame: one row per run in run order (elapsed seconds,
+        bytes scanned/remote/local, local share, I/O seconds and rates in bytes/s, the
+        rate basis, start time in epoch seconds), with the series name."""
+        rows = [{"series": self.series, **asdict(r)} for r in self.runs]
+        return pl.DataFrame(rows, infer_schema_length=None)
 
 
 def _col(frame: pl.DataFrame, name: str) -> list[float | None]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import polars as pl
@@ -129,6 +129,22 @@ class GapTable:
     def queries(self) -> int:
         """Number of series (queries × processes) in the suite."""
         return len(self.per_query)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The table's rows as a frame (one row per hot-iteration count k: total runs, suite
+        sum and reference sum in seconds, the gap as a fraction, queries within tolerance,
+        queries and excluded), in the order of :attr:`rows`."""
+        schema = {
+            "hot_iterations": pl.Int64,
+            "total_runs": pl.Int64,
+            "suite_sum_s": pl.Float64,
+            "reference_sum_s": pl.Float64,
+            "gap": pl.Float64,
+            "within_tolerance": pl.Int64,
+            "queries": pl.Int64,
+            "excluded": pl.Int64,
+        }
+        return pl.DataFrame([asdict(r) for r in self.rows], schema=schema, orient="row")
 
     @property
     def included(self) -> int:

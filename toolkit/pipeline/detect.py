@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from toolkit.analyze.changepoints import PENALTY_FACTORS
 from toolkit.analyze.findings import Finding
@@ -35,6 +36,7 @@ __all__ = [
     "detect_options",
     "detect_payload",
     "detect_series",
+    "detections_frame",
     "process_groups",
     "steady_reference_of",
     "steady_reference_s",
@@ -101,6 +103,10 @@ class SeriesDetection:
         """The fastest hot run (iteration ≥ 1): this series' min-all reference."""
         hot = [t for t in self.times[1:] if math.isfinite(t)]
         return min(hot) if hot else None
+
+    def to_polars(self) -> pl.DataFrame:
+        """This series' verdict as a one-row frame (see :func:`detections_frame`)."""
+        return detections_frame([self])
 
 
 def detect_series(
@@ -390,3 +396,47 @@ def detect_payload(
         ],
         "summary": summary,
     }
+
+
+def detections_frame(results: Sequence[SeriesDetection]) -> pl.DataFrame:
+    """The verdicts of analysed series as a frame, one row each: suite, system, the JVM
+    flag, query, process, class (``short: CLASS`` for short series), steady iteration,
+    time to steady state (s), steady value (s) with its CI, cold ratio, spikes and runs."""
+    schema = {
+        "suite": pl.String,
+        "system": pl.String,
+        "jvm": pl.Boolean,
+        "query": pl.String,
+        "process": pl.Int64,
+        "class": pl.String,
+        "steady_iteration": pl.Int64,
+        "time_to_steady_s": pl.Float64,
+        "steady_s": pl.Float64,
+        "steady_ci_lo": pl.Float64,
+        "steady_ci_hi": pl.Float64,
+        "cold_ratio": pl.Float64,
+        "spikes": pl.Int64,
+        "runs": pl.Int64,
+    }
+    rows = []
+    for d in results:
+        a = d.analysis
+        rows.append(
+            (
+                d.suite,
+                d.system,
+                d.jvm,
+                d.query,
+                d.process,
+                a.series_class if a.short is None else f"short: {a.short.short_class}",
+                a.steady_iteration,
+                a.time_to_steady_s,
+                a.steady_s,
+                a.steady_ci[0] if a.steady_ci else None,
+                a.steady_ci[1] if a.steady_ci else None,
+                a.cold_ratio,
+                len(a.spikes),
+                a.n,
+            )
+        )
+    return pl.DataFrame(rows, schema=schema, orient="row")

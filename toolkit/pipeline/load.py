@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -1363,3 +1363,56 @@ def compare_pairs(store: Store, requested: Sequence[tuple[str, str]] = ()) -> li
     logs = [str(name) for name, has in rows if not has]
     names = with_samples if with_samples else logs
     return [(names[0], names[1])] if len(names) == 2 else []
+
+
+def labels_frame(payload: Mapping[str, Any]) -> pl.DataFrame:
+    """The labels of a ``warmup load --json`` payload (:func:`load_report`) as a frame, one
+    row per suite and label (ALL first in each suite): samples, errors, error rate,
+    warm-up class and end (s), throughput overall and steady with its CI (samples/s),
+    latency percentiles overall (ms) and APDEX."""
+    schema = {
+        "suite": pl.String,
+        "label": pl.String,
+        "samples": pl.Int64,
+        "errors": pl.Int64,
+        "error_rate": pl.Float64,
+        "warmup_status": pl.String,
+        "warmup_end_s": pl.Float64,
+        "throughput_overall": pl.Float64,
+        "throughput_steady": pl.Float64,
+        "throughput_steady_ci_lo": pl.Float64,
+        "throughput_steady_ci_hi": pl.Float64,
+        "latency_mean_ms": pl.Float64,
+        "latency_p50_ms": pl.Float64,
+        "latency_p95_ms": pl.Float64,
+        "latency_p99_ms": pl.Float64,
+        "apdex": pl.Float64,
+    }
+    rows = []
+    for suite in payload["suites"]:
+        for label in suite["labels"]:
+            qps = label["throughput"]
+            ci = qps.get("steady_ci") or (None, None)
+            overall = (label.get("latency_ms") or {}).get("overall") or {}
+            apdex = label.get("apdex")
+            rows.append(
+                (
+                    suite["suite"],
+                    label["label"],
+                    label["samples"],
+                    label["errors"],
+                    label["error_rate"],
+                    label["warmup_status"],
+                    label["warmup_end_s"],
+                    qps.get("overall"),
+                    qps.get("steady"),
+                    ci[0],
+                    ci[1],
+                    overall.get("mean"),
+                    overall.get("p50"),
+                    overall.get("p95"),
+                    overall.get("p99"),
+                    apdex.get("score") if isinstance(apdex, Mapping) else apdex,
+                )
+            )
+    return pl.DataFrame(rows, schema=schema, orient="row")
