@@ -73,10 +73,11 @@ def _iteration_rows(analyses: Analyses, findings: Sequence[Any]) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for suite, series in by_suite.items():
+        # a short series (at most 5 runs) shows the cold/hot detector's class, as the report
         classes = Counter(
-            d.analysis.series_class
-            if d.analysis.short is None
-            else f"short:{d.analysis.short.short_class}"
+            f"short:{d.analysis.short.short_class}"
+            if d.analysis.series_class == "short" and d.analysis.short is not None
+            else d.analysis.series_class
             for d in series
         )
         counts = ", ".join(f"{k} {v}" for k, v in sorted(classes.items()))
@@ -119,7 +120,20 @@ def _load_rows(analyses: Analyses) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for suite in result[1]["suites"]:
+        # labels too short for any verdict are one row per suite: their count
+        short = [
+            x for x in suite["labels"] if x["label"] != "ALL" and x["warmup_status"] == "too-short"
+        ]
+        if len(short) > 2:
+            samples = sum(int(x["samples"]) for x in short)
+            lines.append(
+                f"| {_cell(suite['suite'])} | {len(short)} labels of 1–"
+                f"{max(int(x['samples']) for x in short):,} samples | {samples:,} | "
+                "too-short | – | – |"
+            )
         for label in suite["labels"]:
+            if len(short) > 2 and label in short:
+                continue
             qps = label["throughput"]
             ci = qps.get("steady_ci")
             rate = (

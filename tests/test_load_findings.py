@@ -23,7 +23,7 @@ from toolkit.analyze.load_findings import (
     load_steps,
     warmup_findings,
 )
-from toolkit.analyze.timeseries import warmup_end
+from toolkit.analyze.timeseries import MIN_VERDICT_SAMPLES, warmup_end
 from toolkit.errors import UnrecognisedFormatError
 from toolkit.numbers import fmt_num
 from toolkit.pipeline.load import load_report
@@ -338,15 +338,16 @@ _TAURUS = "Blazemeter+taurus__tests__resources__jmeter__jtl__"
 )
 def test_real_too_short_advice_works(real_dir: Path, name: str) -> None:
     """The suggested --window, run, is no longer too short; with fewer samples than the
-    rule's windows no window is suggested (was: 200 ms → 9 full windows on doublequoting,
-    500 ms → 8 on quote-guessing-crash, 50 ms → 0 on the 1-sample kpi_ed)."""
+    rule's windows, or than MIN_VERDICT_SAMPLES (16), no window is suggested (was: 200 ms →
+    9 full windows on doublequoting, 500 ms → 8 on quote-guessing-crash, 50 ms → 0 on the
+    1-sample kpi_ed)."""
     path = real_dir / "jmeter" / name
     with toolkit.open_store() as store:
         suite = suite_of(store, path)
     found = rules(suite)["load-too-short"]
     samples = suite["labels"][0]["samples"]
     window = found["numbers"].get("suggested_window_s")
-    if samples < MIN_WINDOWS:
+    if samples < max(MIN_WINDOWS, MIN_VERDICT_SAMPLES):
         assert window is None and "--window" not in found["advice"]
         assert found["message"].startswith(f"only {samples} sample")
         assert "too few" in found["message"]
@@ -739,13 +740,17 @@ def test_singular_in_messages(tmp_path: Path, store: Store) -> None:
 
 @pytest.mark.real
 def test_window_seconds_have_no_binary_noise(real_dir: Path, store: Store) -> None:
-    """kpi-pair1.jtl at 50 ms windows: the warm-up ends at window 6, 0.3 s (was
-    0.30000000000000004 in --json)."""
+    """Window 6 of 50 ms is 0.3 s (was 0.30000000000000004 in --json). kpi-pair1.jtl at
+    50 ms windows read "warm-up ends at 0.3 s" from its 6 samples; fewer than
+    MIN_VERDICT_SAMPLES give no verdict now."""
+    from toolkit.analyze.timeseries import _window_seconds
+
+    assert repr(_window_seconds(6, 0.05)) == "0.3" and 6 * 0.05 != 0.3
     path = real_dir / "jmeter" / f"{_TAURUS}kpi-pair1.jtl"
     suite = suite_of(store, path, window_s=0.05)
-    end = suite["labels"][0]["warmup_end_s"]
-    assert end is not None and repr(end) == repr(round(end, 6))
-    assert end == 0.3
+    all_ = suite["labels"][0]
+    assert all_["samples"] == 6 and all_["warmup_status"] == "too-short"
+    assert all_["warmup_end_s"] is None
 
 
 def test_no_steady_state_from_an_error_change_names_it() -> None:

@@ -237,3 +237,27 @@ def test_summariser_count_of_a_jtl_with_transaction_children(real_dir: Path, sto
     ingest_file(store, path)
     assert transaction_children(store, 1) == children
     assert summariser_count(store, 1, samples) == samples - children + interrupted == 786
+
+
+@pytest.mark.real
+def test_a_console_joins_its_run_among_jtls_of_one_name(real_dir: Path, store: Store) -> None:
+    """The real jmeter folder holds default.csv and default.xml (two runs of one name) and
+    default.stdout.txt, the console of the CSV's run: the console joins the CSV (its
+    summariser counted 786, the CSV's samples as JMeter's summariser counts them), not the
+    XML, and is no suite of its own (was: three suites, the console alone "too-short")."""
+    from toolkit import ingest_path
+
+    ingest_path(store, real_dir / "jmeter")
+    names = [
+        str(r[0])
+        for r in store.con.execute(
+            "SELECT name FROM suites WHERE name LIKE 'generated__jmeter-5.6.3__default%'"
+            " ORDER BY name"
+        ).fetchall()
+    ]
+    assert names == ["generated__jmeter-5.6.3__default", "generated__jmeter-5.6.3__default #2"]
+    suites = {s["suite"]: s for s in load_report(store, names)["suites"]}
+    csv_suite = suites["generated__jmeter-5.6.3__default"]
+    assert csv_suite["labels"][0]["samples"] == 1564 and csv_suite["logs"]["samples"] == 786
+    assert "load-log-disagrees" not in {f["rule"] for f in csv_suite["findings"]}
+    assert suites["generated__jmeter-5.6.3__default #2"].get("logs") is None

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import (
+    MIN_VERDICT_SAMPLES,
     RAMP_MAX_FRAC,
     STEADY_STATUSES,
     SUMMARY_MIN_WINDOWS,
@@ -570,12 +571,12 @@ def warmup_findings(
                 "print summariser lines more often (jmeter -Jsummariser.interval=5) or "
                 "analyse the JTL, or run longer"
             )
-        elif samples < need:
+        elif samples < max(need, MIN_VERDICT_SAMPLES):
             # fewer samples than the windows the rule needs: no window size makes a series
             message = (
                 f"only {samples} sample{'s' if samples != 1 else ''} over {_s(duration)} s: "
-                f"too few for the warm-up rule, which needs a series of ≥ {need} windows; "
-                "no warm-up end or steady figures"
+                f"too few for the warm-up rule, which needs ≥ {MIN_VERDICT_SAMPLES} samples "
+                f"in a series of ≥ {need} windows; no warm-up end or steady figures"
             )
             advice = "run longer (or with more threads) to analyse the warm-up"
             numbers["reason"] = "few-samples"

@@ -625,6 +625,12 @@ class LabelLoad:
     steady_source: SteadySource | None = None
 
 
+#: Fewer samples than this in a label give it no verdict ("too-short"): a rate counted from
+#: n events is ±1.96/√n at 95 % (Poisson), within ±50 % from n = 16 on, so "flat at
+#: 0.05/s" from 3 samples would be a verdict without evidence.
+MIN_VERDICT_SAMPLES = 16
+
+
 def _window_seconds(index: int, window_s: float) -> float:
     """The start (s) of window ``index``, rounded to 1 µs: windows are whole ms, so this
     drops binary noise only (6 × 0.05 = 0.30000000000000004 → 0.3)."""
@@ -671,7 +677,8 @@ def analyze_windows(
     clipped to the label's full windows, whatever the verdict (``steady_source`` ``user``).
     """
     throughput_overall = samples / duration_s if duration_s else None
-    if windows.height == 0:
+    few = samples < MIN_VERDICT_SAMPLES and verdict_from is None and steady_from is None
+    if windows.height == 0 or (few and steady_to is None):
         return LabelLoad(
             label, samples, errors, duration_s, throughput_overall,
             WarmupEnd("too-short", None, None, None, None), None, None, None,

@@ -72,7 +72,13 @@ def _log_suites(store: Store) -> list[_Suite]:
 def _same_run(log: _Suite, jtl: _Suite) -> bool:
     if run_name(log.name) == run_name(jtl.name):
         return True
-    if log.samples > 0 and log.samples == jtl.samples:
+    return _same_count_or_start(log, jtl)
+
+
+def _same_count_or_start(log: _Suite, jtl: _Suite, summariser_count: int | None = None) -> bool:
+    """The log counted the JTL's samples (as read, or as JMeter's summariser counts them:
+    ``summariser_count``), or started within :data:`START_TOLERANCE_MS` of it."""
+    if log.samples > 0 and log.samples in (jtl.samples, summariser_count):
         return True
     return (
         log.start_ms is not None
@@ -93,6 +99,16 @@ def join_run_logs(store: Store) -> dict[str, str]:
     con = store.con
     for log in _log_suites(store):
         by_name = [j for j in jtls if run_name(j.name) == run_name(log.name)]
+        if len(by_name) > 1:
+            # several JTLs of one name (a CSV and an XML of two runs): the one the log
+            # counted or started with
+            from toolkit.pipeline.load import summariser_count
+
+            by_name = [
+                j
+                for j in by_name
+                if _same_count_or_start(log, j, summariser_count(store, j.suite_id, j.samples))
+            ]
         found = by_name or [j for j in jtls if _same_run(log, j)]
         if len(found) != 1:
             continue

@@ -17,6 +17,7 @@ from toolkit.analyze.cache import human_bytes as human_bytes
 from toolkit.analyze.cache import human_elapsed as human_elapsed
 from toolkit.analyze.cache import human_minutes as human_minutes
 from toolkit.analyze.cache import human_rate as human_rate
+from toolkit.analyze.findings import named, rank_findings
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
@@ -193,7 +194,9 @@ def cache_payload(results: list[CacheSeries]) -> dict[str, Any]:
                 },
             }
         )
-    return {"series": out}
+    # every series' findings, ranked (schemas/cache.schema.json)
+    found = rank_findings([named(f) for s in results for f in cache_findings(s)])
+    return {"series": out, "findings": [f.as_json() for f in found]}
 
 
 def analyse_cache(

@@ -18,11 +18,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from toolkit.analyze.findings import Finding
+from toolkit.analyze.compare import compare_findings
+from toolkit.analyze.findings import Finding, named, rank_findings
 from toolkit.analyze.jmeter_errors import ASSERTION_FAILED, error_tables
 from toolkit.analyze.load_findings import (
     JMETER_STATISTIC_WINDOW,
     label_percentile_window_finding,
+    load_family_findings,
     log_disagreement_findings,
     several_summarisers_finding,
 )
@@ -1047,20 +1049,24 @@ def load_report(
             "no load-test suites (JMeter JTL or summariser log) in the input"
             + store.suites_elsewhere("load")
         )
+    analysed = [
+        analyze_load_suite(
+            store,
+            i,
+            names[i],
+            window_s=window_s,
+            apdex=apdex,
+            steady_from_s=steady_from_s,
+            steady_to_s=steady_to_s,
+        )
+        for i in ids
+    ]
+    # the findings engine's load family of these suites, ranked (schemas/load.schema.json)
+    found = [named(f) for f in load_family_findings(analysed, JMETER_STATISTIC_WINDOW)]
     return {
         "window_s": window_s,
-        "suites": [
-            analyze_load_suite(
-                store,
-                i,
-                names[i],
-                window_s=window_s,
-                apdex=apdex,
-                steady_from_s=steady_from_s,
-                steady_to_s=steady_to_s,
-            )
-            for i in ids
-        ],
+        "suites": analysed,
+        "findings": [f.as_json() for f in rank_findings(found)],
     }
 
 
@@ -1253,7 +1259,7 @@ def compare_report(
     ]
     if only:
         notes.append("labels differ (" + "; ".join(only) + "); compared: " + ", ".join(common))
-    return {
+    payload: dict[str, Any] = {
         "a": a,
         "b": b,
         "level": level,
@@ -1262,6 +1268,9 @@ def compare_report(
         "labels": rows,
         "notes": notes,
     }
+    found = rank_findings([named(f) for f in compare_findings(payload)])
+    payload["findings"] = [f.as_json() for f in found]
+    return payload
 
 
 def _mean_ms(entry: dict[str, Any], part: str) -> float | None:

@@ -15,7 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
+from toolkit.analyze.findings import named, rank_findings
+from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores, score_findings
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
@@ -137,7 +138,7 @@ def score_payload(result: SuiteScores) -> dict[str, Any]:
     every query, lower is better; ranks start at 1.
     """
     t = result.table
-    return {
+    payload: dict[str, Any] = {
         "method": "clickbench-website",
         "selection": {
             "machine": result.machine,
@@ -171,3 +172,7 @@ def score_payload(result: SuiteScores) -> dict[str, Any]:
             for s, e in zip(result.suites, t.entries, strict=True)
         ],
     }
+    # the score family's findings (schemas/score.schema.json)
+    found = rank_findings([named(f) for f in score_findings(payload)])
+    payload["findings"] = [f.as_json() for f in found]
+    return payload
