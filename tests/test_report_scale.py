@@ -124,3 +124,21 @@ def test_report_data_per_result_is_a_few_kilobytes(tmp_path: Path) -> None:
     # objects repeated suite, system and keys per series: > 100 bytes per run)
     runs = len(json.dumps(data["sections"]["trajectories"]["series"], separators=(",", ":")))
     assert runs / (200 * 43 * 3) < 12
+
+
+def test_gaps_prints_one_summary_table_for_many_suites(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from toolkit.cli import app
+
+    write_results(tmp_path / "cb", 12)
+    runner = CliRunner(env={"COLUMNS": "200", "NO_COLOR": "1"})
+    summary = runner.invoke(app, ["gaps", str(tmp_path / "cb")])
+    assert summary.exit_code == 0, summary.output
+    assert "12 suites: the window (k = 2)" in summary.output
+    # one row per suite, each 3-run suite 0 % at its own window (min-all = min(run 2, 3))
+    rows = [line for line in summary.output.splitlines() if "System " in line]
+    assert len(rows) == 12 and all("+0.0 %" in row for row in rows)
+    assert summary.output.count("Hot iters") == 0
+    every = runner.invoke(app, ["gaps", str(tmp_path / "cb"), "--per-suite"])
+    assert every.exit_code == 0 and every.output.count("Hot iters") == 12
