@@ -16,6 +16,7 @@ from report_checks import embedded_data, report_data_schema
 
 import toolkit
 from toolkit.cli import app
+from toolkit.report.sections.series_columns import decode_series
 
 WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
 XSS = "<script>alert(1)</script></script><img src=x onerror=alert(1)>"
@@ -49,7 +50,9 @@ def test_findings_quote_the_window_gap(tmp_path: Path) -> None:
     # 0.116 s; the error is the mean of window / steady - 1 over the two series
     (finding,) = (f for f in data["findings"] if f["rule"] == "window-error")
     assert data["findings"][0] == finding and finding["severity"] == "problem"
-    steady = {s["query"]: s["steady_s"] for s in data["sections"]["trajectories"]["series"]}
+    steady = {
+        s["query"]: s["steady_s"] for s in decode_series(data["sections"]["trajectories"]["series"])
+    }
 
     def error(m: int) -> float:
         return (

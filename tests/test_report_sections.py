@@ -18,6 +18,7 @@ from toolkit.cli import app
 from toolkit.report.model import Chart
 from toolkit.report.render import build_report, render_html
 from toolkit.report.sections import MAX_LOAD_WINDOWS, chart_window_s
+from toolkit.report.sections.series_columns import decode_series
 from toolkit.synthetic import JtlTruth, write_jtl
 
 # the seed's two trajectories (seeds/002): cold + 9 hot runs, seconds
@@ -52,7 +53,7 @@ def figure_json(html: str, div_id: str) -> Any:
 
 def test_trajectories_show_the_seed_steady_state_spike_and_class(tmp_path: Path) -> None:
     html, data = report_of(clickbench(tmp_path, "c6a.json", "jvm", [SEED_A, SEED_B]))
-    series = {s["query"]: s for s in data["sections"]["trajectories"]["series"]}
+    series = {s["query"]: s for s in decode_series(data["sections"]["trajectories"]["series"])}
     q0, q1 = series["Q0"], series["Q1"]
     # seed 002: "iter 3 takes 1.5 s because a JIT recompile pause ... Steady state is ~42 ms"
     assert q0["spikes"] == [[2, 1.5]]
@@ -92,7 +93,7 @@ def test_detection_findings_one_per_suite_and_kind(tmp_path: Path) -> None:
     # the min-all shortfall (Q1: fastest hot run 30 ms vs steady 41 ms) is a figure of the
     # window-error finding, not a finding of its own
     assert not {"hot-window-gap", "min-all-underestimates"} & set(found)
-    series = {s["query"]: s for s in data["sections"]["trajectories"]["series"]}
+    series = {s["query"]: s for s in decode_series(data["sections"]["trajectories"]["series"])}
     below = [min(SEED_A[1:]) / series["Q0"]["steady_s"], min(SEED_B[1:]) / series["Q1"]["steady_s"]]
     assert found["window-error"]["numbers"]["min_all_vs_steady"] == pytest.approx(
         sum(below) / 2 - 1
@@ -117,7 +118,7 @@ def test_short_series_still_warming_finding(tmp_path: Path) -> None:
     _, data = report_of(clickbench(tmp_path, "c6a.json", "native", rows))
     (finding,) = (f for f in data["findings"] if f["rule"] == "still-warming")
     assert finding["numbers"]["still_warming"] == 3 and finding["numbers"]["series"] == 4
-    classes = [s["class"] for s in data["sections"]["trajectories"]["series"]]
+    classes = [s["class"] for s in decode_series(data["sections"]["trajectories"]["series"])]
     assert classes.count("short: still-warming") == 3
 
 

@@ -153,6 +153,35 @@ def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverag
     console.print()
 
 
+def print_gap_summary(results: Sequence[SuiteGaps], *, window: int = 2) -> None:
+    """One table for every suite: runs, the window's gap (k = ``window``, ClickBench's
+    min of 2 hot runs) and queries within tolerance, and the k that reaches the target.
+    Issue 19: 1,000 rich tables were 43 % of ``warmup gaps`` on 2,000 results."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(markup=False, highlight=False)
+    table = Table(
+        title=plain(f"{len(results)} suites: the window (k = {window}) against the reference"),
+        title_justify="left",
+    )
+    for header in ("Suite", "Runs", "Gap at window", "Within tolerance", "k for target"):
+        table.add_column(header, justify="left" if header == "Suite" else "right")
+    for item in results:
+        t = item.table
+        row = next((r for r in t.rows if r.hot_iterations == window), None)
+        row = row if row is not None else (t.rows[-1] if t.rows else None)
+        table.add_row(
+            plain(item.suite),
+            plain(str(t.runs)),
+            plain("-" if row is None or row.gap is None else f"{row.gap * 100:+.1f} %"),
+            plain("-" if row is None else f"{row.within_tolerance}/{row.queries}"),
+            plain("-" if t.k_for_target is None else str(t.k_for_target)),
+        )
+    console.print(table)
+    console.print(plain("Every suite's table: --per-suite."), soft_wrap=True)
+
+
 def print_gap_tables(
     results: Sequence[SuiteGaps],
     *,
@@ -287,6 +316,13 @@ def gaps(
             "--coverage", help="Grid: share of series that must be within --target (0.9 = 90 %)."
         ),
     ] = DEFAULT_COVERAGE,
+    per_suite: Annotated[
+        bool,
+        typer.Option(
+            "--per-suite",
+            help="One table per suite (default with several suites: one summary table).",
+        ),
+    ] = False,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
@@ -323,6 +359,8 @@ def gaps(
     found = iteration_family(detections, settings)
     if as_json:
         print_json(gaps_payload(results, coverage=coverage, findings=found))
+    elif len(results) > 1 and not (per_suite or per_query or grid):
+        print_gap_summary(results)
     else:
         print_gap_tables(results, per_query=per_query, coverage=coverage, elsewhere=elsewhere)
         print_findings(found)

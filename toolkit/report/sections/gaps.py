@@ -299,5 +299,20 @@ def gaps_section(ctx: ReportContext) -> Section | None:
             "The findings measure the window against the warm-up engine's steady state."
         ),
         tuple(blocks),
-        {"suites": suites},
+        {"suites": [suite_summary(s) for s in suites]},
     )
+
+
+#: Per-query lists of ``warmup gaps --json`` left out of the report's data: the runs are in
+#: the trajectories' columns and the findings in the report's list (issue 19 §7: they were
+#: 18 MB of a 2,000-result report).
+PER_QUERY_KEYS = ("per_query", "findings")
+
+
+def suite_summary(suite: dict[str, Any]) -> dict[str, Any]:
+    """A suite of the gaps payload without its per-query lists (``PER_QUERY_KEYS``; the
+    3-run summary ``hot_pair`` keeps its totals)."""
+    out = {k: v for k, v in suite.items() if k not in PER_QUERY_KEYS}
+    if isinstance(out.get("hot_pair"), dict):
+        out["hot_pair"] = {k: v for k, v in out["hot_pair"].items() if k != "per_query"}
+    return out

@@ -25,6 +25,7 @@ from toolkit.report.model import (
 from toolkit.report.sections.context import ReportContext, detections
 from toolkit.report.sections.formatting import fmt_pct, fmt_seconds, num, tone_of
 from toolkit.report.sections.gaps import gaps_payload, iteration_frame
+from toolkit.report.sections.series_columns import compact_series, series_columns
 
 if TYPE_CHECKING:
     pass
@@ -247,36 +248,32 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     for entry in detect["series"]:
         detected.setdefault((entry["suite_id"], entry["query"]), []).append(entry)
     groups = {(g["suite"], g["query"]): g["class"] for g in detect["groups"]}
+    columns = series_columns(frame)
     series: list[dict[str, Any]] = []
-    for (suite_id, query), part in frame.group_by(["suite_id", "query"], maintain_order=True):
-        suite = gaps.get(int(suite_id))
-        info = per_query.get((int(suite_id), str(query)))
+    for n, (suite_id, query) in enumerate(columns.keys):
+        suite = gaps.get(suite_id)
+        info = per_query.get((suite_id, query))
         if suite is None or info is None:
             continue
-        runs = [
-            (int(proc), list(zip(p["iteration"].to_list(), p["seconds"].to_list(), strict=True)))
-            for (proc,), p in part.group_by(["process"], maintain_order=True)
-        ]
         ref = info["reference_s"]
         k = min(ctx.params.window, len(info["hot_s_by_k"]))
         window_s = info["hot_s_by_k"][k - 1] if k >= 1 else None
         gap = window_s / ref - 1 if window_s is not None and ref else None
         series.append(
             {
+                "n": n,
                 "suite": suite["suite"],
-                "suite_id": int(suite_id),
+                "suite_id": suite_id,
                 "system": suite["system"],
                 "query": query,
-                "query_index": int(part["query_index"][0]),
-                "runs": [{"process": p, "seconds": [s for _, s in pts]} for p, pts in runs],
+                "query_index": columns.query_index[n],
                 "reference_s": ref,
                 "window_gap": gap,
                 "cold_s": info["cold_s"],
-                **_combined_detection(detected.get((int(suite_id), str(query)), []), groups),
-                "_runs": runs,
+                **_combined_detection(detected.get((suite_id, query), []), groups),
             }
         )
-    if not any(len(pts) > 1 for s in series for _, pts in s["_runs"]):
+    if not columns.block_runs or max(columns.block_runs) < 2:
         return None
     series.sort(key=lambda s: (-(s["window_gap"] or 0.0), s["suite_id"], s["query_index"]))
     panels = []
@@ -286,7 +283,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         ci = s["steady_ci"]
         fig = figures.trajectory_chart(
             title="",
-            runs=s["_runs"],
+            runs=columns.runs_of(s["n"]),
             steady=s["steady_s"],
             steady_ci=(ci[0], ci[1]) if ci is not None else None,
             steady_iteration=s["steady_iteration"],
@@ -326,8 +323,6 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         if len(series) > len(panels)
         else ""
     )
-    for s in series:
-        del s["_runs"]
     grid = Grid(
         "grid-trajectories",
         (
@@ -369,6 +364,9 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
             "the worst warm-up comes first."
         ),
         tuple(blocks),
-        {"series": series, "detection": detect},
+        {
+            "series": compact_series(columns, series),
+            "detection": {k: v for k, v in detect.items() if k != "series"},
+        },
         # the iteration findings go with the gaps section; here only when it is absent
     )

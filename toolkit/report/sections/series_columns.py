@@ -1,0 +1,262 @@
+"""Every iteration series of the store as compact columns: the trajectories' report-data.
+
+One flat array of run times with per-series and per-process counts instead of an object per
+point, and every string (suite, system, query, class) once in a shared table, so the
+report grows by a few bytes per run (issue 19 §7: 2,000 ClickBench results ≤ 8 MB).
+``report.js`` draws the small multiples from these arrays; :func:`decode_series` is the
+same decoding in Python (tests, tools).
+
+Layout (``layout: "columns-1"``), ``S`` series in suite/query order, ``B`` process blocks:
+
+- ``strings``: the shared strings; ``-1`` where a string index means "none";
+- ``suites``: ``suite_id``, ``name``, ``system`` (string indexes) and ``series`` (how many
+  consecutive series each suite has), one entry per suite;
+- ``query``, ``query_index``, ``class``: one entry per series (class: string index);
+- ``blocks`` (processes per series), ``process`` and ``runs`` (runs per process): a list,
+  or one integer when every entry is equal (ClickBench: 1 process of 3 runs);
+- ``iteration``: present only when a process's iterations are not 0, 1, 2, …;
+- ``seconds``: every run time in s, block after block (null: a failed run);
+- ``steady`` (``series``, ``seconds``, ``lo``, ``hi``, ``iteration``), ``changepoints``
+  (``series``, ``iteration``), ``spikes`` (``series``, ``iteration``, ``seconds``): sparse,
+  one entry per series that has one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+LAYOUT = "columns-1"
+
+
+@dataclass(frozen=True)
+class SeriesColumns:
+    """The runs of every (suite, query) series in one pass over the iteration frame."""
+
+    keys: list[tuple[int, str]]  # (suite_id, query) per series
+    suite: list[str]
+    system: list[str | None]
+    query_index: list[int]
+    block_series: list[int]  # series index of each process block
+    block_process: list[int]
+    block_start: list[int]  # offset of the block's first run in ``seconds``
+    block_runs: list[int]
+    iteration: list[int]
+    seconds: list[float | None]
+
+    def runs_of(self, n: int) -> list[tuple[int, list[tuple[int, float]]]]:
+        """Series ``n`` as (process, [(iteration, seconds)]) blocks (failed runs left out)."""
+        out = []
+        first = bisect.bisect_left(self.block_series, n)  # blocks are in series order
+        last = bisect.bisect_right(self.block_series, n)
+        for b in range(first, last):
+            lo, hi = self.block_start[b], self.block_start[b] + self.block_runs[b]
+            pts = [
+                (self.iteration[i], v) for i in range(lo, hi) if (v := self.seconds[i]) is not None
+            ]
+            out.append((self.block_process[b], pts))
+        return out
+
+
+def series_columns(frame: pl.DataFrame) -> SeriesColumns:
+    """Columns of ``frame`` (``iteration_frame``: sorted by suite, query, process,
+    iteration), found with run-length ids instead of a Python loop over groups."""
+    f = frame.with_columns(
+        pl.struct("suite_id", "query_index", "query").rle_id().alias("_series"),
+        pl.struct("suite_id", "query_index", "query", "process").rle_id().alias("_block"),
+        # JSON has no NaN: a failed run is null from here on
+        pl.when(pl.col("seconds").is_nan())
+        .then(None)
+        .otherwise(pl.col("seconds"))
+        .alias("seconds"),
+    ).with_row_index("_row")
+    firsts = f.group_by("_series", maintain_order=True).first().sort("_series")
+    blocks = (
+        f.group_by("_block", maintain_order=True)
+        .agg(
+            pl.col("_series").first(),
+            pl.col("process").first(),
+            pl.col("_row").first().alias("start"),
+            pl.len().alias("runs"),
+        )
+        .sort("_block")
+    )
+    return SeriesColumns(
+        keys=list(
+            zip(
+                (int(v) for v in firsts["suite_id"].to_list()),
+                (str(v) for v in firsts["query"].to_list()),
+                strict=True,
+            )
+        ),
+        suite=[str(v) for v in firsts["suite"].to_list()],
+        system=firsts["system"].to_list(),
+        query_index=[int(v) for v in firsts["query_index"].to_list()],
+        block_series=blocks["_series"].to_list(),
+        block_process=[int(v) for v in blocks["process"].to_list()],
+        block_start=blocks["start"].to_list(),
+        block_runs=blocks["runs"].to_list(),
+        iteration=[int(v) for v in f["iteration"].to_list()],
+        seconds=f["seconds"].to_list(),
+    )
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _ints(values: Sequence[int]) -> int | list[int]:
+    """One integer when every value is equal (and there is one), else the list."""
+    if values and all(v == values[0] for v in values):
+        return int(values[0])
+    return [int(v) for v in values]
+
+
+def compact_series(columns: SeriesColumns, detected: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The report-data of every series: ``columns``' runs and, for the series in
+    ``detected`` (dicts with ``n``, ``class``, ``steady_s``, ``steady_ci``,
+    ``steady_iteration``, ``changepoints``, ``spikes``), the warm-up engine's verdict."""
+    strings: list[str] = []
+    index: dict[str, int] = {}
+
+    def ref(text: str | None) -> int:
+        if text is None:
+            return -1
+        if text not in index:
+            index[text] = len(strings)
+            strings.append(text)
+        return index[text]
+
+    suite_ids: list[int] = []
+    names: list[int] = []
+    systems: list[int] = []
+    counts: list[int] = []
+    for (suite_id, _), suite, system in zip(
+        columns.keys, columns.suite, columns.system, strict=True
+    ):
+        if suite_ids and suite_ids[-1] == suite_id:
+            counts[-1] += 1
+            continue
+        suite_ids.append(suite_id)
+        names.append(ref(suite))
+        systems.append(ref(system))
+        counts.append(1)
+    classes = [-1] * len(columns.keys)
+    steady: dict[str, list[Any]] = {k: [] for k in ("series", "seconds", "lo", "hi", "iteration")}
+    changepoints: dict[str, list[int]] = {"series": [], "iteration": []}
+    spikes: dict[str, list[Any]] = {"series": [], "iteration": [], "seconds": []}
+    for d in sorted(detected, key=lambda d: int(d["n"])):
+        n = int(d["n"])
+        classes[n] = ref(d["class"])
+        if d["steady_s"] is not None or d["steady_iteration"] is not None:
+            ci = d["steady_ci"] or (None, None)
+            steady["series"].append(n)
+            steady["seconds"].append(_finite(d["steady_s"]))
+            steady["lo"].append(_finite(ci[0]))
+            steady["hi"].append(_finite(ci[1]))
+            steady["iteration"].append(d["steady_iteration"])
+        for c in d["changepoints"]:
+            changepoints["series"].append(n)
+            changepoints["iteration"].append(int(c))
+        for it, v in d["spikes"]:
+            spikes["series"].append(n)
+            spikes["iteration"].append(int(it))
+            spikes["seconds"].append(_finite(float(v)))
+    blocks_per_series = [0] * len(columns.keys)
+    for s in columns.block_series:
+        blocks_per_series[s] += 1
+    payload: dict[str, Any] = {
+        "layout": LAYOUT,
+        "strings": strings,
+        "suites": {"suite_id": suite_ids, "name": names, "system": systems, "series": counts},
+        "query": [ref(q) for _, q in columns.keys],
+        "query_index": columns.query_index,
+        "class": classes,
+        "blocks": _ints(blocks_per_series),
+        "process": _ints(columns.block_process),
+        "runs": _ints(columns.block_runs),
+        "seconds": columns.seconds,
+        "steady": steady,
+        "changepoints": changepoints,
+        "spikes": spikes,
+    }
+    consecutive = all(
+        columns.iteration[start + i] == i
+        for start, runs in zip(columns.block_start, columns.block_runs, strict=True)
+        for i in range(runs)
+    )
+    if not consecutive:
+        payload["iteration"] = columns.iteration
+    return payload
+
+
+def _expand(value: int | list[int], n: int) -> list[int]:
+    return [value] * n if isinstance(value, int) else list(value)
+
+
+def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The series of a ``columns-1`` payload as one dict each: ``suite``, ``system``,
+    ``suite_id``, ``query``, ``query_index``, ``class``, ``runs`` ([{process, iterations,
+    seconds}]), ``steady_s``, ``steady_ci``, ``steady_iteration``, ``changepoints``,
+    ``spikes`` ([[iteration, seconds]]) — what the page decodes (``report.js``)."""
+    if payload.get("layout") != LAYOUT:
+        raise ValueError(f"not a {LAYOUT} series payload: {payload.get('layout')!r}")
+    strings = payload["strings"]
+
+    def text(i: int) -> str | None:
+        return None if i < 0 else str(strings[i])
+
+    n_series = len(payload["query"])
+    blocks = _expand(payload["blocks"], n_series)
+    n_blocks = sum(blocks)
+    process = _expand(payload["process"], n_blocks)
+    runs = _expand(payload["runs"], n_blocks)
+    seconds = payload["seconds"]
+    iteration = payload.get("iteration")
+    suites = payload["suites"]
+    suite_of: list[int] = [s for s, count in enumerate(suites["series"]) for _ in range(count)]
+    out: list[dict[str, Any]] = []
+    b = pos = 0
+    for n in range(n_series):
+        s = suite_of[n]
+        series_runs = []
+        for _ in range(blocks[n]):
+            values = seconds[pos : pos + runs[b]]
+            its = iteration[pos : pos + runs[b]] if iteration is not None else list(range(runs[b]))
+            series_runs.append({"process": process[b], "iterations": its, "seconds": values})
+            pos += runs[b]
+            b += 1
+        out.append(
+            {
+                "suite": text(suites["name"][s]),
+                "system": text(suites["system"][s]),
+                "suite_id": suites["suite_id"][s],
+                "query": text(payload["query"][n]),
+                "query_index": payload["query_index"][n],
+                "class": text(payload["class"][n]),
+                "runs": series_runs,
+                "steady_s": None,
+                "steady_ci": None,
+                "steady_iteration": None,
+                "changepoints": [],
+                "spikes": [],
+            }
+        )
+    st = payload["steady"]
+    for i, n in enumerate(st["series"]):
+        e = out[n]
+        e["steady_s"], e["steady_iteration"] = st["seconds"][i], st["iteration"][i]
+        if st["lo"][i] is not None or st["hi"][i] is not None:
+            e["steady_ci"] = [st["lo"][i], st["hi"][i]]
+    cp = payload["changepoints"]
+    for n, it in zip(cp["series"], cp["iteration"], strict=True):
+        out[n]["changepoints"].append(it)
+    sp = payload["spikes"]
+    for n, it, v in zip(sp["series"], sp["iteration"], sp["seconds"], strict=True):
+        out[n]["spikes"].append([it, v])
+    return out
