@@ -378,3 +378,45 @@ def test_small_multiples_have_tick_labels(
 ) -> None:
     page, _ = open_report(browser, _layout_report("clickbench", tmp_path, request))
     assert page.evaluate(UNLABELLED_AXES_JS, True) == []
+
+
+def test_long_tables_are_paged_and_filtered(browser: Any, tmp_path: Path) -> None:
+    """A table of 450 series shows 200 rows, the rest one click away; the filter box finds
+    a chosen row among the hidden ones; sorting keeps the page; long names wrap."""
+    from toolkit.report.model import Cell, Column, Section, Table
+    from toolkit.report.render import Report, render_html
+
+    rows = tuple(
+        (
+            Cell(f"Q{i % 43} · System_{i}/c6a.metal-48xl, 24 GiB RAM/2026-11-22"),
+            Cell(f"{i * 0.5:.1f} s", i * 0.5),
+        )
+        for i in range(450)
+    )
+    table = Table("table-many", "450 series", (Column("series"), Column("time", True)), rows)
+    section = Section("many", "Many series", "", (table,), {})
+    report = Report("paging", "2026-05-19T12:00:00Z", toolkit.__version__, (), (section,))
+    path = tmp_path / "paged.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    page, log = open_report(browser, path)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    body = page.locator("#table-many tbody tr")
+    visible = "els => els.filter(e => !e.hidden).length"
+    assert page.eval_on_selector_all("#table-many tbody tr", visible) == 200
+    assert body.nth(199).is_visible() and not body.nth(200).is_visible()
+    # the filter finds a row beyond the first page
+    page.fill("#many input[type=search]", "System_321/")
+    assert page.eval_on_selector_all("#table-many tbody tr", visible) == 1
+    assert "System_321/" in page.locator("#table-many tbody tr:not([hidden])").inner_text()
+    page.fill("#many input[type=search]", "")
+    page.get_by_role("button", name="Show all 450 rows").click()
+    assert page.eval_on_selector_all("#table-many tbody tr", visible) == 450
+    # a header click re-sorts every row (descending time after two clicks: 224.5 s first)
+    page.locator("#table-many th").nth(1).click()
+    page.locator("#table-many th").nth(1).click()
+    assert "224.5 s" in body.first.inner_text()
+    # the first column keeps at least 20 ch and wraps instead of widening the page
+    width = page.eval_on_selector("#table-many td", "e => e.getBoundingClientRect().width")
+    assert 150 < width <= 541  # 20 ch .. td max-width 520 px + padding
+    assert page.evaluate(OVERFLOWING_JS) == []
+    assert log.errors == []
