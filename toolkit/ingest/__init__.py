@@ -177,9 +177,12 @@ def ingest_file(
     A file already stored (same SHA-256) is a no-op unless ``options.replace``.
     Raises :class:`ToolkitError` (the store unchanged) when the file is bad.
     """
-    return _ingest(
+    result = _ingest(
         store, Path(path), format, check_options(options or IngestOptions()), _fail_before_commit
     )
+    if result.status == "skipped":
+        record_skipped(store, result)
+    return result
 
 
 def _ingest(
@@ -301,6 +304,18 @@ class PathReport:
     errors: list[ToolkitError] = field(default_factory=list)
 
 
+def record_skipped(store: Store, result: IngestResult) -> None:
+    """Keep a skipped file in ``skipped_files`` (the reason without the ``path: skipped:``
+    prefix), so the store's findings list it (:mod:`toolkit.analyze.ingest_findings`)."""
+    reason = result.message
+    prefix = f"{result.path}: skipped: "
+    reason = reason[len(prefix) :] if reason.startswith(prefix) else reason
+    store.con.execute(
+        "INSERT OR REPLACE INTO skipped_files VALUES (?, ?, ?)",
+        [str(result.path.resolve()), result.format, reason],
+    )
+
+
 class _Staging:
     """The files of one ``ingest_path``/``ingest_paths`` call: small files staged in a
     :class:`SourceGroup` and committed together, results held back until their commit."""
@@ -311,6 +326,8 @@ class _Staging:
         self._held: list[IngestResult] = []
 
     def add(self, result: IngestResult) -> None:
+        if result.status == "skipped":
+            record_skipped(self.sources.store, result)
         # results keep input order: a direct file's waits behind the staged ones before it
         if self._held or result.staged:
             self._held.append(result)

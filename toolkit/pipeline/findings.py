@@ -38,10 +38,10 @@ __all__ = [
     "store_findings",
 ]
 
-Family = Literal["iteration", "score", "load", "compare", "cache"]
+Family = Literal["iteration", "score", "load", "compare", "cache", "ingest"]
 
 #: Every family of rules, in the order the report's sections come.
-FAMILIES: tuple[Family, ...] = ("iteration", "score", "load", "compare", "cache")
+FAMILIES: tuple[Family, ...] = ("iteration", "score", "load", "compare", "cache", "ingest")
 
 #: The families whose findings each command prints (the report and ``warmup findings``
 #: print all).
@@ -245,6 +245,26 @@ def _cache_rules(analyses: Analyses) -> list[Finding]:
     return [f for s in analyses.cache() for f in cache_findings(s)]
 
 
+def _ingest_rules(analyses: Analyses) -> list[Finding]:
+    """Skipped files (``skipped_files``) and stored files' warnings (``sources``)."""
+    from toolkit.analyze.ingest_findings import SkippedFile, SourceWarnings, ingest_findings
+
+    con = analyses.store.con
+    skipped = [
+        SkippedFile(str(path), str(fmt), str(reason))
+        for path, fmt, reason in con.execute(
+            "SELECT path, format, reason FROM skipped_files ORDER BY path"
+        ).fetchall()
+    ]
+    sources = [
+        SourceWarnings(str(path), int(rows), tuple(str(w) for w in warnings))
+        for path, rows, warnings in con.execute(
+            "SELECT path, rows, warnings FROM sources WHERE len(warnings) > 0 ORDER BY source_id"
+        ).fetchall()
+    ]
+    return ingest_findings(skipped, sources)
+
+
 def _score_rules(analyses: Analyses) -> list[Finding]:
     from toolkit.analyze.score import score_findings
 
@@ -260,6 +280,7 @@ FAMILY_RULES: dict[Family, Callable[[Analyses], list[Finding]]] = {
     "load": _load_rules,
     "compare": _compare_rules,
     "cache": _cache_rules,
+    "ingest": _ingest_rules,
 }
 
 
