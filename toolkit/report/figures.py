@@ -595,3 +595,86 @@ def ratio_chart(
         )
     fig.add_vline(x=1, line={"color": GREY, "dash": "dash"})
     return fig
+
+
+def _ratio_text(value: float) -> str:
+    """×1.09, ×35.4, ×4120: 3 significant digits, never an exponent below 10^6."""
+    return f"×{float(f'{value:.3g}'):g}"
+
+
+def relative_time_heatmap(
+    systems: Sequence[str], queries: Sequence[str], ratios: Sequence[Sequence[float | None]]
+) -> go.Figure:
+    """The ClickBench website's table as a heat map: one column per system, one row per
+    query, each cell the hot time relative to the fastest system's
+    ((0.01 s + t) / (0.01 s + best); research/clickbench.md §2), coloured by log10 of the
+    ratio (×1 green … ×100 and more red). ``ratios[i][q]``: system i, query q (None: no hot
+    time, left blank). The page's system picker redraws it (``report.js``)."""
+    z: list[list[float | None]] = []
+    text: list[list[str | None]] = []
+    for q in range(len(queries)):
+        cells = [r[q] for r in ratios]
+        z.append([None if c is None else math.log10(c) for c in cells])
+        text.append([None if c is None else _ratio_text(c) for c in cells])
+    ticks = [1, 2, 5, 10, 100, 1000]
+    fig = _figure(
+        max(360, 18 * len(queries) + 160),
+        xaxis={"showgrid": False, "tickangle": -45, "type": "category", "automargin": True},
+        yaxis={"showgrid": False, "autorange": "reversed", "type": "category"},
+        margin={"l": 56, "r": 16, "t": 20, "b": 40},
+    )
+    fig.add_trace(
+        go.Heatmap(
+            x=[plot_text(s) for s in systems],
+            y=list(queries),
+            z=z,
+            text=text,
+            zmin=0,
+            zmax=3,
+            colorscale=[[0, "#1a9850"], [0.1, "#fee08b"], [0.5, "#f46d43"], [1, "#a50026"]],
+            colorbar={
+                "title": {"text": "relative<br>time"},
+                "tickvals": [math.log10(t) for t in ticks],
+                "ticktext": [f"×{t}" for t in ticks],
+                "thickness": 12,
+            },
+            hoverongaps=False,
+            hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    return fig
+
+
+def score_bars(
+    systems: Sequence[str],
+    scores: dict[str, Sequence[float | None]],
+) -> go.Figure:
+    """ClickBench's score bars: per system (top = best hot) one bar per score (``scores``:
+    ``{"hot": [...], "cold": [...], "combined": [...]}``, lower is better, 1 = fastest on
+    every query), on a log axis so ×1.1 and ×100 both read. None: not scored (in-memory
+    systems have no cold or combined score)."""
+    colours = {"hot": VERMILLION, "cold": BLUE, "combined": BLACK}
+    values = [v for vs in scores.values() for v in vs if v is not None and v > 0]
+    fig = _figure(
+        max(240, 22 * len(systems) * max(len(scores), 1) // 2 + 120),
+        barmode="group",
+        xaxis={**log_axis(values, _ratio_text), "title": {"text": "score (lower is better)"}},
+        yaxis={"autorange": "reversed", "type": "category", "automargin": True},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+        margin={"l": 56, "r": 16, "t": 40, "b": 44},
+    )
+    names = [plot_text(s) for s in systems]
+    for key, vs in scores.items():
+        fig.add_trace(
+            go.Bar(
+                x=list(vs),
+                y=names,
+                orientation="h",
+                name=key,
+                marker={"color": colours.get(key, GREY)},
+                hovertemplate=f"%{{y}}: {key} %{{x:.3f}}<extra></extra>",
+            )
+        )
+    return fig
