@@ -224,3 +224,37 @@
   var figure = bars.closest("figure") || bars;
   figure.parentNode.insertBefore(picker, figure);
 })();
+// JMeter dashboard charts: one label at a time, picked per suite (report-data
+// sections.load.label_pickers); each per-label trace carries its label as plotly meta.
+(function () {
+  "use strict";
+  var holder = document.getElementById("report-data");
+  if (!holder || typeof Plotly === "undefined") { return; }
+  var load = JSON.parse(holder.textContent).sections.load;
+  if (!load || !load.label_pickers) { return; }
+  load.label_pickers.forEach(function (picker, n) {
+    var divs = picker.figures.map(function (id) { return document.getElementById(id); })
+      .filter(function (d) { return d !== null; });
+    if (!divs.length) { return; }
+    var wrap = document.createElement("label");
+    wrap.className = "label-picker";
+    wrap.textContent = picker.suite + ": label ";
+    var select = document.createElement("select");
+    select.id = "label-picker-" + n;
+    picker.labels.forEach(function (label) {
+      var option = document.createElement("option");
+      option.value = label;
+      option.textContent = label;
+      select.appendChild(option);
+    });
+    wrap.appendChild(select);
+    select.addEventListener("change", function () {
+      divs.forEach(function (div) {
+        var visible = div.data.map(function (t) { return t.meta === select.value; });
+        Plotly.restyle(div, { visible: visible });
+      });
+    });
+    var figure = divs[0].closest("figure") || divs[0];
+    figure.parentNode.insertBefore(wrap, figure);
+  });
+})();

@@ -203,3 +203,143 @@ def test_system_picker_rescores_as_python_does(
         if finite:
             assert math.isclose(min(finite), 0.0, abs_tol=1e-12)
     page.screenshot(path=str(tmp_path / "score.png"), full_page=False)
+
+
+# -- JMeter dashboard charts --------------------------------------------------------------
+
+PG_RUN = "jmeter-runs/pg_point_lookup_10t_60s.csv.jtl.gz"
+H2_RUN = "jmeter-runs/h2_point_lookup_10t_60s.csv.jtl.gz"
+
+
+def _jtl(path: Path) -> Any:
+    """The JTL's rows straight from the file (duckdb's CSV reader, not the toolkit's)."""
+    import duckdb
+
+    return duckdb.sql(f"SELECT * FROM read_csv('{path}', header = true, all_varchar = false)").pl()
+
+
+def _legacy(values: list[int], p: float) -> float:
+    """commons-math LEGACY on sorted values: position p/100·(n+1), clamped, interpolated."""
+    n = len(values)
+    pos = p / 100 * (n + 1)
+    if pos < 1:
+        return float(values[0])
+    if pos >= n:
+        return float(values[-1])
+    lo = math.floor(pos)
+    return values[lo - 1] + (pos - lo) * (values[lo] - values[lo - 1])
+
+
+def _charts(path: Path) -> tuple[dict[str, Any], Any]:
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, path)
+        report = build_report(store, generated_at=WHEN)
+    section = next(s for s in report.sections if s.id == "load")
+    charts = {b.div_id: b.figure for b in section.blocks if b.kind == "chart"}
+    return charts, section.data
+
+
+def _at(trace: Any, x: float) -> Any:
+    return trace.y[list(trace.x).index(x)]
+
+
+@pytest.mark.real
+def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
+    """pg point lookup (406k samples, 1 s windows): at window 30 s the codes, bytes,
+    latency and connect charts hold what the raw JTL gives (duckdb on the file, windows by
+    completion time from the first start); over the run, the distribution bar holding 0 ms,
+    the percentiles 50/90/99 (LEGACY, computed here) and the mean at 10 active threads."""
+    import polars as pl
+
+    path = real_dir / PG_RUN
+    charts, data = _charts(path)
+    jtl = _jtl(path)
+    t0 = jtl["timeStamp"].min()
+    jtl = jtl.with_columns(((pl.col("timeStamp") + pl.col("elapsed") - t0) // 1000).alias("w"))
+    at = jtl.filter(pl.col("w") == 30)
+    point = at.filter(pl.col("label") == "point_lookup")
+    assert point.height > 1000
+    codes = {t.name: t for t in charts["fig-jm-0-codes"].data}
+    assert set(codes) == {str(c) for c in jtl["responseCode"].unique()}
+    for code, part in at.group_by("responseCode"):
+        assert _at(codes[str(code[0])], 30.0) == pytest.approx(part.height, rel=5e-4)
+    received, sent = charts["fig-jm-0-bytes"].data
+    assert _at(received, 30.0) == pytest.approx(at["bytes"].sum(), rel=5e-4)
+    assert _at(sent, 30.0) == pytest.approx(at["sentBytes"].sum(), rel=5e-4, abs=1e-9)
+    by_meta = {(t.meta, t.name): t for t in charts["fig-jm-0-latency"].data}
+    assert _at(by_meta["point_lookup", "latency"], 30.0) == pytest.approx(
+        point["Latency"].mean(), rel=5e-4
+    )
+    assert _at(by_meta["point_lookup", "connect"], 30.0) == pytest.approx(
+        point["Connect"].mean(), rel=5e-4, abs=1e-6
+    )
+    # whole run, one label
+    run = jtl.filter(pl.col("label") == "point_lookup")
+    elapsed = sorted(run["elapsed"].to_list())
+    dist = next(t for t in charts["fig-jm-0-distribution"].data if t.meta == "point_lookup")
+    width = dist.width
+    first_bar = sum(1 for v in elapsed if v < width)
+    assert dist.y[0] == first_bar and sum(dist.y) == len(elapsed)
+    curve = next(t for t in charts["fig-jm-0-percentiles"].data if t.meta == "point_lookup")
+    for p in (50, 90, 99, 100):
+        assert curve.customdata[p] == pytest.approx(_legacy(elapsed, p), abs=1e-9)
+    threads = next(t for t in charts["fig-jm-0-threads"].data if t.meta == "point_lookup")
+    ten = run.filter(pl.col("allThreads") == 10)["elapsed"].mean()
+    assert _at(threads, 10.0) == pytest.approx(ten, rel=5e-4)
+    # the picker holds ALL first, then the labels by samples
+    picker = data["label_pickers"][0]
+    assert picker["labels"][:2] == ["ALL", "point_lookup"]
+    assert set(picker["figures"]) <= set(charts)
+
+
+@pytest.mark.real
+def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
+    """h2 point lookup: its p50 is 0 ms in most windows (1 ms JTL resolution). Before, the
+    log axis dropped those points (the legend listed p50, no line was drawn); now each 0 is
+    drawn at the 0.5 ms floor, ticked "0", its hover value the real 0."""
+    import polars as pl
+
+    path = real_dir / H2_RUN
+    charts, _ = _charts(path)
+    jtl = _jtl(path)
+    t0 = jtl["timeStamp"].min()
+    medians = (
+        jtl.with_columns(((pl.col("timeStamp") + pl.col("elapsed") - t0) // 1000).alias("w"))
+        .group_by("w")
+        .agg(pl.col("elapsed").sort().alias("v"))
+    )
+    zero_windows = sum(1 for v in medians["v"] if _legacy(v, 50) == 0)
+    assert zero_windows >= 30
+    fig = charts["fig-load-0"]
+    p50 = next(t for t in fig.data if t.name == "p50")
+    floor = 0.5
+    drawn_zero = [y for y, real in zip(p50.y, p50.customdata, strict=True) if real == 0]
+    assert len(drawn_zero) >= zero_windows - 1 and set(drawn_zero) == {floor}
+    axis = fig.layout["yaxis" + (p50.yaxis or "y")[1:]]
+    assert axis.type == "log" and axis.tickvals[0] == floor and axis.ticktext[0] == "0"
+
+
+@pytest.mark.browser
+@pytest.mark.real
+def test_label_picker_switches_the_dashboard_charts(
+    browser: Any, real_dir: Path, tmp_path: Path
+) -> None:
+    """The label picker shows the picked label's trace in every per-label chart (and no
+    other), with no console error; every dashboard chart is drawn with tick labels."""
+    with toolkit.open_store() as store:
+        toolkit.ingest_file(store, real_dir / PG_RUN)
+        out = toolkit.write_report(store, tmp_path / "pg.html", generated_at=WHEN)
+    page, errors = _open(browser, out)
+    ids = ["codes", "bytes", "latency", "distribution", "percentiles", "threads"]
+    for name in ids:
+        assert page.locator(f"#fig-jm-0-{name} .xtick").count() >= 2, name
+        assert page.locator(f"#fig-jm-0-{name} .ytick").count() >= 2, name
+    page.select_option("#label-picker-0", "point_lookup")
+    shown = page.evaluate(
+        """() => ['latency', 'distribution', 'percentiles', 'threads'].map(k =>
+             document.getElementById('fig-jm-0-' + k).data
+               .filter(t => t.visible === true).map(t => t.meta))"""
+    )
+    assert all(metas and set(metas) == {"point_lookup"} for metas in shown), shown
+    assert errors == []
+    page.screenshot(path=str(tmp_path / "jmeter.png"), full_page=True)
