@@ -170,6 +170,7 @@
       if (x === null || y === null) { return x === null && y === null ? a - b : x === null ? 1 : -1; }
       return x - y || a - b;
     });
+    order = order.slice(0, score.runs.max_drawn || order.length);
     var labels = order.map(function (k) { return esc(es[k].label); });
     var traces = bars.data.map(function (t) {
       var copy = Object.assign({}, t);

@@ -343,3 +343,36 @@ def test_label_picker_switches_the_dashboard_charts(
     assert all(metas and set(metas) == {"point_lookup"} for metas in shown), shown
     assert errors == []
     page.screenshot(path=str(tmp_path / "jmeter.png"), full_page=True)
+
+
+def test_views_draw_at_most_the_best_60_systems(tmp_path: Path) -> None:
+    """70 generated results (system i is i+1 times slower than system 0): the bars and the heat
+    map draw the 60 best hot scores, best first; every system stays in the picker's runs and
+    the table, and the heat map's worst drawn column is system 59's ratio, computed here."""
+    from toolkit.report.sections.score import MAX_VIEW_SYSTEMS
+
+    paths = []
+    for i in range(70):
+        base = 0.1 * (i + 1)
+        doc = {
+            "system": f"S{i:02d}",
+            "machine": "m1",
+            "date": "2026-05-19",
+            "result": [[2 * base, base, base * 1.01], [3 * base, 1.5 * base, 1.5 * base]],
+        }
+        path = tmp_path / f"s{i:02d}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        paths.append(path)
+    with toolkit.open_store() as store:
+        for path in paths:
+            toolkit.ingest_file(store, path)
+        report = build_report(store, generated_at=WHEN)
+    section = next(s for s in report.sections if s.id == "score")
+    charts = {b.div_id: b.figure for b in section.blocks if b.kind == "chart"}
+    heat = charts["fig-score-heatmap"].data[0]
+    assert MAX_VIEW_SYSTEMS == 60 and len(heat.x) == 60
+    assert list(heat.x) == [f"S{i:02d}" for i in range(60)]
+    assert 10 ** heat.z[0][59] == pytest.approx((0.01 + 6.0) / (0.01 + 0.1), rel=1e-12)
+    for trace in charts["fig-score-bars"].data:
+        assert len(trace.y) == 60 and trace.y[0] == "S00"
+    assert len(section.data["runs"]["entries"]) == 70 and len(section.data["entries"]) == 70

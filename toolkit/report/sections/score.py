@@ -24,6 +24,9 @@ from toolkit.report.sections.formatting import num
 
 #: Systems drawn in the rank chart (all are in the table and report-data).
 MAX_RANK_LINES = 10
+#: Systems drawn in the score bars and the heat map at most, best hot score first (every
+#: system is in the table and the picker; a heat map of 2,000 columns reads as noise).
+MAX_VIEW_SYSTEMS = 60
 
 
 def score_result(ctx: ReportContext) -> dict[str, Any] | None:
@@ -53,9 +56,11 @@ def score_runs(entries: Sequence[ScoreEntry], labels: Sequence[str]) -> dict[str
     """The runs the page's system picker rescores (``report.js``, the same formulas as
     :func:`toolkit.analyze.score.clickbench_scores`): per entry its label, ``result`` (per
     query the runs in s, null for a failed run or a null row), ``in_memory``,
-    ``load_time_s`` and ``data_size_bytes``, in the order of the payload's entries."""
+    ``load_time_s`` and ``data_size_bytes``, in the order of the payload's entries;
+    ``max_drawn``: systems drawn at most (:data:`MAX_VIEW_SYSTEMS`)."""
     n_queries = max((len(e.result) for e in entries), default=0)
     return {
+        "max_drawn": MAX_VIEW_SYSTEMS,
         "queries": [f"Q{q}" for q in range(n_queries)],
         "entries": [
             {
@@ -76,6 +81,7 @@ def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Bloc
     (``report.js``) redraws both from ``runs`` for the systems ticked."""
     entries = payload["entries"]
     order = sorted(range(len(entries)), key=lambda i: (entries[i]["hot_rank"] or 10**9, i))
+    order = order[:MAX_VIEW_SYSTEMS]
     labels = [runs["entries"][i]["label"] for i in order]
     bars = figures.score_bars(
         labels, {key: [entries[i][key] for i in order] for key in ("hot", "cold", "combined")}
@@ -100,6 +106,12 @@ def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Bloc
                 "ClickBench scores per system (lower is better, 1 = fastest on every query; "
                 "log axis): hot = min(run 2, run 3), cold = run 1, combined also weighs load "
                 "time and data size. In-memory systems have no cold or combined score."
+                + (
+                    f" The {MAX_VIEW_SYSTEMS} best hot scores of {len(entries)} systems (all "
+                    "in the table below)."
+                    if len(entries) > MAX_VIEW_SYSTEMS
+                    else ""
+                )
             ),
         ),
         Chart(
