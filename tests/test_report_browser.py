@@ -209,7 +209,9 @@ def test_quotes_in_chart_titles_show_as_typed(browser: Any, tmp_path: Path) -> N
         toolkit.ingest_file(store, path)
         report = toolkit.write_report(store, tmp_path / "quotes.html", generated_at=WHEN)
     page, log = open_report(browser, report)
-    assert assert_figures_drawn(page) == 3  # ALL and the two labels
+    # ALL and the two labels, and JMeter's dashboard charts (codes, bytes, latency, distribution,
+    # percentiles, time vs threads: issue 19)
+    assert assert_figures_drawn(page) == 3 + 6
     page.wait_for_timeout(300)
     assert log.dialogs == [] and log.errors == [] and log.requests == []
     assert page.locator("img").count() == 0

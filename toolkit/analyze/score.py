@@ -46,6 +46,7 @@ __all__ = [
     "ScoreEntry",
     "ScoreTable",
     "clickbench_scores",
+    "query_ratios",
     "relative_time",
     "score_findings",
 ]
@@ -284,6 +285,30 @@ def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
         ),
         hot_iterations=hot_ks,
     )
+
+
+def query_ratios(entries: Sequence[ScoreEntry]) -> list[list[float | None]]:
+    """Per entry and query, the hot time relative to the fastest entry's:
+    ``(0.01 + t) / (0.01 + best)`` with hot = min(run 2, run 3) and best = the hot baseline
+    min(B_q[1], B_q[2]), the cells of the ClickBench website's table (index.html
+    ``relativeQueryTime`` per query; research/clickbench.md §2). None where the entry has
+    no hot time (the website's missing cell) or no entry completed the query."""
+    n_runs = max((e.runs for e in entries), default=0)
+    n_queries = max((len(e.result) for e in entries), default=0)
+    baseline = _baseline_rows(entries, n_queries, n_runs)
+    select = _hot_selector(2)
+    out: list[list[float | None]] = []
+    for e in entries:
+        row: list[float | None] = []
+        for q in range(n_queries):
+            base = select(baseline[q])
+            t = select(e.result[q]) if q < len(e.result) else None
+            if t is None or base is None or not math.isfinite(base):
+                row.append(None)
+            else:
+                row.append((CONSTANT_TIME_ADD_S + t) / (CONSTANT_TIME_ADD_S + base))
+        out.append(row)
+    return out
 
 
 def score_findings(payload: dict[str, Any]) -> list[Finding]:

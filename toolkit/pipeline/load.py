@@ -1425,3 +1425,159 @@ def labels_frame(payload: Mapping[str, Any]) -> pl.DataFrame:
                 )
             )
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# -- JMeter dashboard charts (issue 19 item 4) --------------------------------------------
+
+#: Percentiles of JMeter's "Response Time Percentiles" curve: 0 to 100 in steps of 1.
+CURVE_PERCENTILES = tuple(float(p) for p in range(101))
+#: Bars of a response-time distribution at most: the bar width grows in 1-2-5 steps of ms.
+MAX_DISTRIBUTION_BARS = 100
+
+
+def distribution_width_ms(max_ms: float) -> int:
+    """Bar width (ms) of a response-time distribution up to ``max_ms``: the smallest 1, 2 or
+    5 x 10^n ms (at least 1 ms, the JTL's resolution) that keeps at most
+    :data:`MAX_DISTRIBUTION_BARS` bars (JMeter's own chart has a fixed 100 ms, which puts
+    every sample of a 2 ms test in one bar)."""
+    need = max(max_ms + 1, 1.0) / MAX_DISTRIBUTION_BARS
+    exp = 0
+    while True:
+        for mant in (1, 2, 5):
+            width = int(mant * 10**exp)
+            if width >= need:
+                return width
+        exp += 1
+
+
+def dashboard_charts(
+    store: Store, suite_id: int, *, window_s: float, labels: Sequence[str]
+) -> dict[str, Any]:
+    """The aggregates of JMeter's dashboard charts for one JTL suite (research/jmeter.md §4):
+    computed in SQL, so only per-window and per-value rows reach Python.
+
+    Suite level, over ALL's samples (no transaction controller, no sub-result), per window
+    ``w`` of ``window_s`` s by completion time from the first sample start (as
+    :func:`window_series`): ``codes`` (samples per s by response code, "Response Codes Per
+    Second"), ``received_bytes_per_s`` and ``sent_bytes_per_s`` ("Bytes Throughput Over
+    Time"). Per label in ``labels`` (``ALL`` = ALL's samples): ``latency_ms`` and
+    ``connect_ms`` per window (means; null where the label completed nothing: "Latencies
+    Over Time", "Connect Time Over Time"), ``distribution`` (bars of ``width_ms`` from
+    ``start_ms``, sample counts: "Response Time Distribution"), ``percentiles`` (elapsed ms
+    at :data:`CURVE_PERCENTILES`, commons-math LEGACY as every percentile here: "Response
+    Time Percentiles") and ``vs_threads`` (mean elapsed ms per active-thread count,
+    allThreads else grpThreads: "Time Vs Threads"; empty without thread counts).
+    ``t_s``: every window's start in s, from the first to the one holding the last
+    completion (the last is partial)."""
+    from toolkit.analyze.timeseries import legacy_percentile
+
+    window_ms = max(1, round(window_s * 1000))
+    row = store.con.execute(
+        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ? AND start_ms IS NOT NULL",
+        [suite_id],
+    ).fetchone()
+    if row is None or row[0] is None:
+        return {"window_s": window_s, "t_s": [], "codes": {}, "labels": {}}
+    t0 = int(row[0])
+    window = f"((start_ms + elapsed_ms - {t0}) // {window_ms})::BIGINT"
+    valid = "suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL"
+    suite = store.frame(
+        f"""SELECT {window} AS w, coalesce(response_code, '') AS code, count(*) AS n,
+                   coalesce(sum(bytes), 0)::DOUBLE AS received,
+                   coalesce(sum(sent_bytes), 0)::DOUBLE AS sent
+            FROM {_SAMPLES} WHERE {valid} AND {_ALL_FILTER}
+            GROUP BY ALL""",
+        [suite_id],
+    )
+    if suite.height == 0:
+        return {"window_s": window_s, "t_s": [], "codes": {}, "labels": {}}
+    first_w = min(0, int(suite["w"].min()))  # type: ignore[arg-type]
+    last_w = int(suite["w"].max())  # type: ignore[arg-type]
+    n_windows = last_w - first_w + 1
+
+    def per_window(ws: pl.Series, values: pl.Series, fill: float | None) -> list[float | None]:
+        out: list[float | None] = [fill] * n_windows
+        for w, v in zip(ws.to_list(), values.to_list(), strict=True):
+            out[w - first_w] = v
+        return out
+
+    totals = suite.group_by("w").agg(pl.col("received").sum(), pl.col("sent").sum())
+    codes = {
+        str(code): per_window(part["w"], part["n"] / window_s, 0.0)
+        for (code,), part in suite.sort("code").group_by("code", maintain_order=True)
+    }
+    chosen = [lab for lab in labels if lab != ALL]
+    # ALL's samples and each chosen label's, tagged with the name they are shown under
+    tagged = (
+        f"""(SELECT '{ALL}' AS shown, * FROM {_SAMPLES} WHERE {valid} AND {_ALL_FILTER}
+             UNION ALL
+             SELECT label AS shown, * FROM {_SAMPLES}
+             WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
+        if ALL in labels
+        else f"""(SELECT label AS shown, * FROM {_SAMPLES}
+                  WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
+    )
+    params: list[Any] = [suite_id, suite_id, chosen] if ALL in labels else [suite_id, chosen]
+    over_time = store.frame(
+        f"""SELECT shown, {window} AS w, avg(latency_ms) AS latency_ms,
+                   avg(connect_ms) AS connect_ms
+            FROM {tagged} GROUP BY ALL ORDER BY ALL""",
+        params,
+    )
+    values = store.frame(
+        f"""SELECT shown, elapsed_ms, count(*) AS n FROM {tagged}
+            GROUP BY ALL ORDER BY shown, elapsed_ms""",
+        params,
+    )
+    threads = store.frame(
+        f"""SELECT shown, coalesce(all_threads, grp_threads) AS threads,
+                   avg(elapsed_ms) AS mean_ms, count(*) AS n
+            FROM {tagged} WHERE coalesce(all_threads, grp_threads) IS NOT NULL
+            GROUP BY ALL ORDER BY shown, threads""",
+        params,
+    )
+    per_label: dict[str, Any] = {}
+    for label in labels:
+        times = over_time.filter(pl.col("shown") == label)
+        hist = values.filter(pl.col("shown") == label)
+        vt = threads.filter(pl.col("shown") == label)
+        v = hist["elapsed_ms"].to_numpy().astype(np.float64)
+        c = hist["n"].to_numpy()
+        if len(v):
+            width = distribution_width_ms(float(v[-1]))
+            start = int(v[0] // width) * width
+            bars = np.bincount(((v - start) // width).astype(np.int64), weights=c)
+            distribution = {
+                "width_ms": width,
+                "start_ms": [start + i * width for i in range(len(bars))],
+                "count": [int(x) for x in bars],
+            }
+            curve = [legacy_percentile(v, c, p) for p in CURVE_PERCENTILES]
+        else:
+            distribution = {"width_ms": 1, "start_ms": [], "count": []}
+            curve = []
+        per_label[label] = {
+            "latency_ms": per_window(times["w"], times["latency_ms"], None),
+            "connect_ms": per_window(times["w"], times["connect_ms"], None),
+            "distribution": distribution,
+            "percentiles": {"p": list(CURVE_PERCENTILES), "ms": curve},
+            "vs_threads": {
+                "threads": vt["threads"].cast(pl.Float64).to_list(),
+                "mean_ms": vt["mean_ms"].to_list(),
+                "samples": vt["n"].to_list(),
+            },
+        }
+    return {
+        "window_s": window_s,
+        "t_s": [(first_w + i) * window_ms / 1000.0 for i in range(n_windows)],
+        "codes": codes,
+        "received_bytes_per_s": [
+            None if x is None else x / window_s
+            for x in per_window(totals["w"], totals["received"], 0.0)
+        ],
+        "sent_bytes_per_s": [
+            None if x is None else x / window_s
+            for x in per_window(totals["w"], totals["sent"], 0.0)
+        ],
+        "labels": per_label,
+    }

@@ -20,7 +20,7 @@ from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores, sco
 from toolkit.errors import UsageError
 from toolkit.store import Store
 
-__all__ = ["ScoredSuite", "SuiteScores", "score_payload", "suite_scores"]
+__all__ = ["ScoredSuite", "SuiteScores", "score_entries", "score_payload", "suite_scores"]
 
 
 @dataclass(frozen=True)
@@ -176,3 +176,59 @@ def score_payload(result: SuiteScores) -> dict[str, Any]:
     found = rank_findings([named(f) for f in score_findings(payload)])
     payload["findings"] = [f.as_json() for f in found]
     return payload
+
+
+def score_entries(store: Store, names: Sequence[str]) -> list[ScoreEntry]:
+    """The :class:`ScoreEntry` of each suite in ``names`` (in that order), as
+    :func:`suite_scores` scores them (the first process of each query), from one query over
+    the whole store: the runs the report's system picker rescores in the page."""
+    if not names:
+        return []
+    wanted = pl.DataFrame({"name": list(names), "_order": list(range(len(names)))})
+    store.con.register("_score_names", wanted.to_arrow())
+    try:
+        suites = store.frame(
+            """SELECT n._order, s.suite_id, s.name, s.system, s.machine, s.tags,
+                      s.load_time_s, s.data_size_bytes
+               FROM suites s JOIN _score_names n ON s.name = n.name AND s.kind = 'iterations'
+               ORDER BY n._order"""
+        )
+        runs = store.frame(
+            """WITH kept AS (
+                   SELECT i.suite_id, i.query_index, i.process, i.iteration, i.seconds
+                   FROM iterations i JOIN suites s USING (suite_id)
+                   JOIN _score_names n ON s.name = n.name AND s.kind = 'iterations')
+               SELECT suite_id, query_index, iteration, seconds FROM kept
+               WHERE process = (SELECT min(process) FROM kept k
+                                WHERE k.suite_id = kept.suite_id
+                                  AND k.query_index = kept.query_index)
+               ORDER BY suite_id, query_index, iteration"""
+        )
+    finally:
+        store.con.unregister("_score_names")
+    rows_by_suite: dict[int, list[list[float | None]]] = {}
+    for suite_id, q, it, seconds in runs.iter_rows():
+        rows = rows_by_suite.setdefault(suite_id, [])
+        rows.extend([] for _ in range(q + 1 - len(rows)))
+        row = rows[q]
+        row.extend([None] * (it + 1 - len(row)))
+        row[it] = seconds
+    entries = []
+    for suite in suites.to_dicts():
+        rows = rows_by_suite.get(suite["suite_id"], [])
+        entries.append(
+            ScoreEntry(
+                name=str(suite["name"]),
+                system=str(suite["system"] or suite["name"]),
+                machine=suite["machine"],
+                result=tuple(
+                    None if not row or all(v is None for v in row) else tuple(row) for row in rows
+                ),
+                tags=tuple(suite["tags"] or ()),
+                load_time_s=suite["load_time_s"],
+                data_size_bytes=None
+                if suite["data_size_bytes"] is None
+                else float(suite["data_size_bytes"]),
+            )
+        )
+    return entries

@@ -401,14 +401,17 @@ def load_chart(
             row=1, col=1,
         )  # fmt: skip
     colours = {"p50": GREEN, "p90": SKY, "p95": ORANGE, "p99": VERMILLION}
+    # a log axis has no 0: 0 ms windows are drawn at a marked floor (hover: the real 0)
+    latency_axis, with_zero = floored_log_axis([v for vs in pcts for v in vs])
     for name, values in zip(percentiles, pcts, strict=True):
-        fig.add_trace(
-            over_time(
-                values, name, {"color": colours.get(name, PURPLE), "width": 1.2},
-                f"{name} %{{y:,.4~r}} ms",
-            ),
-            row=2, col=1,
+        line = over_time(
+            _floored(values), name, {"color": colours.get(name, PURPLE), "width": 1.2},
+            f"{name} %{{customdata:,.4~r}} ms",
         )  # fmt: skip
+        line.customdata = _rounded(values)
+        fig.add_trace(line, row=2, col=1)
+    if with_zero:
+        _mark_floor(fig, row=2, col=1)
     if warmup_end_s is not None and t_s:
         for row in (1, 2):
             fig.add_vrect(
@@ -451,15 +454,7 @@ def load_chart(
     fig.update_yaxes(
         title={"text": "samples/s"}, rangemode="tozero", row=1, col=1, secondary_y=False
     )
-    fig.update_yaxes(
-        title={"text": "latency (log)"},
-        **log_axis(
-            [v for values in percentiles.values() for v in values],
-            label=lambda ms: short_seconds(ms / 1000),
-        ),
-        row=2,
-        col=1,
-    )
+    fig.update_yaxes(title={"text": "latency (log)"}, **latency_axis, row=2, col=1)
     fig.update_xaxes(title={"text": "seconds since test start"}, row=2, col=1)
     return fig
 
@@ -594,4 +589,303 @@ def ratio_chart(
             )
         )
     fig.add_vline(x=1, line={"color": GREY, "dash": "dash"})
+    return fig
+
+
+def _ratio_text(value: float) -> str:
+    """×1.09, ×35.4, ×4120: 3 significant digits, never an exponent below 10^6."""
+    return f"×{float(f'{value:.3g}'):g}"
+
+
+def relative_time_heatmap(
+    systems: Sequence[str], queries: Sequence[str], ratios: Sequence[Sequence[float | None]]
+) -> go.Figure:
+    """The ClickBench website's table as a heat map: one column per system, one row per
+    query, each cell the hot time relative to the fastest system's
+    ((0.01 s + t) / (0.01 s + best); research/clickbench.md §2), coloured by log10 of the
+    ratio (×1 green … ×100 and more red). ``ratios[i][q]``: system i, query q (None: no hot
+    time, left blank). The page's system picker redraws it (``report.js``)."""
+    z: list[list[float | None]] = []
+    text: list[list[str | None]] = []
+    for q in range(len(queries)):
+        cells = [r[q] for r in ratios]
+        z.append([None if c is None else math.log10(c) for c in cells])
+        text.append([None if c is None else _ratio_text(c) for c in cells])
+    ticks = [1, 2, 5, 10, 100, 1000]
+    fig = _figure(
+        max(360, 18 * len(queries) + 160),
+        xaxis={"showgrid": False, "tickangle": -45, "type": "category", "automargin": True},
+        yaxis={"showgrid": False, "autorange": "reversed", "type": "category"},
+        margin={"l": 56, "r": 16, "t": 20, "b": 40},
+    )
+    fig.add_trace(
+        go.Heatmap(
+            x=[plot_text(s) for s in systems],
+            y=list(queries),
+            z=z,
+            text=text,
+            zmin=0,
+            zmax=3,
+            colorscale=[[0, "#1a9850"], [0.1, "#fee08b"], [0.5, "#f46d43"], [1, "#a50026"]],
+            colorbar={
+                "title": {"text": "relative<br>time"},
+                "tickvals": [math.log10(t) for t in ticks],
+                "ticktext": [f"×{t}" for t in ticks],
+                "thickness": 12,
+            },
+            hoverongaps=False,
+            hovertemplate="%{y} · %{x}: %{text}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    return fig
+
+
+def score_bars(
+    systems: Sequence[str],
+    scores: dict[str, Sequence[float | None]],
+) -> go.Figure:
+    """ClickBench's score bars: per system (top = best hot) one bar per score (``scores``:
+    ``{"hot": [...], "cold": [...], "combined": [...]}``, lower is better, 1 = fastest on
+    every query), on a log axis so ×1.1 and ×100 both read. None: not scored (in-memory
+    systems have no cold or combined score)."""
+    colours = {"hot": VERMILLION, "cold": BLUE, "combined": BLACK}
+    values = [v for vs in scores.values() for v in vs if v is not None and v > 0]
+    fig = _figure(
+        max(240, 22 * len(systems) * max(len(scores), 1) // 2 + 120),
+        barmode="group",
+        xaxis={**log_axis(values, _ratio_text), "title": {"text": "score (lower is better)"}},
+        yaxis={"autorange": "reversed", "type": "category", "automargin": True},
+        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+        margin={"l": 56, "r": 16, "t": 40, "b": 44},
+    )
+    names = [plot_text(s) for s in systems]
+    for key, vs in scores.items():
+        fig.add_trace(
+            go.Bar(
+                x=list(vs),
+                y=names,
+                orientation="h",
+                name=key,
+                marker={"color": colours.get(key, GREY)},
+                hovertemplate=f"%{{y}}: {key} %{{x:.3f}}<extra></extra>",
+            )
+        )
+    return fig
+
+
+# -- JMeter dashboard charts (issue 19 item 4) ------------------------------------------------
+
+#: Where a 0 ms value is drawn on a log latency axis: half the JTL's 1 ms resolution,
+#: labelled "0" (a log axis has no 0; leaving the point out hid p50 = 0 ms).
+ZERO_FLOOR_MS = 0.5
+
+
+def floored_log_axis(values: Sequence[float | None]) -> tuple[dict[str, Any], bool]:
+    """A log axis in ms for ``values`` with zeros drawn at :data:`ZERO_FLOOR_MS`, ticked "0";
+    also whether any value was 0 (the caller draws those at the floor and marks it)."""
+    with_zero = any(v == 0 for v in values)
+    shown = [ZERO_FLOOR_MS if v == 0 else v for v in values]
+    axis = log_axis(shown, label=lambda ms: short_seconds(ms / 1000))
+    if with_zero and "tickvals" in axis:
+        kept = [(v, t) for v, t in zip(axis["tickvals"], axis["ticktext"], strict=True) if v >= 1]
+        axis["tickvals"] = [ZERO_FLOOR_MS, *(v for v, _ in kept)]
+        axis["ticktext"] = ["0", *(t for _, t in kept)]
+    return axis, with_zero
+
+
+def _floored(values: Sequence[float | None]) -> list[float | None]:
+    return [ZERO_FLOOR_MS if v == 0 else v for v in values]
+
+
+def _mark_floor(fig: go.Figure, **where: Any) -> None:
+    fig.add_hline(
+        y=ZERO_FLOOR_MS,
+        line={"color": GREY, "dash": "dot", "width": 1},
+        annotation={"text": "0 ms", "font": {"size": 10, "color": GREY}},
+        annotation_position="bottom right",
+        **where,
+    )
+
+
+def _picked(label: str, first: str) -> bool:
+    return label == first
+
+
+def codes_chart(t_s: Sequence[float], codes: dict[str, Sequence[float | None]]) -> go.Figure:
+    """JMeter's "Response Codes Per Second": responses per second by code, per window."""
+    fig = _figure(
+        300,
+        title={"text": "Response codes per second"},
+        xaxis={"title": {"text": "seconds since test start"}},
+        yaxis={"title": {"text": "responses/s"}, "rangemode": "tozero"},
+        margin={"b": 70},
+    )
+    for code, rates in codes.items():
+        x, y = thin(t_s, rates)
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(x, 6),
+                y=_rounded(y),
+                name=plot_text(code or "(none)"),
+                mode="lines",
+                line={"width": 1.2},
+                hovertemplate=f"%{{x:,.0f}} s: {plot_text(code)} %{{y:,.4~r}}/s<extra></extra>",
+            )
+        )
+    return fig
+
+
+def bytes_chart(
+    t_s: Sequence[float], received: Sequence[float | None], sent: Sequence[float | None]
+) -> go.Figure:
+    """JMeter's "Bytes Throughput Over Time": bytes received and sent per second."""
+    fig = _figure(
+        300,
+        title={"text": "Bytes throughput"},
+        xaxis={"title": {"text": "seconds since test start"}},
+        yaxis={"title": {"text": "bytes/s"}, "rangemode": "tozero", "tickformat": "~s"},
+        margin={"b": 70},
+    )
+    x, rec, snt = thin(t_s, received, sent)
+    for name, y, colour in (("received", rec, BLUE), ("sent", snt, ORANGE)):
+        fig.add_trace(
+            go.Scatter(
+                x=_rounded(x, 6),
+                y=_rounded(y),
+                name=name,
+                mode="lines",
+                line={"width": 1.2, "color": colour},
+                hovertemplate=f"%{{x:,.0f}} s: {name} %{{y:,.4~s}}B/s<extra></extra>",
+            )
+        )
+    return fig
+
+
+def label_time_chart(
+    t_s: Sequence[float],
+    latency: dict[str, Sequence[float | None]],
+    connect: dict[str, Sequence[float | None]],
+    *,
+    first: str,
+) -> go.Figure:
+    """JMeter's "Latencies Over Time" and "Connect Time Over Time": mean latency (time to
+    first byte) and mean connect time per window, ms, one pair of lines per label (meta =
+    the label; only ``first`` shown until the page's label picker shows another). Linear
+    axis from 0, so 0 ms windows show."""
+    fig = _figure(
+        300,
+        title={"text": "Latency and connect time"},
+        xaxis={"title": {"text": "seconds since test start"}},
+        yaxis={"title": {"text": "ms (mean per window)"}, "rangemode": "tozero"},
+        margin={"b": 70},
+    )
+    for label in latency:
+        for name, series, colour in (
+            ("latency", latency[label], VERMILLION),
+            ("connect", connect[label], SKY),
+        ):
+            x, y = thin(t_s, series)
+            fig.add_trace(
+                go.Scatter(
+                    x=_rounded(x, 6),
+                    y=_rounded(y),
+                    name=name,
+                    meta=label,
+                    visible=_picked(label, first),
+                    mode="lines",
+                    line={"width": 1.2, "color": colour},
+                    hovertemplate=f"%{{x:,.0f}} s: {name} %{{y:,.4~r}} ms<extra></extra>",
+                )
+            )
+    return fig
+
+
+def distribution_chart(distributions: dict[str, dict[str, Any]], *, first: str) -> go.Figure:
+    """JMeter's "Response Time Distribution": samples per bar of ``width_ms`` (log count
+    axis: the tail's few samples stay visible beside the bulk), one bar trace per label."""
+    fig = _figure(
+        300,
+        title={"text": "Response time distribution"},
+        xaxis={"title": {"text": "response time (ms)"}},
+        yaxis={"title": {"text": "samples (log)"}, "type": "log"},
+        bargap=0.05,
+        margin={"b": 70},
+        showlegend=False,
+    )
+    for label, dist in distributions.items():
+        width = dist["width_ms"]
+        fig.add_trace(
+            go.Bar(
+                x=[s + width / 2 for s in dist["start_ms"]],
+                y=list(dist["count"]),
+                width=width,
+                name=plot_text(label),
+                meta=label,
+                visible=_picked(label, first),
+                marker={"color": BLUE},
+                hovertemplate=(f"%{{x:,.4~r}} ± {width / 2:g} ms: %{{y:,}} samples<extra></extra>"),
+            )
+        )
+    return fig
+
+
+def percentile_curve_chart(curves: dict[str, dict[str, Any]], *, first: str) -> go.Figure:
+    """JMeter's "Response Time Percentiles": elapsed ms at percentiles 0 … 100 (LEGACY),
+    log axis with 0 ms drawn at :data:`ZERO_FLOOR_MS` (ticked "0", dotted line)."""
+    all_values = [v for c in curves.values() for v in c["ms"]]
+    axis, with_zero = floored_log_axis(all_values)
+    fig = _figure(
+        300,
+        title={"text": "Response time percentiles"},
+        xaxis={"title": {"text": "percentile"}, "range": [0, 100], "ticksuffix": "%"},
+        yaxis={**axis, "title": {"text": "response time (log)"}},
+        margin={"b": 70},
+        showlegend=False,
+    )
+    for label, curve in curves.items():
+        fig.add_trace(
+            go.Scatter(
+                x=list(curve["p"]),
+                y=_rounded(_floored(curve["ms"])),
+                customdata=list(curve["ms"]),
+                name=plot_text(label),
+                meta=label,
+                visible=_picked(label, first),
+                mode="lines",
+                line={"color": PURPLE, "width": 1.5},
+                hovertemplate="p%{x}: %{customdata:,.4~r} ms<extra></extra>",
+            )
+        )
+    if with_zero:
+        _mark_floor(fig)
+    return fig
+
+
+def threads_chart(points: dict[str, dict[str, Any]], *, first: str) -> go.Figure:
+    """JMeter's "Time Vs Threads": mean response time per number of active threads."""
+    fig = _figure(
+        300,
+        title={"text": "Response time vs active threads"},
+        xaxis={"title": {"text": "active threads"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": "mean response time (ms)"}, "rangemode": "tozero"},
+        margin={"b": 70},
+        showlegend=False,
+    )
+    for label, vt in points.items():
+        x, y = thin(vt["threads"], vt["mean_ms"])
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=_rounded(y),
+                name=plot_text(label),
+                meta=label,
+                visible=_picked(label, first),
+                mode="lines+markers",
+                marker={"size": 5, "color": GREEN},
+                line={"color": GREEN, "width": 1},
+                hovertemplate="%{x:,} threads: %{y:,.4~r} ms<extra></extra>",
+            )
+        )
     return fig

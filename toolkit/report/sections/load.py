@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 MAX_LOAD_WINDOWS = 2000
 #: Label charts at most over all suites (ALL of each suite first; every label is in the tables).
 MAX_LOAD_CHARTS = 8
+#: Labels in a suite's dashboard-chart picker at most: ALL, then the busiest (every label is
+#: in the tables); bounds the report whatever the number of labels.
+MAX_PICKER_LABELS = 12
 
 
 def chart_window_s(duration_s: float | None, window_s: float) -> float:
@@ -104,6 +107,106 @@ def _load_series(
         "threads": frame["threads"].to_list(),
         "errors": (frame["errors"] / window_s).to_list(),
     }
+
+
+def jmeter_dashboard_charts(
+    store: Store, n: int, suite_id: int, suite: dict[str, Any], window_s: float
+) -> tuple[list[Block], dict[str, Any] | None]:
+    """JMeter's dashboard charts of one JTL suite (pipeline/load.py ``dashboard_charts``):
+    response codes per second, bytes throughput, latency and connect time over time, the
+    response-time distribution, the percentiles curve (0–100) and response time vs active
+    threads; the per-label charts hold ALL and the :data:`MAX_PICKER_LABELS` − 1 busiest
+    labels, one shown at a time by the page's label picker (``report.js``). Also the
+    picker's entry of report-data (suite, labels, figure ids). None for a summariser log
+    (no samples)."""
+    if suite["source"] == "summariser":
+        return [], None
+    from toolkit.pipeline.load import dashboard_charts
+
+    others = sorted(
+        (lab for lab in suite["labels"] if lab["label"] != "ALL"),
+        key=lambda lab: (-lab["samples"], lab["label"]),
+    )
+    labels = ["ALL", *(lab["label"] for lab in others)][:MAX_PICKER_LABELS]
+    charts = dashboard_charts(store, suite_id, window_s=window_s, labels=labels)
+    if not charts["t_s"]:
+        return [], None
+    # the last window is the test's final, partial one: dropped, as in the other charts
+    t_s = charts["t_s"][:-1]
+    per = charts["labels"]
+    prefix = f"fig-jm-{n}"
+    figs = [
+        Chart(
+            f"{prefix}-codes",
+            figures.codes_chart(t_s, {c: v[:-1] for c, v in charts["codes"].items()}),
+            caption=f"Per {window_s:g} s window, ALL's samples by response code.",
+        ),
+        Chart(
+            f"{prefix}-bytes",
+            figures.bytes_chart(
+                t_s, charts["received_bytes_per_s"][:-1], charts["sent_bytes_per_s"][:-1]
+            ),
+            caption=f"Per {window_s:g} s window, ALL's samples (JTL bytes and sentBytes).",
+        ),
+        Chart(
+            f"{prefix}-latency",
+            figures.label_time_chart(
+                t_s,
+                {lab: per[lab]["latency_ms"][:-1] for lab in labels},
+                {lab: per[lab]["connect_ms"][:-1] for lab in labels},
+                first="ALL",
+            ),
+            caption=(
+                "Mean latency (time to first byte) and connect time per window of the label "
+                "picked above (JMeter's Latencies and Connect Time Over Time)."
+            ),
+        ),
+        Chart(
+            f"{prefix}-distribution",
+            figures.distribution_chart(
+                {lab: per[lab]["distribution"] for lab in labels}, first="ALL"
+            ),
+            caption="Samples per response-time bar of the label picked (whole run).",
+        ),
+        Chart(
+            f"{prefix}-percentiles",
+            figures.percentile_curve_chart(
+                {lab: per[lab]["percentiles"] for lab in labels}, first="ALL"
+            ),
+            caption=(
+                "Response time at each percentile 0–100 of the label picked (whole run, "
+                "LEGACY estimator as every percentile here); 0 ms is drawn on the dotted "
+                f"line at {figures.ZERO_FLOOR_MS:g} ms, half the JTL's 1 ms resolution."
+            ),
+        ),
+    ]
+    if any(per[lab]["vs_threads"]["threads"] for lab in labels):
+        figs.append(
+            Chart(
+                f"{prefix}-threads",
+                figures.threads_chart({lab: per[lab]["vs_threads"] for lab in labels}, first="ALL"),
+                caption=(
+                    "Mean response time of the label picked per number of active threads "
+                    "(allThreads, else grpThreads, of each sample)."
+                ),
+            )
+        )
+    blocks: list[Block] = list(figs)
+    if len(suite["labels"]) > len(labels):
+        blocks.append(
+            Text(
+                f"{suite['suite']}: the label picker holds ALL and the "
+                f"{len(labels) - 1} busiest of {len(suite['labels']) - 1} labels; every "
+                "label is in the tables below."
+            )
+        )
+    picker = {
+        "suite": suite["suite"],
+        "labels": labels,
+        "figures": [c.div_id for c in figs[2:]],
+        "window_s": window_s,
+    }
+    return blocks, picker
 
 
 def _ms(value: float | None) -> str:
@@ -422,6 +525,7 @@ def load_section(ctx: ReportContext) -> Section | None:
     ids, payload = result
     blocks: list[Block] = []
     plotted: list[dict[str, Any]] = []
+    pickers: list[dict[str, Any]] = []
     budget = MAX_LOAD_CHARTS
     n_charts = 0
     for n, (suite_id, suite) in enumerate(zip(ids, payload["suites"], strict=True)):
@@ -487,6 +591,10 @@ def load_section(ctx: ReportContext) -> Section | None:
                 )
             )
             n_charts += 1
+        dashboard_blocks, picker = jmeter_dashboard_charts(ctx.store, n, suite_id, suite, window)
+        blocks.extend(dashboard_blocks)
+        if picker is not None:
+            pickers.append(picker)
         skipped = len(labels) - len(chosen)
         if skipped:
             blocks.append(
@@ -500,7 +608,12 @@ def load_section(ctx: ReportContext) -> Section | None:
             blocks.append(_dashboard_table(n, suite))
         blocks.extend(_errors_tables(n, suite))
         blocks.append(_littles_law_table(n, suite))
-    data = {**payload, "series": plotted, "max_windows": MAX_LOAD_WINDOWS}
+    data = {
+        **payload,
+        "series": plotted,
+        "max_windows": MAX_LOAD_WINDOWS,
+        "label_pickers": pickers,
+    }
     return Section(
         "load",
         "Load test",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from toolkit.analyze.score import ScoreEntry, query_ratios
+from toolkit.pipeline.score import score_entries
 from toolkit.report import figures
 from toolkit.report.model import (
     Block,
@@ -18,20 +20,111 @@ from toolkit.report.model import (
 from toolkit.report.sections.context import ReportContext
 from toolkit.report.sections.formatting import num
 
-if TYPE_CHECKING:
-    pass
-
-
 # -- ClickBench score -----------------------------------------------------------------------
 
 #: Systems drawn in the rank chart (all are in the table and report-data).
 MAX_RANK_LINES = 10
+#: Systems drawn in the score bars and the heat map at most, best hot score first (every
+#: system is in the table and the picker; a heat map of 2,000 columns reads as noise).
+MAX_VIEW_SYSTEMS = 60
 
 
 def score_result(ctx: ReportContext) -> dict[str, Any] | None:
     """The ``warmup score --json`` payload of the ClickBench suites in the store, or None
     with fewer than two scored entries (:meth:`~toolkit.pipeline.findings.Analyses.score`)."""
     return ctx.analyses.score()
+
+
+def entry_labels(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """A unique label per scored entry: the system, with the machine when several machines
+    are scored, the suite name where that still repeats (a heat map column per label)."""
+    machines = {e["machine"] for e in entries}
+    labels = [
+        f"{e['system']} · {e['machine']}" if len(machines) > 1 else str(e["system"])
+        for e in entries
+    ]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [
+        label if seen[label] == 1 else str(e["suite"])
+        for label, e in zip(labels, entries, strict=True)
+    ]
+
+
+def score_runs(entries: Sequence[ScoreEntry], labels: Sequence[str]) -> dict[str, Any]:
+    """The runs the page's system picker rescores (``report.js``, the same formulas as
+    :func:`toolkit.analyze.score.clickbench_scores`): per entry its label, ``result`` (per
+    query the runs in s, null for a failed run or a null row), ``in_memory``,
+    ``load_time_s`` and ``data_size_bytes``, in the order of the payload's entries;
+    ``max_drawn``: systems drawn at most (:data:`MAX_VIEW_SYSTEMS`)."""
+    n_queries = max((len(e.result) for e in entries), default=0)
+    return {
+        "max_drawn": MAX_VIEW_SYSTEMS,
+        "queries": [f"Q{q}" for q in range(n_queries)],
+        "entries": [
+            {
+                "label": label,
+                "result": [None if row is None else list(row) for row in e.result],
+                "in_memory": e.in_memory,
+                "load_time_s": e.load_time_s,
+                "data_size_bytes": e.data_size_bytes,
+            }
+            for e, label in zip(entries, labels, strict=True)
+        ],
+    }
+
+
+def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Block]:
+    """The ClickBench website's views: score bars (hot, cold, combined) and the relative-time
+    heat map (query × system), systems ordered by hot score; the page's system picker
+    (``report.js``) redraws both from ``runs`` for the systems ticked."""
+    entries = payload["entries"]
+    order = sorted(range(len(entries)), key=lambda i: (entries[i]["hot_rank"] or 10**9, i))
+    order = order[:MAX_VIEW_SYSTEMS]
+    labels = [runs["entries"][i]["label"] for i in order]
+    bars = figures.score_bars(
+        labels, {key: [entries[i][key] for i in order] for key in ("hot", "cold", "combined")}
+    )
+    score_entries_ = [
+        ScoreEntry(
+            name=e["label"],
+            system=e["label"],
+            machine=None,
+            result=tuple(None if row is None else tuple(row) for row in e["result"]),
+            tags=("in-memory",) if e["in_memory"] else (),
+        )
+        for e in runs["entries"]
+    ]
+    ratios = query_ratios(score_entries_)
+    heat = figures.relative_time_heatmap(labels, runs["queries"], [ratios[i] for i in order])
+    return [
+        Chart(
+            "fig-score-bars",
+            bars,
+            caption=(
+                "ClickBench scores per system (lower is better, 1 = fastest on every query; "
+                "log axis): hot = min(run 2, run 3), cold = run 1, combined also weighs load "
+                "time and data size. In-memory systems have no cold or combined score."
+                + (
+                    f" The {MAX_VIEW_SYSTEMS} best hot scores of {len(entries)} systems (all "
+                    "in the table below)."
+                    if len(entries) > MAX_VIEW_SYSTEMS
+                    else ""
+                )
+            ),
+        ),
+        Chart(
+            "fig-score-heatmap",
+            heat,
+            caption=(
+                "Hot time of each query relative to the fastest system's, (0.01 s + t) / "
+                "(0.01 s + best) as on the ClickBench website, coloured on a log scale; blank "
+                "= no hot time. Tick systems above to rescore a subset: the best, and so "
+                "every ratio and score, is relative to the systems compared."
+            ),
+        ),
+    ]
 
 
 def score_section(ctx: ReportContext) -> Section | None:
@@ -77,7 +170,9 @@ def score_section(ctx: ReportContext) -> Section | None:
             for e in sorted(entries, key=lambda e: (e["hot_rank"] or 10**9, e["system"]))
         ),
     )
-    blocks: list[Block] = []
+    labels = entry_labels(entries)
+    runs = score_runs(score_entries(ctx.store, [e["suite"] for e in entries]), labels)
+    blocks: list[Block] = clickbench_views(payload, runs)
     if len(ks) > 1:
 
         def movement(e: dict[str, Any]) -> tuple[int, int]:
@@ -130,5 +225,5 @@ def score_section(ctx: ReportContext) -> Section | None:
             + ")."
         ),
         tuple(blocks),
-        payload,
+        {**payload, "runs": runs},
     )
