@@ -26,6 +26,7 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.pipeline.cache import (
     analyze_cache,
     cache_payload,
@@ -50,6 +51,7 @@ def cache(
     format: FormatOption = None,
     encoding: EncodingOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     suite: Annotated[
@@ -80,18 +82,19 @@ def cache(
     if as_json:
         print_json({**cache_payload(results), "findings": [f.as_json() for f in found]})
     else:
-        print_cache(results)
-        print_findings(found)
+        print_cache(results, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 
-def print_cache(results: list[CacheSeries]) -> None:
+def print_cache(
+    results: list[CacheSeries], output_format: OutputFormat = OutputFormat.table
+) -> None:
     """One table per series (the seed's columns) with its derived figures."""
-    from rich.console import Console
     from rich.table import Table
 
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
-    console = Console(markup=False, highlight=False, width=max(Console().width, 110))
+    console = TableOutput(output_format, min_width=110)
     single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
     shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
     for s in shown:

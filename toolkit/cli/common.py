@@ -244,16 +244,19 @@ def settings_of(config: Path | None, **options: Any) -> Settings:
     return load_settings(config).overridden(**options)
 
 
-def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> None:
-    """The findings as lines on stdout, after a table: ``problem: subject: message;
-    advice.``, problems first (the order of :func:`~toolkit.pipeline.findings.finalized`)."""
+def print_findings(
+    findings: Sequence[Finding], *, title: str = "Findings", err: bool = False
+) -> None:
+    """The findings as lines on stdout (stderr when ``err``: after csv or tsv tables),
+    after a table: ``problem: subject: message; advice.``, problems first (the order of
+    :func:`~toolkit.pipeline.findings.finalized`)."""
     if not findings:
         return
     width = output_width()
-    typer.echo(f"\n{title}:")
+    typer.echo(f"\n{title}:", err=err)
     for f in findings:
         for line in wrapped(escape_controls(f"{f.severity}: {f.sentence()}"), width):
-            typer.echo(line)
+            typer.echo(line, err=err)
 
 
 def output_width() -> int | None:

@@ -30,6 +30,7 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.pipeline.detect import detect_series
 from toolkit.pipeline.findings import iteration_family
 from toolkit.pipeline.gaps import (
@@ -52,9 +53,8 @@ def _percent(fraction: float) -> str:
     return f"{fraction * 100:g} %"
 
 
-def print_per_query(item: SuiteGaps) -> None:
+def print_per_query(item: SuiteGaps, output_format: OutputFormat = OutputFormat.table) -> None:
     """One row per query: cold, hot(k) for every k, reference, first k within tolerance."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -80,9 +80,8 @@ def print_per_query(item: SuiteGaps) -> None:
             plain("-" if q.first_k_within is None else str(q.first_k_within)),
             plain(q.excluded or ""),
         )
-    console = Console(markup=False, highlight=False)
     # a wide table is more useful wrapped by the terminal than with every cell truncated
-    Console(markup=False, highlight=False, width=max(console.width, 60 + 8 * t.runs)).print(table)
+    TableOutput(output_format, min_width=60 + 8 * t.runs).print(table)
 
 
 def _protocol(c: WindowError) -> str:
@@ -101,14 +100,19 @@ def _bias_line(c: WindowError) -> str:
     )
 
 
-def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverage: float) -> None:
+def print_grid(
+    item: SuiteGaps,
+    grid: WindowErrorGrid,
+    *,
+    target: float,
+    coverage: float,
+    output_format: OutputFormat = OutputFormat.table,
+) -> None:
     """The min-aggregator grid as a k × m matrix of median errors, then the recommended
     protocols and the error decomposition of ClickBench's skip 1, min of 2."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
-    console = Console(markup=False, highlight=False, width=max(console.width, 150))
+    console = TableOutput(output_format, min_width=150)
     if not grid.cells:
         console.print(
             plain(
@@ -159,19 +163,19 @@ def print_gap_tables(
     per_query: bool = False,
     coverage: float = DEFAULT_COVERAGE,
     elsewhere: str = "",
+    output_format: OutputFormat = OutputFormat.table,
 ) -> None:
     """Print one rich table per suite, like seed 002's, plus findings and the target line;
     with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     if not results:
         info(f"no iteration suites to analyze{elsewhere}")
         return
     for item in results:
         if per_query:
-            print_per_query(item)
+            print_per_query(item, output_format)
         t = item.table
         tol = _percent(t.tolerance)
         title = plain(f"{item.suite}: reference {t.reference}")
@@ -215,7 +219,9 @@ def print_gap_tables(
             )
         console.print()
         if item.grid is not None:
-            print_grid(item, item.grid, target=t.target, coverage=coverage)
+            print_grid(
+                item, item.grid, target=t.target, coverage=coverage, output_format=output_format
+            )
     three = sum(1 for item in results if item.table.runs == CLICKBENCH_HOT_RUNS + 1)
     if three:
         # said once, not under every table: it is true of every 3-run suite alike
@@ -290,6 +296,7 @@ def gaps(
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
     """How far "hot = min of the first k hot runs" is from the reference, for every k.
 
@@ -324,6 +331,12 @@ def gaps(
     if as_json:
         print_json(gaps_payload(results, coverage=coverage, findings=found))
     else:
-        print_gap_tables(results, per_query=per_query, coverage=coverage, elsewhere=elsewhere)
-        print_findings(found)
+        print_gap_tables(
+            results,
+            per_query=per_query,
+            coverage=coverage,
+            elsewhere=elsewhere,
+            output_format=output_format,
+        )
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)

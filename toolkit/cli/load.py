@@ -36,6 +36,7 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.errors import UsageError
 from toolkit.ingest import PathReport
 from toolkit.pipeline.findings import finalized
@@ -195,15 +196,13 @@ def _apdex_text(limits: dict[str, Any]) -> str:
     return text
 
 
-def _print_load(payload: dict[str, Any]) -> None:
+def _print_load(payload: dict[str, Any], output_format: OutputFormat = OutputFormat.table) -> None:
     """Per suite: a throughput table (warm-up end, cool-down start, steady rate with its
     95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
     each readable at 80 columns."""
-    from rich.console import Console
-
     from toolkit.numbers import fmt_error_pct, fmt_interval
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     for suite in payload["suites"]:
         # the suite's name (a file name: any length) heads both tables on its own line,
         # so the narrow latency table does not fold it into its title
@@ -310,6 +309,7 @@ def load(
         typer.Option("--suite", help="Only this suite (repeatable).", metavar="NAME"),
     ] = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     format: FormatOption = None,
     encoding: EncodingOption = None,
     delimiter: DelimiterOption = None,
@@ -361,8 +361,8 @@ def load(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        _print_load(payload)
-        print_findings(found)
+        _print_load(payload, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 
@@ -394,12 +394,12 @@ def _window(text: str) -> float:
     return parse_window(text)
 
 
-def _print_compare(payload: dict[str, Any]) -> None:
+def _print_compare(
+    payload: dict[str, Any], output_format: OutputFormat = OutputFormat.table
+) -> None:
     """Rows per label: the steady measures (throughput, mean latency) with A, B and the
     ratio B/A with its Fieller interval, then the error rates (every sample) and their
     difference in points; readable at 80 columns."""
-    from rich.console import Console
-
     from toolkit.numbers import fmt_error_pct, fmt_ratio
 
     level = f"{payload.get('level', 0.95):.0%}"
@@ -436,7 +436,7 @@ def _print_compare(payload: dict[str, Any]) -> None:
             "-" if diff is None else f"B−A {100 * diff:+.2g} pt" if diff else "same",
         )
         table.add_row(*(plain(c) for c in cells), end_section=True)
-    Console(markup=False, highlight=False).print(table)
+    TableOutput(output_format).print(table)
 
 
 @app.command(
@@ -468,6 +468,7 @@ def compare(
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     format: FormatOption = None,
     encoding: EncodingOption = None,
     delimiter: DelimiterOption = None,
@@ -528,8 +529,8 @@ def compare(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        _print_compare(payload)
-        print_findings(found)
+        _print_compare(payload, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 

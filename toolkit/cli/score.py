@@ -25,6 +25,7 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.pipeline.findings import finalized
 from toolkit.pipeline.score import SuiteScores, score_payload, suite_scores
 
@@ -33,12 +34,11 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def print_scores(result: SuiteScores) -> None:
+def print_scores(result: SuiteScores, output_format: OutputFormat = OutputFormat.table) -> None:
     """One table of scores (sorted by combined, then hot), and one of hot score by k."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     t = result.table
     pairs = list(zip(result.suites, t.entries, strict=True))
     pairs.sort(
@@ -108,6 +108,7 @@ def score(
         typer.Option("--suite", help="Score exactly these suites (no other filter). Repeatable."),
     ] = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
     """Score suites the way the ClickBench website does: hot, cold and combined.
 
@@ -127,6 +128,6 @@ def score(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        print_scores(result)
-        print_findings(found)
+        print_scores(result, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
