@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.cache import CacheSeries, cache_findings
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -27,15 +26,9 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
-from toolkit.pipeline.cache import (
-    analyze_cache,
-    cache_payload,
-    human_bytes,
-    human_elapsed,
-    human_minutes,
-    human_rate,
-)
-from toolkit.pipeline.findings import finalized
+
+if TYPE_CHECKING:
+    from toolkit.analyze.cache import CacheSeries
 
 
 @app.command(
@@ -71,6 +64,10 @@ def cache(
     profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
     (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
     """
+    from toolkit.analyze.cache import cache_findings
+    from toolkit.pipeline.cache import analyze_cache, cache_payload
+    from toolkit.pipeline.findings import finalized
+
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
@@ -92,6 +89,8 @@ def print_cache(
 ) -> None:
     """One table per series (the seed's columns) with its derived figures."""
     from rich.table import Table
+
+    from toolkit.pipeline.cache import human_bytes, human_elapsed, human_rate
 
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
     console = TableOutput(output_format, min_width=110)
@@ -134,6 +133,8 @@ def print_cache(
 
 def _derived_lines(s: CacheSeries) -> list[str]:
     """The seed's derived figures for one series, one sentence each."""
+    from toolkit.pipeline.cache import human_bytes, human_elapsed, human_minutes, human_rate
+
     lines: list[str] = []
     if s.remote_rate is not None:
         basis = next((r.rate_basis for r in s.runs if r.run == s.remote_rate_run), None)

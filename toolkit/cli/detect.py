@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,16 +29,11 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
-from toolkit.pipeline.detect import (
-    SeriesDetection,
-    comparator_summary,
-    detect_options,
-    detect_payload,
-    detect_series,
-    process_groups,
-    still_warming_shares,
-)
-from toolkit.pipeline.findings import iteration_family
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.detect import (
+        SeriesDetection,
+    )
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -65,6 +60,12 @@ def print_detections(
     report give) and the still-warming shares. With none,
     ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.table import Table
+
+    from toolkit.pipeline.detect import (
+        comparator_summary,
+        process_groups,
+        still_warming_shares,
+    )
 
     # the CI and spike columns are worth a wider line than a narrow terminal's
     console = TableOutput(output_format, min_width=110)
@@ -215,6 +216,9 @@ def detect(
     processes (good / bad inconsistent) and the iteration findings: the benchmark
     window's error against steady state (warm-up + order-statistic parts), slowdowns,
     series with no steady state, spikes, short series still warming."""
+    from toolkit.pipeline.detect import detect_options, detect_payload, detect_series
+    from toolkit.pipeline.findings import iteration_family
+
     settings = settings_of(config)
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, DEFAULT_TARGET, DEFAULT_TOLERANCE
-from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -31,17 +29,19 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
-from toolkit.pipeline.detect import detect_series
-from toolkit.pipeline.findings import iteration_family
-from toolkit.pipeline.gaps import (
-    DEFAULT_COVERAGE,
-    REFERENCES,
-    GridOptions,
-    SuiteGaps,
-    gap_tables,
-    gaps_payload,
-    grid_recommendations,
-)
+
+if TYPE_CHECKING:
+    from toolkit.analyze.window_error import WindowError, WindowErrorGrid
+    from toolkit.pipeline.gaps import SuiteGaps
+
+# The library's defaults, repeated here for the option help: importing toolkit.analyze.gaps
+# loads numpy and Polars (tests/test_cli_startup.py checks that they agree).
+#: ``toolkit.analyze.gaps.DEFAULT_TOLERANCE``
+DEFAULT_TOLERANCE = 0.10
+#: ``toolkit.analyze.gaps.DEFAULT_TARGET``
+DEFAULT_TARGET = 0.05
+#: ``toolkit.pipeline.gaps.DEFAULT_COVERAGE``
+DEFAULT_COVERAGE = 0.90
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -112,6 +112,8 @@ def print_grid(
     protocols and the error decomposition of ClickBench's skip 1, min of 2."""
     from rich.table import Table
 
+    from toolkit.pipeline.gaps import grid_recommendations
+
     console = TableOutput(output_format, min_width=150)
     if not grid.cells:
         console.print(
@@ -168,6 +170,8 @@ def print_gap_tables(
     """Print one rich table per suite, like seed 002's, plus findings and the target line;
     with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.table import Table
+
+    from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS
 
     console = TableOutput(output_format)
     if not results:
@@ -304,6 +308,10 @@ def gaps(
     gap against the reference sum, and queries within ±tolerance. Queries with a failed
     (null) hot run are excluded from every row and listed.
     """
+    from toolkit.pipeline.detect import detect_series
+    from toolkit.pipeline.findings import iteration_family
+    from toolkit.pipeline.gaps import REFERENCES, GridOptions, gap_tables, gaps_payload
+
     if reference not in REFERENCES:
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
     if (tolerance is not None and tolerance < 0) or (target is not None and target < 0):

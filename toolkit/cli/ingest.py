@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -29,7 +29,9 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.output import OutputFormat, OutputFormatOption, TableOutput
 from toolkit.numbers import plural
-from toolkit.store import DATA_TABLES, check_tables, damaged_store_error, open_store
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command(
@@ -87,6 +89,8 @@ def ingest(
     one line and leaves the store as it was. Each file becomes its own suite, named after
     the file, unless --suite joins them.
     """
+    from toolkit.store import open_store
+
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -125,6 +129,8 @@ def suites(
 ) -> None:
     """List the suites in a store with their kind, system, machine, date, tags (--tag)
     and row counts."""
+    from toolkit.store import DATA_TABLES, open_store
+
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
     with open_store(db, read_only=True, on_wait=info) as store:
@@ -181,6 +187,8 @@ def doctor(
 ) -> None:
     """Read every table of a store in full, read-only, and say which ones are damaged
     (a block whose checksum does not match, a file cut short). Exit 1 when any is."""
+    from toolkit.store import check_tables, damaged_store_error
+
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
     checks = check_tables(db, lock_timeout=None)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from toolkit.analyze.compare import compare_findings
-from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
 from toolkit.cli.common import (
     ColumnsOption,
     ConfigOption,
@@ -38,18 +36,10 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.errors import UsageError
-from toolkit.ingest import PathReport
-from toolkit.pipeline.findings import finalized
-from toolkit.pipeline.load import (
-    DEFAULT_APDEX,
-    apdex_thresholds,
-    check_steady_bounds,
-    compare_report,
-    load_report,
-    parse_steady_bound,
-    parse_window,
-)
-from toolkit.store import Store, open_store
+
+if TYPE_CHECKING:
+    from toolkit.ingest import PathReport
+    from toolkit.store import Store
 
 ApdexOption = Annotated[
     str | None,
@@ -74,13 +64,16 @@ ApdexPerLabelOption = Annotated[
 WindowOption = Annotated[
     str | None,
     typer.Option(
-        "--window",
+        "--load-window",
         help="Window of the throughput and latency series: 1s, 500ms, 1m (at least 1ms). "
         "A label with fewer than 10 windows is too-short: use a smaller window. "
         "[default: the config file's load_window, else 1s]",
         metavar="DURATION",
     ),
 ]
+#: The option's old spelling, kept working but no longer shown: ``--window`` is a duration
+#: here and a count of hot iterations elsewhere (``warmup report --hot-window``).
+OldWindowOption = Annotated[str | None, typer.Option("--window", hidden=True, metavar="DURATION")]
 
 SteadyFromOption = Annotated[
     str | None,
@@ -201,6 +194,7 @@ def _print_load(payload: dict[str, Any], output_format: OutputFormat = OutputFor
     95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
     each readable at 80 columns."""
     from toolkit.numbers import fmt_error_pct, fmt_interval
+    from toolkit.pipeline.load import DEFAULT_APDEX
 
     console = TableOutput(output_format)
     for suite in payload["suites"]:
@@ -293,7 +287,7 @@ def _print_load(payload: dict[str, Any], output_format: OutputFormat = OutputFor
 
 @app.command(
     epilog=(
-        "Example: warmup load results.jtl jmeter.log --window 5s;  "
+        "Example: warmup load results.jtl jmeter.log --load-window 5s;  "
         "warmup load latin.csv --encoding cp1252"
     )
 )
@@ -302,6 +296,7 @@ def load(
     paths: PathsArgument = None,
     db: DbOption = None,
     window: WindowOption = None,
+    old_window: OldWindowOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     suite: Annotated[
@@ -333,8 +328,12 @@ def load(
     named after the file (to join files into one suite: warmup ingest --suite NAME --db
     STORE). With --db and files, only those files' suites are shown.
     """
+    from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import apdex_thresholds, load_report
+
     settings = settings_of(config)
-    window_s = _window(window or settings.load_window)
+    window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
     thresholds = apdex_thresholds(
         apdex or settings.apdex, apdex_per_label or settings.apdex_per_label
@@ -381,6 +380,8 @@ def _steady_bounds(
     steady_from: str | None, steady_to: str | None
 ) -> tuple[float | None, float | None]:
     """``--steady-from``/``--steady-to`` in seconds (None when not given)."""
+    from toolkit.pipeline.load import check_steady_bounds, parse_steady_bound
+
     bounds = (
         parse_steady_bound(steady_from, "--steady-from"),
         parse_steady_bound(steady_to, "--steady-to"),
@@ -389,9 +390,18 @@ def _steady_bounds(
     return bounds
 
 
-def _window(text: str) -> float:
-    """``--window`` in seconds; a value it cannot use is an option value error (exit 1)."""
-    return parse_window(text)
+def _window(window: str | None, old_window: str | None, default: str) -> float:
+    """``--load-window`` (or its old spelling ``--window``; else ``default``, the config's)
+    in seconds; a value it cannot use is an option value error (exit 1) naming the option
+    given."""
+    from toolkit.pipeline.load import parse_window
+
+    if window is not None:
+        try:
+            return parse_window(window)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--window", "--load-window", 1)) from None
+    return parse_window(old_window or default)
 
 
 def _print_compare(
@@ -465,6 +475,7 @@ def compare(
     ],
     db: DbOption = None,
     window: WindowOption = None,
+    old_window: OldWindowOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
@@ -489,8 +500,13 @@ def compare(
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """
+    from toolkit.analyze.compare import compare_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import compare_report
+    from toolkit.store import open_store
+
     settings = settings_of(config)
-    window_s = _window(window or settings.load_window)
+    window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
     spec = input_spec(
         format=format,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.score import score_findings
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -26,8 +25,9 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
-from toolkit.pipeline.findings import finalized
-from toolkit.pipeline.score import SuiteScores, score_payload, suite_scores
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.score import SuiteScores
 
 
 def _fmt(value: float | None) -> str:
@@ -117,6 +117,10 @@ def score(
     load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
     also the hot score and rank when hot uses k = 2 .. N-1 runs.
     """
+    from toolkit.analyze.score import score_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.score import score_payload, suite_scores
+
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
