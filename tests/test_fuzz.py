@@ -504,6 +504,7 @@ def case_statistics() -> Iterator[None]:
         Path(target).write_text(json.dumps(rows, indent=1) + "\n")
 
 
+@pytest.mark.slow  # 200 mutants per format: ~3.5 min of CPU for the two tests
 @FUZZ
 @SEEDED
 @given(data=st.data())
@@ -516,6 +517,7 @@ def test_fuzz_detected_format(
     CASES["detected", format_name, outcome] += 1
 
 
+@pytest.mark.slow
 @FUZZ
 @SEEDED
 @given(data=st.data())
