@@ -19,6 +19,22 @@ SHARED_REAL = ROOT.parent / "shared" / "real"
 REQUIRE_ALL = os.environ.get("WARMUP_REQUIRE_ALL") == "1"
 
 
+#: Tests marked ``slow`` (long fuzz runs, recordings, subprocess matrices) run in CI
+#: (WARMUP_REQUIRE_ALL=1), with WARMUP_SLOW=1, or when ``-m slow`` asks for them; a
+#: developer's ``python -m pytest`` skips them with this reason.
+RUN_SLOW = REQUIRE_ALL or os.environ.get("WARMUP_SLOW") == "1"
+SLOW_REASON = "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if RUN_SLOW or "slow" in (config.getoption("markexpr", "") or "").replace("not slow", ""):
+        return
+    skip = pytest.mark.skip(reason=SLOW_REASON)
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+
+
 def _need(condition: bool, reason: str) -> None:
     if condition:
         return

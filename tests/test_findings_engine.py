@@ -148,7 +148,8 @@ def test_a_bug_exits_3_with_its_traceback(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("toolkit.cli.findings.store_findings", broken)
+    # the command imports it on use (lazy imports, issue 20.4): patch it where it lives
+    monkeypatch.setattr("toolkit.pipeline.findings.store_findings", broken)
     monkeypatch.setattr(sys, "argv", ["warmup", "findings", str(fixtures_dir / "clickbench")])
     with pytest.raises(SystemExit) as exit_:
         toolkit.cli.main()

@@ -288,7 +288,7 @@ def test_too_short_run_says_why_and_what_to_do(tmp_path: Path, store: Store) -> 
     found = rules(suite)["load-too-short"]
     assert found["message"].startswith("6 full windows of 1 s over 7.99 s")
     assert "needs ≥ 10" in found["message"]
-    assert "--window 500ms" in found["advice"]
+    assert "--load-window 500ms" in found["advice"]
     # the advice works: at 500 ms the rule has its windows
     with toolkit.open_store() as again:
         half = suite_of(again, path, window_s=0.5)
@@ -348,12 +348,12 @@ def test_real_too_short_advice_works(real_dir: Path, name: str) -> None:
     samples = suite["labels"][0]["samples"]
     window = found["numbers"].get("suggested_window_s")
     if samples < max(MIN_WINDOWS, MIN_VERDICT_SAMPLES):
-        assert window is None and "--window" not in found["advice"]
+        assert window is None and "--load-window" not in found["advice"]
         assert found["message"].startswith(f"only {samples} sample")
         assert "too few" in found["message"]
         return
     assert window is not None
-    assert f"--window {window * 1000:g}ms" in found["advice"]
+    assert f"--load-window {window * 1000:g}ms" in found["advice"]
     with toolkit.open_store() as again:
         smaller = suite_of(again, path, window_s=window)
     assert smaller["labels"][0]["warmup_status"] != "too-short"
@@ -368,7 +368,7 @@ def test_too_short_advice_counts_full_windows_from_the_completions() -> None:
     assert full_windows(6_500, 12_000, 1000) == 5
     assert full_windows(6_500, 12_000, 500) == MIN_WINDOWS
     assert found.numbers["suggested_window_s"] == 0.5
-    assert "--window 500ms" in found.advice
+    assert "--load-window 500ms" in found.advice
 
 
 # --- 3. stepped load -----------------------------------------------------------------------

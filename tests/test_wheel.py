@@ -62,23 +62,15 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
         "toolkit/_resources/fixtures/jmeter/candidate.jtl.gz",
     ):
         assert needed in names, needed
+    # a venv of the wheel and its declared dependencies only: --system-site-packages would
+    # pass only where they are installed system-wide, and not from inside another venv
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], tmp_path, env)
+    _run([sys.executable, "-m", "venv", str(venv)], tmp_path, env)
     py = venv / "bin" / "python"
-    _run(
-        [
-            str(py),
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--ignore-installed",
-            "--no-index",
-            str(wheel),
-        ],
-        tmp_path,
-        env,
-    )
+    _run([str(py), "-m", "pip", "install", "--quiet", str(wheel)], tmp_path, env)
+    listed = _run([str(py), "-m", "pip", "list", "--format=freeze"], tmp_path, env).stdout
+    installed = {line.split("==")[0].lower() for line in listed.split()}
+    assert "pytest" not in installed, "the venv sees packages beyond the wheel's dependencies"
     away = tmp_path / "elsewhere"
     away.mkdir()
     where = _run([str(py), "-c", "import toolkit; print(toolkit.__file__)"], away, env)

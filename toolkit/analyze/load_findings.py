@@ -97,7 +97,7 @@ WINDOW_CHOICES = (30.0, 10.0, 5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
 
 
 def _window_text(window_s: float) -> str:
-    """A ``--window`` value for advice: ``500ms``, ``2s``."""
+    """A ``--load-window`` value for advice: ``500ms``, ``2s``."""
     if window_s < 1:
         return f"{window_s * 1000:g}ms"
     return f"{window_s:g}s"
@@ -600,7 +600,9 @@ def warmup_findings(
                 else []
             )
             if smaller:
-                advice = f"use a smaller window (--window {_window_text(smaller[0])}) or run longer"
+                advice = (
+                    f"use a smaller window (--load-window {_window_text(smaller[0])}) or run longer"
+                )
                 numbers["suggested_window_s"] = smaller[0]
             else:
                 advice = "run longer"

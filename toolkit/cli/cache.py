@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.cache import CacheSeries, cache_findings
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -26,15 +25,10 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
-from toolkit.pipeline.cache import (
-    analyze_cache,
-    cache_payload,
-    human_bytes,
-    human_elapsed,
-    human_minutes,
-    human_rate,
-)
-from toolkit.pipeline.findings import finalized
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+
+if TYPE_CHECKING:
+    from toolkit.analyze.cache import CacheSeries
 
 
 @app.command(
@@ -50,6 +44,7 @@ def cache(
     format: FormatOption = None,
     encoding: EncodingOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     suite: Annotated[
@@ -69,6 +64,10 @@ def cache(
     profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
     (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
     """
+    from toolkit.analyze.cache import cache_findings
+    from toolkit.pipeline.cache import analyze_cache, cache_payload
+    from toolkit.pipeline.findings import finalized
+
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
@@ -80,18 +79,21 @@ def cache(
     if as_json:
         print_json({**cache_payload(results), "findings": [f.as_json() for f in found]})
     else:
-        print_cache(results)
-        print_findings(found)
+        print_cache(results, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 
-def print_cache(results: list[CacheSeries]) -> None:
+def print_cache(
+    results: list[CacheSeries], output_format: OutputFormat = OutputFormat.table
+) -> None:
     """One table per series (the seed's columns) with its derived figures."""
-    from rich.console import Console
     from rich.table import Table
 
+    from toolkit.pipeline.cache import human_bytes, human_elapsed, human_rate
+
     # the seed's table needs about 110 columns; narrower terminals wrap rather than cut cells
-    console = Console(markup=False, highlight=False, width=max(Console().width, 110))
+    console = TableOutput(output_format, min_width=110)
     single = [s for s in results if len(s.runs) + len(s.excluded_runs) < 2]
     shown = [s for s in results if len(s.runs) + len(s.excluded_runs) >= 2] or single
     for s in shown:
@@ -131,6 +133,8 @@ def print_cache(results: list[CacheSeries]) -> None:
 
 def _derived_lines(s: CacheSeries) -> list[str]:
     """The seed's derived figures for one series, one sentence each."""
+    from toolkit.pipeline.cache import human_bytes, human_elapsed, human_minutes, human_rate
+
     lines: list[str] = []
     if s.remote_rate is not None:
         basis = next((r.rate_basis for r in s.runs if r.run == s.remote_rate_run), None)

@@ -17,28 +17,69 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from toolkit.analyze.findings import Finding
 from toolkit.config import Settings, check_fail_level, load_settings
 from toolkit.errors import ToolkitError, UsageError
-from toolkit.ingest import (
-    IngestOptions,
-    PathReport,
-    candidate_files,
-    check_format,
-    check_options,
-    ingest_paths,
-    known_formats,
-)
 from toolkit.interrupts import Interrupted, exit_code, interrupted_message, received_signal
 from toolkit.numbers import plural
-from toolkit.pipeline.findings import failing
-from toolkit.store import Store, interrupt_on_sigint, open_store
 
+# The libraries behind the commands (DuckDB, Polars, numpy, scipy: ~0.3 s) are imported
+# inside the functions that use them, so that `warmup --help` and a command line error
+# answer at once (issue 20.4; benchmarks/RESULTS.md "Start-up").
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from toolkit.analyze.findings import Finding
+    from toolkit.ingest import IngestOptions, PathReport
+    from toolkit.store import Store
+
+#: The input formats ``--format`` takes, for its help without importing the readers
+#: (tests/test_cli_startup.py checks it against ``toolkit.ingest.known_formats()``).
+INPUT_FORMATS = (
+    "clickbench",
+    "clickhouse-query-log",
+    "databricks-history",
+    "databricks-profile",
+    "duckdb-profile",
+    "iterations",
+    "jmeter-log",
+    "jtl-csv",
+    "jtl-xml",
+    "profile-csv",
+    "snowflake-history",
+    "snowflake-operator-stats",
+)
+
+#: ``warmup --help`` lists the commands in the order of the workflow: read, look, analyse,
+#: gate, report (a command missing here comes last, by name).
+WORKFLOW_ORDER = (
+    "ingest",
+    "suites",
+    "doctor",
+    "gaps",
+    "detect",
+    "score",
+    "load",
+    "compare",
+    "cache",
+    "findings",
+    "check",
+    "report",
+    "demo",
+)
+
+
+class WorkflowGroup(typer.core.TyperGroup):
+    """The command group, listing its commands in :data:`WORKFLOW_ORDER`."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        order = {name: n for n, name in enumerate(WORKFLOW_ORDER)}
+        return sorted(names, key=lambda name: (order.get(name, len(order)), name))
+
+
 app = typer.Typer(
     name="warmup",
+    cls=WorkflowGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -81,7 +122,7 @@ FormatOption = Annotated[
         "--format",
         help=(
             "Input format of every file, instead of detecting it per file: "
-            f"{', '.join(sorted(known_formats()))}."
+            f"{', '.join(INPUT_FORMATS)}."
         ),
         metavar="NAME",
     ),
@@ -179,7 +220,14 @@ class InputSpec:
     options (checked before any file is read)."""
 
     format: str | None = None
-    options: IngestOptions = dataclasses.field(default_factory=IngestOptions)
+    options: IngestOptions = dataclasses.field(default_factory=lambda: _ingest().IngestOptions())
+
+
+def _ingest() -> Any:
+    """The ``toolkit.ingest`` package, imported on first use (it loads Polars and DuckDB)."""
+    import toolkit.ingest
+
+    return toolkit.ingest
 
 
 def input_spec(
@@ -197,6 +245,8 @@ def input_spec(
 ) -> InputSpec:
     """The :class:`InputSpec` of the input options; :class:`UsageError` (exit 1) for a
     ``--format``, ``--encoding``, ``--timezone`` or ``--delimiter`` that cannot be used."""
+    from toolkit.ingest import IngestOptions, check_format, check_options
+
     options = IngestOptions(
         suite=suite,
         tags=tuple(tags),
@@ -244,16 +294,19 @@ def settings_of(config: Path | None, **options: Any) -> Settings:
     return load_settings(config).overridden(**options)
 
 
-def print_findings(findings: Sequence[Finding], *, title: str = "Findings") -> None:
-    """The findings as lines on stdout, after a table: ``problem: subject: message;
-    advice.``, problems first (the order of :func:`~toolkit.pipeline.findings.finalized`)."""
+def print_findings(
+    findings: Sequence[Finding], *, title: str = "Findings", err: bool = False
+) -> None:
+    """The findings as lines on stdout (stderr when ``err``: after csv or tsv tables),
+    after a table: ``problem: subject: message; advice.``, problems first (the order of
+    :func:`~toolkit.pipeline.findings.finalized`)."""
     if not findings:
         return
     width = output_width()
-    typer.echo(f"\n{title}:")
+    typer.echo(f"\n{title}:", err=err)
     for f in findings:
         for line in wrapped(escape_controls(f"{f.severity}: {f.sentence()}"), width):
-            typer.echo(line)
+            typer.echo(line, err=err)
 
 
 def output_width() -> int | None:
@@ -295,6 +348,8 @@ def finish(
     level = fail_on or config_level
     if level is None:
         return
+    from toolkit.pipeline.findings import failing
+
     hits = failing(findings, check_fail_level(level))
     if hits:
         worst = hits[0]
@@ -310,6 +365,8 @@ def refuse_overwriting_inputs(output: Path, paths: Sequence[Path] | None, db: Pa
     name or a folder walk would read: writing a report there would destroy it."""
     if not output.exists():
         return
+    from toolkit.ingest import candidate_files
+
     protected: list[tuple[Path, str]] = []
     if db is not None:
         protected += [(db, "the store"), (db.with_name(db.name + ".wal"), "the store's WAL")]
@@ -475,6 +532,9 @@ def run_ingest(
     quiet_stored: bool = False,
 ) -> PathReport:
     """Ingest ``paths`` with a progress bar; print per-file lines; exit 1 if any failed."""
+    from toolkit.ingest import IngestOptions, ingest_paths
+    from toolkit.store import interrupt_on_sigint
+
     progress = _Progress()
     options = dataclasses.replace(options or IngestOptions(), progress=progress.file_progress)
     try:
@@ -501,6 +561,9 @@ SCRATCH_FILE_BYTES = 512 << 20
 def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
     """A store for reading ``paths`` without ``--db``: in memory, or a temporary store file
     (deleted afterwards) when the files among ``paths`` add up to ``SCRATCH_FILE_BYTES``."""
+    from toolkit.ingest import candidate_files
+    from toolkit.store import open_store
+
     files = [f for p in paths for f in (candidate_files(p) if p.is_dir() else [p])]
     size = sum(f.stat().st_size for f in files if f.is_file())
     if size < SCRATCH_FILE_BYTES:
@@ -531,6 +594,8 @@ def ingested_store(
 ) -> Iterator[tuple[Store, PathReport | None]]:
     """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
     only ``--db`` was given): which suites the input files are."""
+    from toolkit.store import open_store
+
     spec = spec or InputSpec()
     if paths:
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,16 +28,12 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
-from toolkit.pipeline.detect import (
-    SeriesDetection,
-    comparator_summary,
-    detect_options,
-    detect_payload,
-    detect_series,
-    process_groups,
-    still_warming_shares,
-)
-from toolkit.pipeline.findings import iteration_family
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.detect import (
+        SeriesDetection,
+    )
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -53,17 +49,26 @@ def _error(value: float | None, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def print_detections(results: Sequence[SeriesDetection], *, elsewhere: str = "") -> None:
+def print_detections(
+    results: Sequence[SeriesDetection],
+    *,
+    elsewhere: str = "",
+    output_format: OutputFormat = OutputFormat.table,
+) -> None:
     """One table per suite with a row per series; then the process groups, the stopping
     rules (when analysed), the iteration findings (the same as `warmup gaps` and the
     report give) and the still-warming shares. With none,
     ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    from toolkit.pipeline.detect import (
+        comparator_summary,
+        process_groups,
+        still_warming_shares,
+    )
+
     # the CI and spike columns are worth a wider line than a narrow terminal's
-    console = Console(markup=False, highlight=False, width=max(console.width, 110))
+    console = TableOutput(output_format, min_width=110)
     if not results:
         info(f"no iteration suites to analyze{elsewhere}")
         return
@@ -202,6 +207,7 @@ def detect(
         ),
     ] = False,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
     """Classify every (suite, query, process) series: flat, warmup, slowdown,
     no-steady-state (PELT change points, Barrett et al. 2017), or short (2-5 runs: the
@@ -210,6 +216,9 @@ def detect(
     processes (good / bad inconsistent) and the iteration findings: the benchmark
     window's error against steady state (warm-up + order-statistic parts), slowdowns,
     series with no steady state, spikes, short series still warming."""
+    from toolkit.pipeline.detect import detect_options, detect_payload, detect_series
+    from toolkit.pipeline.findings import iteration_family
+
     settings = settings_of(config)
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding)
@@ -222,6 +231,6 @@ def detect(
     if as_json:
         print_json(detect_payload(results, found))
     else:
-        print_detections(results, elsewhere=elsewhere)
-        print_findings(found)
+        print_detections(results, elsewhere=elsewhere, output_format=output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)

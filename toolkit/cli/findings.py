@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,7 +29,9 @@ from toolkit.cli.common import (
 )
 from toolkit.config import check_fail_level
 from toolkit.numbers import plural
-from toolkit.pipeline.findings import failing, store_findings
+
+if TYPE_CHECKING:
+    pass
 
 JunitOption = Annotated[
     Path | None,
@@ -61,6 +63,8 @@ def findings(
     """Every finding on the inputs, problems first, then by the size of the effect: what
     the report shows first, and the union of what gaps, detect, score, load and cache say.
     """
+    from toolkit.pipeline.findings import store_findings
+
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
@@ -91,6 +95,8 @@ def check(
     """The CI gate: exit 0 when no finding reaches --fail-on (default: problem, or the
     config file's fail_on), 4 when one does; each failing finding on one line.
     """
+    from toolkit.pipeline.findings import failing, store_findings
+
     settings = settings_of(config)
     level = check_fail_level(fail_on or settings.fail_on)
     spec = input_spec(format=format, encoding=encoding)

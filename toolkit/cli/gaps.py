@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, DEFAULT_TARGET, DEFAULT_TOLERANCE
-from toolkit.analyze.window_error import WindowError, WindowErrorGrid
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -30,17 +28,20 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
-from toolkit.pipeline.detect import detect_series
-from toolkit.pipeline.findings import iteration_family
-from toolkit.pipeline.gaps import (
-    DEFAULT_COVERAGE,
-    REFERENCES,
-    GridOptions,
-    SuiteGaps,
-    gap_tables,
-    gaps_payload,
-    grid_recommendations,
-)
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+
+if TYPE_CHECKING:
+    from toolkit.analyze.window_error import WindowError, WindowErrorGrid
+    from toolkit.pipeline.gaps import SuiteGaps
+
+# The library's defaults, repeated here for the option help: importing toolkit.analyze.gaps
+# loads numpy and Polars (tests/test_cli_startup.py checks that they agree).
+#: ``toolkit.analyze.gaps.DEFAULT_TOLERANCE``
+DEFAULT_TOLERANCE = 0.10
+#: ``toolkit.analyze.gaps.DEFAULT_TARGET``
+DEFAULT_TARGET = 0.05
+#: ``toolkit.pipeline.gaps.DEFAULT_COVERAGE``
+DEFAULT_COVERAGE = 0.90
 
 SuiteOption = Annotated[
     list[str] | None,
@@ -52,9 +53,8 @@ def _percent(fraction: float) -> str:
     return f"{fraction * 100:g} %"
 
 
-def print_per_query(item: SuiteGaps) -> None:
+def print_per_query(item: SuiteGaps, output_format: OutputFormat = OutputFormat.table) -> None:
     """One row per query: cold, hot(k) for every k, reference, first k within tolerance."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -80,9 +80,8 @@ def print_per_query(item: SuiteGaps) -> None:
             plain("-" if q.first_k_within is None else str(q.first_k_within)),
             plain(q.excluded or ""),
         )
-    console = Console(markup=False, highlight=False)
     # a wide table is more useful wrapped by the terminal than with every cell truncated
-    Console(markup=False, highlight=False, width=max(console.width, 60 + 8 * t.runs)).print(table)
+    TableOutput(output_format, min_width=60 + 8 * t.runs).print(table)
 
 
 def _protocol(c: WindowError) -> str:
@@ -101,14 +100,21 @@ def _bias_line(c: WindowError) -> str:
     )
 
 
-def print_grid(item: SuiteGaps, grid: WindowErrorGrid, *, target: float, coverage: float) -> None:
+def print_grid(
+    item: SuiteGaps,
+    grid: WindowErrorGrid,
+    *,
+    target: float,
+    coverage: float,
+    output_format: OutputFormat = OutputFormat.table,
+) -> None:
     """The min-aggregator grid as a k × m matrix of median errors, then the recommended
     protocols and the error decomposition of ClickBench's skip 1, min of 2."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
-    console = Console(markup=False, highlight=False, width=max(console.width, 150))
+    from toolkit.pipeline.gaps import grid_recommendations
+
+    console = TableOutput(output_format, min_width=150)
     if not grid.cells:
         console.print(
             plain(
@@ -188,19 +194,21 @@ def print_gap_tables(
     per_query: bool = False,
     coverage: float = DEFAULT_COVERAGE,
     elsewhere: str = "",
+    output_format: OutputFormat = OutputFormat.table,
 ) -> None:
     """Print one rich table per suite, like seed 002's, plus findings and the target line;
     with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS
+
+    console = TableOutput(output_format)
     if not results:
         info(f"no iteration suites to analyze{elsewhere}")
         return
     for item in results:
         if per_query:
-            print_per_query(item)
+            print_per_query(item, output_format)
         t = item.table
         tol = _percent(t.tolerance)
         title = plain(f"{item.suite}: reference {t.reference}")
@@ -244,7 +252,9 @@ def print_gap_tables(
             )
         console.print()
         if item.grid is not None:
-            print_grid(item, item.grid, target=t.target, coverage=coverage)
+            print_grid(
+                item, item.grid, target=t.target, coverage=coverage, output_format=output_format
+            )
     three = sum(1 for item in results if item.table.runs == CLICKBENCH_HOT_RUNS + 1)
     if three:
         # said once, not under every table: it is true of every 3-run suite alike
@@ -326,6 +336,7 @@ def gaps(
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
     """How far "hot = min of the first k hot runs" is from the reference, for every k.
 
@@ -333,6 +344,10 @@ def gaps(
     gap against the reference sum, and queries within ±tolerance. Queries with a failed
     (null) hot run are excluded from every row and listed.
     """
+    from toolkit.pipeline.detect import detect_series
+    from toolkit.pipeline.findings import iteration_family
+    from toolkit.pipeline.gaps import REFERENCES, GridOptions, gap_tables, gaps_payload
+
     if reference not in REFERENCES:
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
     if (tolerance is not None and tolerance < 0) or (target is not None and target < 0):
@@ -362,6 +377,12 @@ def gaps(
     elif len(results) > 1 and not (per_suite or per_query or grid):
         print_gap_summary(results)
     else:
-        print_gap_tables(results, per_query=per_query, coverage=coverage, elsewhere=elsewhere)
-        print_findings(found)
+        print_gap_tables(
+            results,
+            per_query=per_query,
+            coverage=coverage,
+            elsewhere=elsewhere,
+            output_format=output_format,
+        )
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)

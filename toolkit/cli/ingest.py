@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,8 +27,11 @@ from toolkit.cli.common import (
     run_ingest,
     with_errors,
 )
+from toolkit.cli.output import OutputFormat, OutputFormatOption, TableOutput
 from toolkit.numbers import plural
-from toolkit.store import DATA_TABLES, check_tables, damaged_store_error, open_store
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command(
@@ -85,6 +89,8 @@ def ingest(
     one line and leaves the store as it was. Each file becomes its own suite, named after
     the file, unless --suite joins them.
     """
+    from toolkit.store import open_store
+
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -119,29 +125,51 @@ def suites(
         ),
     ] = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
-    """List the suites in a store with their kind, system, machine, date and row counts."""
+    """List the suites in a store with their kind, system, machine, date, tags (--tag)
+    and row counts."""
+    from toolkit.store import DATA_TABLES, open_store
+
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
     with open_store(db, read_only=True, on_wait=info) as store:
         frame = store.suites()
-    rows = frame.drop("attributes").to_dicts()
+    rows = frame.to_dicts()
+    for row in rows:
+        row["attributes"] = json.loads(row["attributes"] or "{}")
+        # a load file names no machine: --tag machine=NAME is where it is given
+        row["machine"] = row["machine"] or row["attributes"].get("machine")
     if as_json:
         for row in rows:
             if row.get("run_date") is not None:
                 row["run_date"] = row["run_date"].isoformat()
         print_json({"suites": rows})
         return
-    from rich.console import Console
     from rich.table import Table
 
-    table = Table("suite", "kind", "system", "machine", "date", "rows")
+    table = Table("suite", "kind", "system", "machine", "date", "tags", "rows")
     for row in rows:
         count = sum(row[table] for table in DATA_TABLES)
-        cells = (row["name"], row["kind"], row["system"], row["machine"], row["run_date"], count)
+        cells = (row["name"], row["kind"], row["system"], row["machine"], row["run_date"])
         # plain() cells: suite names are untrusted and must not be read as rich markup
-        table.add_row(*(plain("" if c is None else str(c)) for c in cells))
-    Console(markup=False).print(table)
+        table.add_row(
+            *(plain("" if c is None else str(c)) for c in cells),
+            plain(suite_tags(row["tags"], row["attributes"])),
+            plain(str(count)),
+        )
+    TableOutput(output_format).print(table)
+
+
+#: Attributes ingest records for itself, not given with --tag: left out of the tags column.
+INTERNAL_ATTRIBUTES = frozenset({"columns"})
+
+
+def suite_tags(tags: list[str] | None, attributes: dict[str, Any]) -> str:
+    """The suite's ``--tag`` values as given: plain tags, then ``key=value`` pairs (the
+    attributes ingest records itself, such as a CSV JTL's ``columns``, left out)."""
+    pairs = [f"{k}={v}" for k, v in attributes.items() if k not in INTERNAL_ATTRIBUTES]
+    return ", ".join([*(tags or []), *pairs])
 
 
 @app.command(epilog="Example: warmup doctor --db bench.duckdb")
@@ -159,6 +187,8 @@ def doctor(
 ) -> None:
     """Read every table of a store in full, read-only, and say which ones are damaged
     (a block whose checksum does not match, a file cut short). Exit 1 when any is."""
+    from toolkit.store import check_tables, damaged_store_error
+
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
     checks = check_tables(db, lock_timeout=None)

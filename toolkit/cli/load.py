@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from toolkit.analyze.compare import compare_findings
-from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
 from toolkit.cli.common import (
     ColumnsOption,
     ConfigOption,
@@ -36,19 +34,12 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.errors import UsageError
-from toolkit.ingest import PathReport
-from toolkit.pipeline.findings import finalized
-from toolkit.pipeline.load import (
-    DEFAULT_APDEX,
-    apdex_thresholds,
-    check_steady_bounds,
-    compare_report,
-    load_report,
-    parse_steady_bound,
-    parse_window,
-)
-from toolkit.store import Store, open_store
+
+if TYPE_CHECKING:
+    from toolkit.ingest import PathReport
+    from toolkit.store import Store
 
 ApdexOption = Annotated[
     str | None,
@@ -73,13 +64,16 @@ ApdexPerLabelOption = Annotated[
 WindowOption = Annotated[
     str | None,
     typer.Option(
-        "--window",
+        "--load-window",
         help="Window of the throughput and latency series: 1s, 500ms, 1m (at least 1ms). "
         "A label with fewer than 10 windows is too-short: use a smaller window. "
         "[default: the config file's load_window, else 1s]",
         metavar="DURATION",
     ),
 ]
+#: The option's old spelling, kept working but no longer shown: ``--window`` is a duration
+#: here and a count of hot iterations elsewhere (``warmup report --hot-window``).
+OldWindowOption = Annotated[str | None, typer.Option("--window", hidden=True, metavar="DURATION")]
 
 SteadyFromOption = Annotated[
     str | None,
@@ -195,15 +189,14 @@ def _apdex_text(limits: dict[str, Any]) -> str:
     return text
 
 
-def _print_load(payload: dict[str, Any]) -> None:
+def _print_load(payload: dict[str, Any], output_format: OutputFormat = OutputFormat.table) -> None:
     """Per suite: a throughput table (warm-up end, cool-down start, steady rate with its
     95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
     each readable at 80 columns."""
-    from rich.console import Console
-
     from toolkit.numbers import fmt_error_pct, fmt_interval
+    from toolkit.pipeline.load import DEFAULT_APDEX
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     for suite in payload["suites"]:
         # the suite's name (a file name: any length) heads both tables on its own line,
         # so the narrow latency table does not fold it into its title
@@ -294,7 +287,7 @@ def _print_load(payload: dict[str, Any]) -> None:
 
 @app.command(
     epilog=(
-        "Example: warmup load results.jtl jmeter.log --window 5s;  "
+        "Example: warmup load results.jtl jmeter.log --load-window 5s;  "
         "warmup load latin.csv --encoding cp1252"
     )
 )
@@ -303,6 +296,7 @@ def load(
     paths: PathsArgument = None,
     db: DbOption = None,
     window: WindowOption = None,
+    old_window: OldWindowOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     suite: Annotated[
@@ -310,6 +304,7 @@ def load(
         typer.Option("--suite", help="Only this suite (repeatable).", metavar="NAME"),
     ] = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     format: FormatOption = None,
     encoding: EncodingOption = None,
     delimiter: DelimiterOption = None,
@@ -333,8 +328,12 @@ def load(
     named after the file (to join files into one suite: warmup ingest --suite NAME --db
     STORE). With --db and files, only those files' suites are shown.
     """
+    from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import apdex_thresholds, load_report
+
     settings = settings_of(config)
-    window_s = _window(window or settings.load_window)
+    window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
     thresholds = apdex_thresholds(
         apdex or settings.apdex, apdex_per_label or settings.apdex_per_label
@@ -361,8 +360,8 @@ def load(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        _print_load(payload)
-        print_findings(found)
+        _print_load(payload, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 
@@ -381,6 +380,8 @@ def _steady_bounds(
     steady_from: str | None, steady_to: str | None
 ) -> tuple[float | None, float | None]:
     """``--steady-from``/``--steady-to`` in seconds (None when not given)."""
+    from toolkit.pipeline.load import check_steady_bounds, parse_steady_bound
+
     bounds = (
         parse_steady_bound(steady_from, "--steady-from"),
         parse_steady_bound(steady_to, "--steady-to"),
@@ -389,17 +390,26 @@ def _steady_bounds(
     return bounds
 
 
-def _window(text: str) -> float:
-    """``--window`` in seconds; a value it cannot use is an option value error (exit 1)."""
-    return parse_window(text)
+def _window(window: str | None, old_window: str | None, default: str) -> float:
+    """``--load-window`` (or its old spelling ``--window``; else ``default``, the config's)
+    in seconds; a value it cannot use is an option value error (exit 1) naming the option
+    given."""
+    from toolkit.pipeline.load import parse_window
+
+    if window is not None:
+        try:
+            return parse_window(window)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--window", "--load-window", 1)) from None
+    return parse_window(old_window or default)
 
 
-def _print_compare(payload: dict[str, Any]) -> None:
+def _print_compare(
+    payload: dict[str, Any], output_format: OutputFormat = OutputFormat.table
+) -> None:
     """Rows per label: the steady measures (throughput, mean latency) with A, B and the
     ratio B/A with its Fieller interval, then the error rates (every sample) and their
     difference in points; readable at 80 columns."""
-    from rich.console import Console
-
     from toolkit.numbers import fmt_error_pct, fmt_ratio
 
     level = f"{payload.get('level', 0.95):.0%}"
@@ -436,7 +446,7 @@ def _print_compare(payload: dict[str, Any]) -> None:
             "-" if diff is None else f"B−A {100 * diff:+.2g} pt" if diff else "same",
         )
         table.add_row(*(plain(c) for c in cells), end_section=True)
-    Console(markup=False, highlight=False).print(table)
+    TableOutput(output_format).print(table)
 
 
 @app.command(
@@ -465,9 +475,11 @@ def compare(
     ],
     db: DbOption = None,
     window: WindowOption = None,
+    old_window: OldWindowOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
     format: FormatOption = None,
     encoding: EncodingOption = None,
     delimiter: DelimiterOption = None,
@@ -488,8 +500,13 @@ def compare(
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """
+    from toolkit.analyze.compare import compare_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import compare_report
+    from toolkit.store import open_store
+
     settings = settings_of(config)
-    window_s = _window(window or settings.load_window)
+    window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
     spec = input_spec(
         format=format,
@@ -528,8 +545,8 @@ def compare(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        _print_compare(payload)
-        print_findings(found)
+        _print_compare(payload, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)
 
 

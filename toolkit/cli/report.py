@@ -116,8 +116,16 @@ def report(
         ),
     ] = None,
     window: Annotated[
-        int, typer.Option("--window", help="Hot iterations in the benchmark's own hot value.")
+        int,
+        typer.Option(
+            "--hot-window", help="Hot iterations in the benchmark's own hot value (ClickBench: 2)."
+        ),
     ] = 2,
+    old_window: Annotated[
+        # the old spelling, kept working, not shown: --window is a duration in warmup load
+        int | None,
+        typer.Option("--window", hidden=True),
+    ] = None,
     compare: CompareOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
@@ -132,7 +140,7 @@ def report(
             "--load-window",
             help=(
                 "Window of the load-test and A/B analysis: 1s, 500ms, 1m (as warmup load "
-                "--window; --window here is the hot iterations of ClickBench suites)."
+                "--load-window)."
             ),
         ),
     ] = None,
@@ -213,7 +221,7 @@ def report(
         pairs = [split_compare_pair(store, value) for value in compare or []]
         params = report_params(
             tolerance=tolerance,
-            window=window,
+            window=window if old_window is None else old_window,
             compare=pairs,
             load_window_s=load_window_s,
             load_apdex=thresholds,

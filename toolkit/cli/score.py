@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolkit.analyze.score import score_findings
 from toolkit.cli.common import (
     ConfigOption,
     DbOption,
@@ -25,20 +24,21 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
-from toolkit.pipeline.findings import finalized
-from toolkit.pipeline.score import SuiteScores, score_payload, suite_scores
+from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+
+if TYPE_CHECKING:
+    from toolkit.pipeline.score import SuiteScores
 
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def print_scores(result: SuiteScores) -> None:
+def print_scores(result: SuiteScores, output_format: OutputFormat = OutputFormat.table) -> None:
     """One table of scores (sorted by combined, then hot), and one of hot score by k."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     t = result.table
     pairs = list(zip(result.suites, t.entries, strict=True))
     pairs.sort(
@@ -108,6 +108,7 @@ def score(
         typer.Option("--suite", help="Score exactly these suites (no other filter). Repeatable."),
     ] = None,
     as_json: JsonOption = False,
+    output_format: OutputFormatOption = OutputFormat.table,
 ) -> None:
     """Score suites the way the ClickBench website does: hot, cold and combined.
 
@@ -116,6 +117,10 @@ def score(
     load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
     also the hot score and rank when hot uses k = 2 .. N-1 runs.
     """
+    from toolkit.analyze.score import score_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.score import score_payload, suite_scores
+
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding)
     with analysis_store(paths, db, spec) as store:
@@ -127,6 +132,6 @@ def score(
     if as_json:
         print_json({**payload, "findings": [f.as_json() for f in found]})
     else:
-        print_scores(result)
-        print_findings(found)
+        print_scores(result, output_format)
+        print_findings(found, err=output_format in MACHINE_FORMATS)
     finish(found, fail_on, settings)

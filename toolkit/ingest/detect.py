@@ -87,8 +87,8 @@ def detect(path: Path) -> str:
     raise UnrecognisedFormatError(
         path,
         f"format not recognised (known formats: {known}); choose one with --format NAME "
-        "(warmup ingest, load, compare, report), or for a CSV JTL without a header give "
-        "its --columns",
+        "(every command that reads files), or for a CSV JTL without a header give its "
+        "--columns (warmup ingest, load, compare, report)",
         skip_note="format not recognised (not a result file?); to read it, name it with "
         "--format NAME (a CSV JTL without a header: --columns)",
     )

@@ -1,0 +1,183 @@
+"""The command line answers at once (issue 20.4) and says only what exists (issue 20.5):
+no heavy library imported for ``--help`` or a command-line error, commands in workflow
+order, the window options named for what they are, every command and option an advice or
+error names is one the command line has."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from toolkit.cli import app
+from toolkit.cli.common import INPUT_FORMATS, WORKFLOW_ORDER
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+#: Libraries the commands need but ``--help`` and a mistyped option do not (~0.3 s).
+HEAVY = ("duckdb", "polars", "numpy", "scipy", "scipy.stats", "plotly", "pyarrow", "jinja2")
+
+_PROBE = """
+import atexit, json, sys
+atexit.register(lambda: sys.__stderr__.write(
+    "LOADED " + json.dumps([m for m in {heavy!r} if m in sys.modules]) + "\\n"))
+sys.argv = ["warmup", *{argv!r}]
+from toolkit.cli import main
+main()
+"""
+
+
+def _loaded(argv: list[str]) -> tuple[int, list[str]]:
+    """Exit code of ``warmup ARGV`` in a fresh interpreter, and which of :data:`HEAVY` it
+    had imported when it exited."""
+    env = {k: v for k, v in os.environ.items() if k != "WARMUP_DB"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=HEAVY, argv=argv)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("LOADED ")]
+    return done.returncode, json.loads(line.removeprefix("LOADED "))
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["--help"], 0),
+        (["gaps", "--help"], 0),
+        (["report", "--help"], 0),
+        (["score", "--bogus"], 2),
+        (["nosuchcommand"], 2),
+        (["load", "--output-format", "xml"], 2),
+    ],
+)
+def test_help_and_command_line_errors_import_no_heavy_library(argv: list[str], code: int) -> None:
+    """Before: ``import toolkit.cli`` loaded DuckDB, Polars, numpy, scipy and pyarrow
+    (0.33 s of its 0.47 s ``--help``, python -X importtime)."""
+    exit_code, loaded = _loaded(argv)
+    assert exit_code == code
+    assert loaded == [], f"warmup {' '.join(argv)} imported {loaded}"
+
+
+def test_the_probe_sees_a_command_that_does_load_them() -> None:
+    """The probe can fail: a command that reads a file imports DuckDB and Polars."""
+    exit_code, loaded = _loaded(["score", str(FIXTURES / "clickbench"), "--json"])
+    assert exit_code == 0
+    assert {"duckdb", "polars"} <= set(loaded)
+
+
+def test_input_formats_are_the_registry_formats() -> None:
+    """``--format``'s help lists a static tuple (no reader imported): the registry's."""
+    from toolkit.ingest import known_formats
+
+    assert tuple(INPUT_FORMATS) == tuple(sorted(known_formats()))
+
+
+def test_gaps_option_defaults_are_the_library_defaults() -> None:
+    from toolkit.analyze import gaps as analyze_gaps
+    from toolkit.cli import gaps as cli_gaps
+    from toolkit.pipeline import gaps as pipeline_gaps
+
+    assert cli_gaps.DEFAULT_TOLERANCE == analyze_gaps.DEFAULT_TOLERANCE
+    assert cli_gaps.DEFAULT_TARGET == analyze_gaps.DEFAULT_TARGET
+    assert cli_gaps.DEFAULT_COVERAGE == pipeline_gaps.DEFAULT_COVERAGE
+
+
+def test_help_lists_the_commands_in_workflow_order(runner: CliRunner) -> None:
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    registered = set(group.commands)
+    assert registered == set(WORKFLOW_ORDER)
+    text = runner.invoke(app, ["--help"]).stdout
+    listed = re.findall(r"^  ([a-z]+)\s{2,}", text.split("Commands:")[1], flags=re.M)
+    assert listed == list(WORKFLOW_ORDER)
+    assert listed[:3] == ["ingest", "suites", "doctor"] and listed[-1] == "demo"
+
+
+def _options() -> dict[str, set[str]]:
+    """Every command's option names, hidden ones included."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    return {
+        name: {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        for name, command in group.commands.items()
+    }
+
+
+def test_window_options_are_named_for_what_they_are(runner: CliRunner) -> None:
+    """``report --window`` was hot iterations and ``load --window`` a duration: now
+    ``--hot-window`` and ``--load-window``; ``--window`` still works, unlisted."""
+    options = _options()
+    for name in ("load", "compare", "report"):
+        assert "--load-window" in options[name] and "--window" in options[name], name
+    assert "--hot-window" in options["report"]
+    for name in ("load", "compare", "report"):
+        shown = runner.invoke(app, [name, "--help"]).stdout
+        assert not re.search(r"--window\b", shown), name
+    jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
+    new = runner.invoke(app, ["load", jtl, "--json", "--load-window", "2s"])
+    old = runner.invoke(app, ["load", jtl, "--json", "--window", "2s"])
+    default = runner.invoke(app, ["load", jtl, "--json"])
+    assert new.exit_code == old.exit_code == default.exit_code == 0
+    assert json.loads(new.stdout) == json.loads(old.stdout) != json.loads(default.stdout)
+    bad = runner.invoke(app, ["load", jtl, "--load-window", "0"])
+    assert bad.exit_code == 1 and "--load-window '0'" in bad.stderr
+
+
+def _string_literals() -> list[tuple[Path, str]]:
+    """Every string constant of the package (f-string parts included)."""
+    found = []
+    for path in sorted((ROOT / "toolkit").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append((path, node.value))
+    return found
+
+
+def test_every_named_command_and_option_exists() -> None:
+    """Each ``warmup COMMAND`` and each ``--option`` that a message, advice or help text of
+    the package names is a command / an option of some command (the unrecognised-format
+    advice named 4 of the 9 commands that take --format; the load findings advised
+    ``--window 500ms``, in warmup report the hot iterations)."""
+    options = _options()
+    every_option = set().union(*options.values()) | {"--help"}
+    commands = set(options)
+    wrong = []
+    for path, text in _string_literals():
+        # "another warmup process": the program, not a command
+        for command in re.findall(r"(?<!another )\bwarmup ([a-z][a-z-]+)\b", text):
+            if command not in commands:
+                wrong.append(f"{path.relative_to(ROOT)}: warmup {command}")
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*[a-z])(?![\w-])", text):
+            if option not in every_option:
+                wrong.append(f"{path.relative_to(ROOT)}: {option}")
+    # pip's, in the advice to reinstall a package whose resources are missing
+    foreign = {"--force-reinstall"}
+    wrong = [w for w in wrong if w.split(": ")[1] not in foreign]
+    assert not wrong, sorted(set(wrong))
+
+
+def test_unrecognised_format_advice_names_every_command_taking_format(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    stray = tmp_path / "notes.txt"
+    stray.write_text("not a result file\n", encoding="utf-8")
+    options = _options()
+    takes_format = sorted(name for name, opts in options.items() if "--format" in opts)
+    assert len(takes_format) >= 9
+    for name in ("gaps", "detect", "score", "cache"):
+        assert name in takes_format
+        done = runner.invoke(app, [name, str(stray)])
+        assert done.exit_code == 1
+        assert "--format NAME (every command that reads files)" in done.stderr, done.stderr

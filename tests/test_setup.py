@@ -1,0 +1,37 @@
+"""The README's set-up is what CI runs, and a developer's run skips the slow tests with a
+reason (issue 20.1, 20.2)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^python -m pip install -e '\.\[test\]' && .*$", readme, flags=re.M)
+    assert len(commands) == 1, commands
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[0] in ci
+    assert "-n auto" in commands[0] and "--durations=15" in commands[0]
+    assert "python3 -m venv" in "\n".join(ci)
+
+
+def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("WARMUP_REQUIRE_ALL", "WARMUP_SLOW")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/test_wheel.py", "-q", "-rs", "-p", "no:xdist"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "1 skipped" in done.stdout
+    assert "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in done.stdout
