@@ -159,14 +159,18 @@ def print_grid(
     console.print()
 
 
-def print_gap_summary(results: Sequence[SuiteGaps], *, window: int = 2) -> None:
+def print_gap_summary(
+    results: Sequence[SuiteGaps],
+    *,
+    window: int = 2,
+    output_format: OutputFormat = OutputFormat.table,
+) -> None:
     """One table for every suite: runs, the window's gap (k = ``window``, ClickBench's
     min of 2 hot runs) and queries within tolerance, and the k that reaches the target.
     Issue 19: 1,000 rich tables were 43 % of ``warmup gaps`` on 2,000 results."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(markup=False, highlight=False)
+    console = TableOutput(output_format)
     table = Table(
         title=plain(f"{len(results)} suites: the window (k = {window}) against the reference"),
         title_justify="left",
@@ -185,7 +189,8 @@ def print_gap_summary(results: Sequence[SuiteGaps], *, window: int = 2) -> None:
             plain("-" if t.k_for_target is None else str(t.k_for_target)),
         )
     console.print(table)
-    console.print(plain("Every suite's table: --per-suite."), soft_wrap=True)
+    if output_format not in MACHINE_FORMATS:
+        info("Every suite's table: --per-suite.")
 
 
 def print_gap_tables(
@@ -375,7 +380,7 @@ def gaps(
     if as_json:
         print_json(gaps_payload(results, coverage=coverage, findings=found))
     elif len(results) > 1 and not (per_suite or per_query or grid):
-        print_gap_summary(results)
+        print_gap_summary(results, output_format=output_format)
     else:
         print_gap_tables(
             results,
