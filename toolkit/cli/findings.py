@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from toolkit.analyze.findings import Finding
 from toolkit.cli.common import (
     EXIT_FINDING,
     ConfigOption,
@@ -27,7 +28,7 @@ from toolkit.cli.common import (
     settings_of,
     with_errors,
 )
-from toolkit.config import check_fail_level
+from toolkit.config import Settings, check_fail_level
 from toolkit.numbers import plural
 
 if TYPE_CHECKING:
@@ -44,6 +45,21 @@ JunitOption = Annotated[
         metavar="FILE",
     ),
 ]
+
+
+def _findings_of(
+    paths: list[Path] | None,
+    db: Path | None,
+    format: str | None,
+    encoding: str | None,
+    settings: Settings,
+) -> list[Finding]:
+    """Every finding of the inputs (or ``--db``), ranked: what both commands act on."""
+    from toolkit.pipeline.findings import store_findings
+
+    spec = input_spec(format=format, encoding=encoding)
+    with analysis_store(paths, db, spec) as store:
+        return store_findings(store, settings)
 
 
 @app.command(
@@ -63,12 +79,9 @@ def findings(
     """Every finding on the inputs, problems first, then by the size of the effect: what
     the report shows first, and the union of what gaps, detect, score, load and cache say.
     """
-    from toolkit.pipeline.findings import store_findings
 
     settings = settings_of(config)
-    spec = input_spec(format=format, encoding=encoding)
-    with analysis_store(paths, db, spec) as store:
-        found = store_findings(store, settings)
+    found = _findings_of(paths, db, format, encoding, settings)
     if as_json:
         print_json({"findings": [f.as_json() for f in found]})
     elif found:
@@ -95,13 +108,11 @@ def check(
     """The CI gate: exit 0 when no finding reaches --fail-on (default: problem, or the
     config file's fail_on), 4 when one does; each failing finding on one line.
     """
-    from toolkit.pipeline.findings import failing, store_findings
+    from toolkit.pipeline.findings import failing
 
     settings = settings_of(config)
     level = check_fail_level(fail_on or settings.fail_on)
-    spec = input_spec(format=format, encoding=encoding)
-    with analysis_store(paths, db, spec) as store:
-        found = store_findings(store, settings)
+    found = _findings_of(paths, db, format, encoding, settings)
     hits = failing(found, level)
     if junit is not None:
         from toolkit.report.junit import junit_xml

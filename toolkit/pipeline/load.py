@@ -194,11 +194,9 @@ _SAMPLES = (
 )
 
 
-def parse_steady_bound(text: str | None, option: str) -> float | None:
-    """``--steady-from``/``--steady-to``: ``30s``, ``1m``, ``500ms`` or a bare number of
-    seconds from the first sample start → seconds (≥ 0); None stays None."""
-    if text is None:
-        return None
+def _duration_s(text: str) -> float | None:
+    """``500ms``, ``30s``, ``2m`` or a bare number of seconds → seconds; None when it is no
+    such duration (the callers say which option and what it takes)."""
     raw = text.strip().lower()
     scale = 1.0
     for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
@@ -206,11 +204,19 @@ def parse_steady_bound(text: str | None, option: str) -> float | None:
             raw, scale = raw[: -len(suffix)], factor
             break
     try:
-        value = float(raw) * scale
+        return float(raw) * scale
     except ValueError:
-        raise UsageError(
-            f"{option} {text!r}: expected seconds from the first sample, e.g. 30s, 1m"
-        ) from None
+        return None
+
+
+def parse_steady_bound(text: str | None, option: str) -> float | None:
+    """``--steady-from``/``--steady-to``: ``30s``, ``1m``, ``500ms`` or a bare number of
+    seconds from the first sample start → seconds (≥ 0); None stays None."""
+    if text is None:
+        return None
+    value = _duration_s(text)
+    if value is None:
+        raise UsageError(f"{option} {text!r}: expected seconds from the first sample, e.g. 30s, 1m")
     if not (math.isfinite(value) and value >= 0):
         raise UsageError(f"{option} {text!r}: must be 0 or more (seconds from the first sample)")
     return value
@@ -227,16 +233,9 @@ def check_steady_bounds(steady_from_s: float | None, steady_to_s: float | None) 
 
 def parse_window(text: str) -> float:
     """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0)."""
-    raw = text.strip().lower()
-    scale = 1.0
-    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if raw.endswith(suffix):
-            raw, scale = raw[: -len(suffix)], factor
-            break
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        raise UsageError(f"--window {text!r}: expected e.g. 1s, 500ms, 2m") from None
+    value = _duration_s(text)
+    if value is None:
+        raise UsageError(f"--window {text!r}: expected e.g. 1s, 500ms, 2m")
     if not value >= 0.001:
         raise UsageError(f"--window {text!r}: must be at least 1ms")
     return value
