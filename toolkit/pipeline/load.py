@@ -26,6 +26,7 @@ from toolkit.analyze.load_findings import (
     log_disagreement_findings,
     several_summarisers_finding,
 )
+from toolkit.analyze.time_bounds import MAX_WINDOWS, out_of_range_finding
 from toolkit.analyze.timeseries import (
     ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
@@ -45,7 +46,7 @@ from toolkit.analyze.timeseries import (
     summary_interval,
 )
 from toolkit.errors import UsageError
-from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
+from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, IN_FENCES, TC_PREFIX, TIME_FENCES
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
@@ -181,14 +182,18 @@ _LABEL = (
     f"CASE WHEN starts_with(label, '{ALL}') AND regexp_full_match(label, "
     f"'{ALL}( \\(label\\))*') THEN label || '{USER_ALL_SUFFIX}' ELSE label END"
 )
+_NOT_EMPTY_TC = f"NOT coalesce(starts_with(s.response_message, '{EMPTY_TC_PREFIX}'), false)"
 #: The samples the load analysis reads: all but empty transaction-controller samples
 #: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
-#: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+#: everywhere, APDEX Total included (research/jmeter.md §4.4), and rows out of their
+#: suite's time range (:mod:`toolkit.analyze.time_bounds`: one such row made the windows
+#: span centuries). They stay in the store.
 #: Labels are renamed by :data:`USER_ALL_SUFFIX` here, so every table, series and
 #: comparison of ``warmup load`` names a label the same way.
 _SAMPLES = (
-    f"(SELECT * REPLACE ({_LABEL} AS label) FROM samples WHERE NOT "
-    f"coalesce(starts_with(response_message, '{EMPTY_TC_PREFIX}'), false))"
+    f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
+    f"JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id "
+    f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
 )
 
 
@@ -358,6 +363,29 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
     )
 
 
+def _out_of_range_count(store: Store, suite_id: int) -> int:
+    """The suite's rows that :data:`_SAMPLES` leaves out as outside its time fences."""
+    row = store.con.execute(
+        f"""SELECT count(*) FROM samples s JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id
+            WHERE s.suite_id = ? AND {_NOT_EMPTY_TC} AND NOT {IN_FENCES}""",
+        [suite_id],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_window_count(name: str, span_ms: int, window_ms: int) -> None:
+    """Refuse a series of more than :data:`MAX_WINDOWS` windows (its arrays would not fit
+    in memory) with the --window that fits."""
+    windows = span_ms // window_ms + 1
+    if windows > MAX_WINDOWS:
+        fits = math.ceil(span_ms / MAX_WINDOWS / 1000)
+        raise UsageError(
+            f"suite {name}: its samples span {span_ms / 86_400_000:.0f} days, "
+            f"{windows} windows of {window_ms / 1000:g} s (at most {MAX_WINDOWS}); pass "
+            f"--window {fits}s or more, or ingest its runs as separate suites"
+        )
+
+
 def window_series(
     store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
 ) -> pl.DataFrame:
@@ -391,6 +419,7 @@ def window_series(
     if span is None or span[0] is None or span[1] is None:
         return pl.DataFrame()
     t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
+    _check_window_count(f"#{suite_id}", (last_w - first_w) * window_ms, window_ms)
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
     params: list[Any] = [t0, window_ms, suite_id]
@@ -657,6 +686,8 @@ def analyze_load_suite(
     ).fetchone()
     assert bounds is not None
     t0 = int(bounds[0]) if bounds[0] is not None else None
+    if t0 is not None and bounds[1] is not None:
+        _check_window_count(name, int(bounds[1]) - t0, window_ms)
     label_apdex = _label_apdex_counts(store, suite_id, apdex)
     # ALL is the whole suite, as the dashboard's Total: the default thresholds
     all_apdex = _apdex_counts(*apdex.overall_ms)
@@ -773,6 +804,13 @@ def analyze_load_suite(
     )
     if little is not None and little.finding is not None:
         findings.append(little.finding)
+    excluded = _out_of_range_count(store, suite_id)
+    if excluded:
+        findings.append(
+            out_of_range_finding(
+                name, excluded, excluded + int(has_samples[0] if has_samples else 0)
+            )
+        )
     logs = _run_logs(store, suite_id, name, results[ALL].samples, findings)
     return {
         "suite": name,
