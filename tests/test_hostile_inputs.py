@@ -7,11 +7,15 @@ from ``wait4`` (benchmarks/hostile_inputs.py records the same cases' time and RS
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import os
 import resource
 import subprocess
+import tempfile
+import threading
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +24,8 @@ from store_checks import subprocess_env, warmup_cmd
 
 from toolkit import IngestOptions, ingest_file, open_store
 from toolkit.analyze.time_bounds import MIN_FENCE_MS, time_fences
+from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import check_expansion, expanded_size
 from toolkit.pipeline.load import load_report
 
 #: the address space a command may take (the virtual reservations of DuckDB and Polars
@@ -40,30 +46,34 @@ class Run:
 
 def bounded_run(*args: str | Path, timeout: float = 120) -> Run:
     """``warmup ARGS`` in a subprocess limited to :data:`ADDRESS_LIMIT` bytes of address
-    space; its peak RSS (MB) from ``wait4``."""
+    space; its own peak RSS (MB) from ``wait4`` (RUSAGE_CHILDREN is the largest child's
+    of the whole test session)."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
 
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        warmup_cmd(*args),
-        env=subprocess_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=limit,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        proc.kill()
-    seconds = time.perf_counter() - start
-    # communicate() reaped the child; its rusage is the largest child's so far, so read
-    # it before and after in the caller's process is not needed: RUSAGE_CHILDREN's max
-    # bounds this child's from above
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return Run(proc.returncode, out, err, seconds, peak)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            warmup_cmd(*args), env=subprocess_env(), stdout=out, stderr=err, preexec_fn=limit
+        )
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            proc.returncode,
+            out.read().decode(),
+            err.read().decode(),
+            seconds,
+            usage.ru_maxrss / 1024,
+        )
 
 
 #: (what is wrong, timeStamp, elapsed); None: the file's own first timeStamp
@@ -214,3 +224,87 @@ def test_a_span_beyond_the_window_limit_is_one_line(tmp_path: Path) -> None:
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "--window" in lines[0] and "windows" in lines[0], lines
     assert os.path.getsize(db) > 0
+
+
+def _gzip_bomb(out: Path, header: bytes, megabytes: int = 256) -> Path:
+    """A gzip of ``header`` then ``megabytes`` MiB of newlines: 1028:1, deflate's ceiling."""
+    pack = zlib.compressobj(9, wbits=31)
+    filler = b"\n" * (1 << 20)
+    with out.open("wb") as handle:
+        handle.write(pack.compress(header))
+        for _ in range(megabytes):
+            handle.write(pack.compress(filler))
+        handle.write(pack.flush())
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [
+        ("bomb.jtl.gz", b"timeStamp,elapsed,label,success\n"),
+        ("bomb.json.gz", b'{"system": "x", "date": "2026-01-01", "result": [[0.1]]'),
+    ],
+)
+def test_gzip_bomb_is_refused_in_one_line(tmp_path: Path, name: str, header: bytes) -> None:
+    """A 256 MiB gzip bomb (261 kB, 1028:1) read without --db, or ingested into a store:
+    one line naming the ratio, exit 1, the store unchanged, in seconds and under 500 MB
+    (was: the scratch store stayed in memory, sized by the 13 MB compressed size of a
+    13 GB bomb: still running after 120 s under a 4 GB limit)."""
+    bomb = _gzip_bomb(tmp_path / name, header)
+    run = bounded_run("load" if "jtl" in name else "gaps", bomb, timeout=60)
+    assert run.returncode == 1, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "gzip bomb" in lines[0] and "1000 times" in lines[0], lines
+    assert run.seconds < 30 and run.peak_rss_mb < 500
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        store.con.execute("SELECT 1")
+    before = db.read_bytes()
+    run = bounded_run("ingest", "--db", db, bomb, timeout=60)
+    assert run.returncode == 1 and "gzip bomb" in run.stderr
+    assert db.read_bytes() == before
+
+
+def test_scratch_store_is_sized_by_the_decompressed_bytes(
+    real_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real h2 JTL is 1.6 MB of gzip and 71 MB of CSV: with a 16 MB scratch limit it
+    is read into a store file, not memory (was: memory, from the compressed size)."""
+    from toolkit.cli import common
+
+    jtl = real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz"
+    packed = jtl.stat().st_size
+    with gzip.open(jtl) as stream:
+        unpacked = sum(len(chunk) for chunk in iter(lambda: stream.read(1 << 20), b""))
+    limit = 16 << 20
+    assert packed < limit < unpacked
+    assert expanded_size(jtl, 1 << 40) == unpacked
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", limit)
+    with common.scratch_store([jtl]) as store:
+        assert store.path is not None
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", unpacked + 1)
+    with common.scratch_store([jtl]) as store:
+        assert store.path is None
+
+
+def test_input_and_whole_file_limits(
+    real_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gzip expanding beyond the input limit (20 GB by default; 10 MB here against the
+    real 71 MB JTL) and a whole-read file beyond its limit (256 MiB; 1 MiB here) are one
+    :class:`InputFormatError` each; a multi-member gzip counts every member."""
+    from toolkit.ingest import guarded
+
+    jtl = real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz"
+    check_expansion(jtl)
+    with pytest.raises(InputFormatError, match="beyond 10000000 bytes"):
+        check_expansion(jtl, max_bytes=10_000_000)
+    members = tmp_path / "two.gz"
+    members.write_bytes(gzip.compress(b"a" * 3000) + gzip.compress(b"b" * 1500))
+    assert expanded_size(members, 1 << 30) == 4500
+    monkeypatch.setattr(guarded, "MAX_WHOLE_FILE_BYTES", 1 << 20)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (2 << 20))
+    with pytest.raises(InputFormatError, match="more than 1 MiB"):
+        guarded.file_bytes(big)
+    assert guarded.file_bytes(members) == b"a" * 3000 + b"b" * 1500
