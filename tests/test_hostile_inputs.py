@@ -308,3 +308,15 @@ def test_input_and_whole_file_limits(
     with pytest.raises(InputFormatError, match="more than 1 MiB"):
         guarded.file_bytes(big)
     assert guarded.file_bytes(members) == b"a" * 3000 + b"b" * 1500
+
+
+def test_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    """A FIFO given as input: one line, exit 1, at once (was: opening it blocked until a
+    writer came, forever)."""
+    fifo = tmp_path / "results.jtl"
+    os.mkfifo(fifo)
+    run = bounded_run("load", fifo, timeout=30)
+    assert run.returncode == 1, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a regular file" in lines[0], lines
+    assert run.seconds < 20

@@ -200,6 +200,11 @@ def _ingest(
         raise InputFormatError(path, "no such file")
     if path.is_dir():
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
+    if not path.is_file():
+        # opening a FIFO blocks until a writer comes, reading a device never ends
+        raise InputFormatError(
+            path, "is not a regular file (a FIFO, socket or device); save the results to a file"
+        )
     check_expansion(path)
     ingester = _loader_for(path, format, options, named=named)
     sha = file_sha256(path)

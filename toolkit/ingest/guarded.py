@@ -34,6 +34,10 @@ MAX_JSON_DEPTH = 200
 #: cut stream (``EOFError``), and a corrupt deflate block (``zlib.error``, found by fuzzing).
 GZIP_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error)
 
+#: Longest run time accepted (s), about 32 years: no benchmark run lasts longer, and 10³⁰⁸ s
+#: runs overflowed every sum of the analysis (math.fsum: OverflowError, exit 3).
+MAX_RUN_SECONDS = 1e9
+
 #: Value range of the store's integer column types, by width in bits.
 INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
 _ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
