@@ -320,3 +320,38 @@ def test_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a regular file" in lines[0], lines
     assert run.seconds < 20
+
+
+def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
+    """A JTL of 1,000 distinct labels (label i has i % 7 + 1 samples): the report's load
+    tables hold ALL and the 99 busiest labels with one line counting the other 901, its
+    embedded data says so (``labels_not_shown``), and ``warmup load --json`` keeps all
+    1,001 rows (was: every label in every table; 100,000 labels made a 205 MB report)."""
+    from report_checks import report_of
+
+    from toolkit.report.sections import MAX_LOAD_TABLE_LABELS
+
+    jtl = tmp_path / "labels.csv"
+    t0 = 1_795_316_507_125
+    rows = [
+        f"{t0 + 7 * i + k},{10 + k},label {i},200,OK,TG 1-{i % 10},true,10\n"
+        for i in range(1000)
+        for k in range(i % 7 + 1)
+    ]
+    jtl.write_text(
+        "timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,allThreads\n"
+        + "".join(sorted(rows))
+    )
+    html, data = report_of(jtl)
+    suite = data["sections"]["load"]["suites"][0]
+    shown = [lab["label"] for lab in suite["labels"]]
+    assert len(shown) == MAX_LOAD_TABLE_LABELS == 100 and shown[0] == "ALL"
+    # truth from the rows written: the busiest labels are those with 7 samples
+    busiest = {f"label {i}" for i in range(1000) if i % 7 == 6}
+    assert set(shown[1:]) <= busiest and suite["labels_not_shown"] == 901
+    assert "901 more labels with fewer samples not in the tables" in html
+    assert {row["transaction"] for row in suite["dashboard"]} == {*shown[1:], "Total"}
+    with open_store() as store:
+        ingest_file(store, jtl)
+        full = load_report(store)["suites"][0]
+    assert len(full["labels"]) == 1001 and "labels_not_shown" not in full

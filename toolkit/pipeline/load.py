@@ -727,15 +727,23 @@ def analyze_load_suite(
     if steady_to_s is not None:
         user_to = math.floor(steady_to_s / window_s + 1e-9)
     all_samples = int(counts.filter(pl.col("label") == ALL)["samples"].sum())
+    # each label's windows, split once (a filter per label read every label's windows:
+    # 100,000 labels took minutes)
+    by_label = (
+        {key[0]: part for key, part in windows.partition_by("label", as_dict=True).items()}
+        if t0 is not None
+        else {}
+    )
+    empty = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
     # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
     for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
         if t0 is None:
-            frame = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
+            frame = empty
         elif label == ALL:
             frame = windows_all
         else:
-            frame = windows.filter(pl.col("label") == label)
+            frame = by_label.get(label, windows.clear())
         results[label] = analyze_windows(
             label,
             frame,
