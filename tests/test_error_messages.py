@@ -130,7 +130,7 @@ def non_numeric_run_csv(tmp: Path, db: Path) -> tuple[list[str], list[str]]:
     path = tmp / "iterations.csv"
     path.write_text("suite,query,iteration,seconds\ns,q1,0,0.5\ns,q1,1,fast\n")
     return ["ingest", "--db", str(db), str(path)], [
-        f"Error: {path}:3: column 'seconds': 'fast' is not a finite number of seconds >= 0, "
+        f"Error: {path}:3: column 'seconds': 'fast' is not a number of seconds from 0 to 1e+09, "
         "or empty for a failed run"
     ]
 

@@ -550,7 +550,7 @@ def run_ingest(
     return report
 
 
-#: Input files of this total size and more are read into a temporary store file instead of
+#: Input files of this total size (decompressed: a 12.5 MB gzip can hold 12 GB) and more are read into a temporary store file instead of
 #: memory: DuckDB's in-memory tables hold ~250 bytes per JTL row (2.5 GB of RAM for a 1.2 GB,
 #: 10M-row JTL), a store file keeps the peak near 1 GB whatever the size, for ~50 % more CPU
 #: time (benchmarks/RESULTS.md).
@@ -562,10 +562,11 @@ def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
     """A store for reading ``paths`` without ``--db``: in memory, or a temporary store file
     (deleted afterwards) when the files among ``paths`` add up to ``SCRATCH_FILE_BYTES``."""
     from toolkit.ingest import candidate_files
+    from toolkit.ingest.guarded import expanded_size
     from toolkit.store import open_store
 
     files = [f for p in paths for f in (candidate_files(p) if p.is_dir() else [p])]
-    size = sum(f.stat().st_size for f in files if f.is_file())
+    size = sum(expanded_size(f, SCRATCH_FILE_BYTES) for f in files if f.is_file())
     if size < SCRATCH_FILE_BYTES:
         with open_store() as store:
             yield store

@@ -23,6 +23,7 @@ from toolkit.errors import (
     UnrecognisedFormatError,
     UsageError,
 )
+from toolkit.ingest.guarded import check_expansion
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
 from toolkit.ingest.runs import join_run_logs
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
@@ -202,6 +203,12 @@ def _ingest(
         raise InputFormatError(path, "no such file")
     if path.is_dir():
         raise InputFormatError(path, "is a directory; use ingest_path() for folders")
+    if not path.is_file():
+        # opening a FIFO blocks until a writer comes, reading a device never ends
+        raise InputFormatError(
+            path, "is not a regular file (a FIFO, socket or device); save the results to a file"
+        )
+    check_expansion(path)
     ingester = _loader_for(path, format, options, named=named)
     sha = file_sha256(path)
     staged = group is not None and ingester.staged and not options.replace

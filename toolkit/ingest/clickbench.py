@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import file_bytes, parse_json
+from toolkit.ingest.guarded import MAX_RUN_SECONDS, file_bytes, parse_json
 from toolkit.ingest.registry import Ingester, IngestOptions, SkipFile, register
 from toolkit.store import SourceWriter
 
@@ -116,8 +116,12 @@ def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
         raise InputFormatError(path, "expected an array of per-query arrays", field="result")
     rows: list[list[float | None]] = []
     for q, row in enumerate(result):
-        # fast path for the usual row of finite floats >= 0 (NaN and inf fail the range)
-        if type(row) is list and row and all(type(v) is float and 0.0 <= v < math.inf for v in row):
+        # fast path for the usual row of finite floats in range (NaN and inf fail it)
+        if (
+            type(row) is list
+            and row
+            and all(type(v) is float and 0.0 <= v <= MAX_RUN_SECONDS for v in row)
+        ):
             rows.append(row)
             continue
         if row is None:
@@ -141,10 +145,11 @@ def parse_result_rows(path: Path, result: Any) -> list[list[float | None]]:
                     field=f"result[{q}][{r}]",
                 )
             seconds = _as_float(value)
-            if seconds is None or seconds < 0:
+            if seconds is None or not 0 <= seconds <= MAX_RUN_SECONDS:
                 raise InputFormatError(
                     path,
-                    f"run time {json.dumps(value)[:60]} is not a number of seconds >= 0",
+                    f"run time {json.dumps(value)[:60]} is not a number of seconds from 0 to "
+                    f"{MAX_RUN_SECONDS:g} (32 years)",
                     field=f"result[{q}][{r}]",
                 )
             values.append(seconds)

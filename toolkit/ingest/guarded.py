@@ -34,6 +34,10 @@ MAX_JSON_DEPTH = 200
 #: cut stream (``EOFError``), and a corrupt deflate block (``zlib.error``, found by fuzzing).
 GZIP_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, zlib.error)
 
+#: Longest run time accepted (s), about 32 years: no benchmark run lasts longer, and 10³⁰⁸ s
+#: runs overflowed every sum of the analysis (math.fsum: OverflowError, exit 3).
+MAX_RUN_SECONDS = 1e9
+
 #: Value range of the store's integer column types, by width in bits.
 INT_RANGES = {32: (-(2**31), 2**31 - 1), 64: (-(2**63), 2**63 - 1)}
 _ARROW_BITS = {pa.int32(): 32, pa.int64(): 64}
@@ -48,16 +52,119 @@ def damaged_gzip(path: Path, reason: object) -> InputFormatError:
     )
 
 
+#: A gzip input expanding to more than this many times its own size is refused as a gzip
+#: bomb: deflate's ceiling is 1032:1, reached only by long runs of one byte; the real
+#: JTLs of ../shared/real/jmeter-runs expand 45:1.
+MAX_GZIP_RATIO = 1000
+#: Most bytes one input may hold, decompressed (README: input limits).
+MAX_INPUT_BYTES = 20 * 10**9
+#: Most bytes of a file that is read whole into memory (ClickBench results, query
+#: profiles, summariser logs), decompressed: kilobytes to megabytes in practice.
+MAX_WHOLE_FILE_BYTES = 256 << 20
+_CHUNK = 1 << 20
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether ``path`` starts with the gzip magic."""
+    with path.open("rb") as probe:
+        return probe.read(2) == b"\x1f\x8b"
+
+
+def _count_expansion(path: Path, limit: int, max_ratio: float | None) -> tuple[int, int]:
+    """``(decompressed, compressed)`` bytes of the gzip ``path`` (every member) read in
+    one streaming pass that stops once past ``limit`` decompressed bytes (``limit + 1``
+    then), or, with ``max_ratio``, once the bytes out exceed ``max_ratio`` times the bytes
+    in after :data:`_RATIO_AFTER` (a bomb is refused in a fraction of a second, not after
+    decompressing 1000 times its size); a damaged stream counts up to the damage. zlib
+    directly: Python's gzip reader decompresses 6 times slower."""
+    count = consumed = 0
+    inflate = zlib.decompressobj(wbits=31)
+    with path.open("rb") as raw:
+        try:
+            while count <= limit:
+                data = raw.read(1 << 16)
+                if not data:
+                    break
+                consumed += len(data)
+                while data and count <= limit:
+                    count += len(inflate.decompress(data, _CHUNK))
+                    data = inflate.unconsumed_tail
+                    if inflate.eof:  # the next member of a multi-member file
+                        data = inflate.unused_data
+                        inflate = zlib.decompressobj(wbits=31)
+                    if (
+                        max_ratio is not None
+                        and count >= _RATIO_AFTER
+                        and count > max_ratio * consumed
+                    ):
+                        return count, consumed
+        except zlib.error:
+            pass
+    return min(count, limit + 1), consumed
+
+
+#: decompressed bytes after which :func:`check_expansion` judges the ratio so far
+_RATIO_AFTER = 16 << 20
+
+
+def expanded_size(path: Path, limit: int) -> int:
+    """The bytes ``path`` holds decompressed (its size when not gzip), counted in one
+    streaming pass that stops once past ``limit`` (then ``limit + 1``), or early at a
+    gzip bomb's ratio (:func:`check_expansion` refuses it); a damaged gzip stream counts
+    up to the damage (the ingester reports it)."""
+    if not is_gzip(path):
+        return path.stat().st_size
+    return _count_expansion(path, limit, MAX_GZIP_RATIO)[0]
+
+
+def check_expansion(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> None:
+    """Refuse a gzip ``path`` that expands beyond :data:`MAX_GZIP_RATIO` times its size
+    or beyond ``max_bytes`` (a gzip bomb), in one :class:`InputFormatError`, before any
+    reader holds its content; plain files pass (their size is what a reader gets)."""
+    if not is_gzip(path):
+        return
+    packed = path.stat().st_size
+    count, consumed = _count_expansion(path, max_bytes, MAX_GZIP_RATIO)
+    if count > MAX_GZIP_RATIO * max(consumed, 1) and count >= _RATIO_AFTER:
+        why = f"more than {MAX_GZIP_RATIO} times the bytes it was read from ({packed} in all)"
+    elif count > max_bytes:
+        why = f"beyond {max_bytes} bytes (the input limit)"
+    else:
+        return
+    raise InputFormatError(
+        path,
+        f"gzip stream expands to {why}: a gzip bomb or a damaged file; refused unread. "
+        "Decompress it yourself (gzip -dc) if it is a real result",
+    )
+
+
 def file_bytes(path: Path) -> bytes:
     """The whole content of ``path``, decompressed when it starts with the gzip magic; a
-    damaged gzip stream is one :class:`InputFormatError`."""
-    raw = path.read_bytes()
-    if raw[:2] != b"\x1f\x8b":
-        return raw
-    try:
-        return gzip.decompress(raw)
-    except GZIP_ERRORS as exc:
-        raise damaged_gzip(path, exc) from None
+    damaged gzip stream, or content beyond :data:`MAX_WHOLE_FILE_BYTES`, is one
+    :class:`InputFormatError` (read no further than the limit)."""
+    # read(n) of a plain file allocates n bytes at once: plain files by their size, gzip
+    # streams in chunks
+    if not is_gzip(path):
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= MAX_WHOLE_FILE_BYTES else b""
+    else:
+        chunks: list[bytes] = []
+        size = 0
+        with gzip.open(path, "rb") as stream:
+            try:
+                while size <= MAX_WHOLE_FILE_BYTES and (chunk := stream.read(_CHUNK)):
+                    chunks.append(chunk)
+                    size += len(chunk)
+            except GZIP_ERRORS as exc:
+                raise damaged_gzip(path, exc) from None
+        raw = b"".join(chunks)
+    if size > MAX_WHOLE_FILE_BYTES:
+        raise InputFormatError(
+            path,
+            f"holds more than {MAX_WHOLE_FILE_BYTES >> 20} MiB (decompressed): too large for "
+            "a result, profile or log file, which this format reads whole; split it",
+        )
+    return raw
 
 
 def open_decompressed(path: Path) -> BinaryIO:

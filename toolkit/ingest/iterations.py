@@ -13,7 +13,7 @@ import duckdb
 import polars as pl
 
 from toolkit.errors import InputFormatError
-from toolkit.ingest.guarded import quoted
+from toolkit.ingest.guarded import MAX_RUN_SECONDS, quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register
 from toolkit.store import SourceWriter, Store
 
@@ -95,7 +95,8 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
         converted = raw.cast(dtype, strict=False)
         bad = converted.is_null() & raw.is_not_null()
         if col == "seconds":
-            bad = bad | (converted.is_not_null() & ~(converted.is_finite() & (converted >= 0)))
+            in_range = converted.is_finite() & (converted >= 0) & (converted <= MAX_RUN_SECONDS)
+            bad = bad | (converted.is_not_null() & ~in_range)
         elif col in ("iteration", "process"):
             bad = bad | raw.is_null()  # a run number is required in every row
             # stored as INTEGER: a larger number is a typo, not a run number
@@ -104,7 +105,7 @@ def validate_iterations(frame: pl.DataFrame, origin: Path | str) -> pl.DataFrame
             row = int(bad.arg_true()[0])
             value = "" if raw[row] is None else raw[row]
             expected = (
-                "a finite number of seconds >= 0, or empty for a failed run"
+                f"a number of seconds from 0 to {MAX_RUN_SECONDS:g}, or empty for a failed run"
                 if col == "seconds"
                 else f"an integer from 0 to {_INT32_MAX}"
             )

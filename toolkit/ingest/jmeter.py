@@ -23,6 +23,7 @@ from pathlib import Path
 
 import duckdb
 
+from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
 from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, open_decompressed, quoted
 from toolkit.ingest.registry import (
@@ -32,6 +33,7 @@ from toolkit.ingest.registry import (
     register,
     run_with_progress,
 )
+from toolkit.numbers import plural
 from toolkit.store import SourceWriter
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
@@ -126,6 +128,22 @@ _LOG4J_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,3} +[A-Z]+ +\
 
 #: names ``--delimiter`` takes for a TAB besides the character itself
 _TAB_NAMES = ("tab", "\\t")
+
+
+#: Per suite, the bounds (epoch ms) its samples' starts and ends must lie within:
+#: :func:`~toolkit.analyze.time_bounds.time_fences` of the quartiles of its start times,
+#: in DOUBLE so hostile values (±10¹⁸) cannot overflow
+TIME_FENCES = f"""(SELECT suite_id,
+        q[1] - greatest({FENCE_IQR} * (q[2] - q[1]), {MIN_FENCE_MS}) AS lo_ms,
+        q[2] + greatest({FENCE_IQR} * (q[2] - q[1]), {MIN_FENCE_MS}) AS hi_ms
+    FROM (SELECT suite_id, quantile_disc(start_ms::DOUBLE, [0.25, 0.75]) AS q
+          FROM samples GROUP BY suite_id))"""
+#: a row inside its suite's fences (a row without a start or elapsed time is judged on
+#: what it has)
+IN_FENCES = (
+    "(s.start_ms IS NULL OR (s.start_ms BETWEEN f.lo_ms AND f.hi_ms AND (s.elapsed_ms IS "
+    "NULL OR s.start_ms::DOUBLE + s.elapsed_ms BETWEEN f.lo_ms AND f.hi_ms)))"
+)
 
 
 def delimiter_char(delimiter: str) -> str:
@@ -773,10 +791,29 @@ def _load_utf8(
             f"{negative} samples have a negative elapsed time (the load generator's clock "
             "went back?); kept as written, they count as fast in every statistic"
         )
+    warn_out_of_range(writer)
     mark_subresults(writer, {str(label) for label in labels or ()})
     mark_interrupted_transactions(writer, list(tc_labels or ()))
     if not has_header:
         writer.warn(f"no header line; columns taken as: {','.join(names)}")
+
+
+def warn_out_of_range(writer: SourceWriter) -> None:
+    """Warn of the source's rows outside their suite's time fences (a timeStamp of 0, in
+    seconds, decades away, or an absurd elapsed time): kept in the store, left out of the
+    load analysis (:mod:`toolkit.analyze.time_bounds`)."""
+    row = writer.store.con.execute(
+        f"""SELECT count(*), any_value(s.start_ms), any_value(s.elapsed_ms)
+            FROM samples s JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id
+            WHERE s.source_id = ? AND NOT {IN_FENCES}""",
+        [writer.source_id],
+    ).fetchone()
+    if row and row[0]:
+        writer.warn(
+            f"{plural(int(row[0]), 'sample')} start or end far outside the run's time range "
+            f"(e.g. start {row[1]} ms, elapsed {row[2]} ms): kept in the store, left out of "
+            "every load figure"
+        )
 
 
 def mark_interrupted_transactions(writer: SourceWriter, tc_labels: list[str] | None = None) -> None:

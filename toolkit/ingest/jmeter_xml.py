@@ -27,7 +27,12 @@ import pyarrow as pa
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, damaged_gzip, quoted
-from toolkit.ingest.jmeter import TC_PREFIX, mark_interrupted_transactions, suite_name
+from toolkit.ingest.jmeter import (
+    TC_PREFIX,
+    mark_interrupted_transactions,
+    suite_name,
+    warn_out_of_range,
+)
 from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
 from toolkit.store import SourceWriter
 
@@ -489,6 +494,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             if sorted_end
             else "ts read as the sample END time (--timestamps end)"
         )
+    warn_out_of_range(writer)
     mark_interrupted_transactions(writer)
 
 

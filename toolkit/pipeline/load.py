@@ -28,6 +28,7 @@ from toolkit.analyze.load_findings import (
     log_disagreement_findings,
     several_summarisers_finding,
 )
+from toolkit.analyze.time_bounds import MAX_WINDOWS, out_of_range_finding
 from toolkit.analyze.timeseries import (
     ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
@@ -47,7 +48,7 @@ from toolkit.analyze.timeseries import (
     summary_interval,
 )
 from toolkit.errors import UsageError
-from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, TC_PREFIX
+from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, IN_FENCES, TC_PREFIX, TIME_FENCES
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
@@ -183,14 +184,18 @@ _LABEL = (
     f"CASE WHEN starts_with(label, '{ALL}') AND regexp_full_match(label, "
     f"'{ALL}( \\(label\\))*') THEN label || '{USER_ALL_SUFFIX}' ELSE label END"
 )
+_NOT_EMPTY_TC = f"NOT coalesce(starts_with(s.response_message, '{EMPTY_TC_PREFIX}'), false)"
 #: The samples the load analysis reads: all but empty transaction-controller samples
 #: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
-#: everywhere, APDEX Total included (research/jmeter.md §4.4). They stay in the store.
+#: everywhere, APDEX Total included (research/jmeter.md §4.4), and rows out of their
+#: suite's time range (:mod:`toolkit.analyze.time_bounds`: one such row made the windows
+#: span centuries). They stay in the store.
 #: Labels are renamed by :data:`USER_ALL_SUFFIX` here, so every table, series and
 #: comparison of ``warmup load`` names a label the same way.
 _SAMPLES = (
-    f"(SELECT * REPLACE ({_LABEL} AS label) FROM samples WHERE NOT "
-    f"coalesce(starts_with(response_message, '{EMPTY_TC_PREFIX}'), false))"
+    f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
+    f"JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id "
+    f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
 )
 
 
@@ -359,6 +364,29 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
     )
 
 
+def _out_of_range_count(store: Store, suite_id: int) -> int:
+    """The suite's rows that :data:`_SAMPLES` leaves out as outside its time fences."""
+    row = store.con.execute(
+        f"""SELECT count(*) FROM samples s JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id
+            WHERE s.suite_id = ? AND {_NOT_EMPTY_TC} AND NOT {IN_FENCES}""",
+        [suite_id],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_window_count(name: str, span_ms: int, window_ms: int) -> None:
+    """Refuse a series of more than :data:`MAX_WINDOWS` windows (its arrays would not fit
+    in memory) with the --window that fits."""
+    windows = span_ms // window_ms + 1
+    if windows > MAX_WINDOWS:
+        fits = math.ceil(span_ms / MAX_WINDOWS / 1000)
+        raise UsageError(
+            f"suite {name}: its samples span {span_ms / 86_400_000:.0f} days, "
+            f"{windows} windows of {window_ms / 1000:g} s (at most {MAX_WINDOWS}); pass "
+            f"--window {fits}s or more, or ingest its runs as separate suites"
+        )
+
+
 def window_series(
     store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
 ) -> pl.DataFrame:
@@ -392,6 +420,7 @@ def window_series(
     if span is None or span[0] is None or span[1] is None:
         return pl.DataFrame()
     t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
+    _check_window_count(f"#{suite_id}", (last_w - first_w) * window_ms, window_ms)
     one_label = label is not None and label != ALL
     cond = "label = ?" if one_label else _ALL_FILTER
     params: list[Any] = [t0, window_ms, suite_id]
@@ -504,12 +533,31 @@ def _all_steady_histogram(
     return frame["elapsed_ms"].to_numpy(), frame["n"].to_numpy()
 
 
-def _hist(frame: pl.DataFrame, label: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Value histogram of one label in a :func:`_histograms` frame; ALL = the rows that
-    are neither TC nor sub-result (right for the whole-run frame only, where every row
-    is uncut)."""
+def _label_parts(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """A frame with a ``label`` column (:func:`_histograms`, :func:`_windows`) split by
+    label, once (a filter per label read every label's rows: 100,000 labels took
+    minutes), each part in the frame's order."""
+    # zero-copy slices of one sorted frame: partition_by copied 100,000 small frames
+    ordered = frame.sort("label", maintain_order=True)
+    runs = ordered.group_by("label", maintain_order=True).agg(pl.len().alias("rows"))
+    parts: dict[str, pl.DataFrame] = {}
+    start = 0
+    for label, rows in runs.iter_rows():
+        parts[label] = ordered.slice(start, rows)
+        start += rows
+    return parts
+
+
+def _hist(
+    frame: pl.DataFrame, label: str, parts: dict[str, pl.DataFrame] | None = None
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Value histogram of one label in a :func:`_histograms` frame (``parts``: the frame
+    by :func:`_label_parts`); ALL = the rows that are neither TC nor sub-result (right for
+    the whole-run frame only, where every row is uncut)."""
     if label == ALL:
         part = frame.filter(~pl.col("is_transaction") & ~pl.col("is_subresult"))
+    elif parts is not None:
+        part = parts.get(label, frame.clear())
     else:
         part = frame.filter(pl.col("label") == label)
     grouped = part.group_by("elapsed_ms").agg(pl.col("n").sum()).sort("elapsed_ms")
@@ -658,6 +706,8 @@ def analyze_load_suite(
     ).fetchone()
     assert bounds is not None
     t0 = int(bounds[0]) if bounds[0] is not None else None
+    if t0 is not None and bounds[1] is not None:
+        _check_window_count(name, int(bounds[1]) - t0, window_ms)
     label_apdex = _label_apdex_counts(store, suite_id, apdex)
     # ALL is the whole suite, as the dashboard's Total: the default thresholds
     all_apdex = _apdex_counts(*apdex.overall_ms)
@@ -697,15 +747,19 @@ def analyze_load_suite(
     if steady_to_s is not None:
         user_to = math.floor(steady_to_s / window_s + 1e-9)
     all_samples = int(counts.filter(pl.col("label") == ALL)["samples"].sum())
+    # each label's windows, split once (a filter per label read every label's windows:
+    # 100,000 labels took minutes)
+    by_label = _label_parts(windows) if t0 is not None else {}
+    empty = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
     # ALL first: every label shares its thread ramp-up (analyze_windows' ramp_from)
     for rec in counts.sort(pl.col("label") != ALL).iter_rows(named=True):
         label = rec["label"]
         if t0 is None:
-            frame = pl.DataFrame({"w": [], "n": [], "mean_ms": []})
+            frame = empty
         elif label == ALL:
             frame = windows_all
         else:
-            frame = windows.filter(pl.col("label") == label)
+            frame = by_label.get(label, windows.clear())
         results[label] = analyze_windows(
             label,
             frame,
@@ -740,16 +794,18 @@ def analyze_load_suite(
         )
         steady_hist = _histograms(store, suite_id, cutoffs=cutoffs)
     labels_json = []
+    hist_parts = _label_parts(hist)
+    steady_parts = _label_parts(steady_hist) if steady_hist is not None else None
     findings: list[Finding] = []
     for rec in counts.sort(pl.col("label") != ALL, "label").iter_rows(named=True):
         label = rec["label"]
         res = results[label]
-        overall = latency_summary(*_hist(hist, label)).as_dict()
+        overall = latency_summary(*_hist(hist, label, hist_parts)).as_dict()
         steady = None
         if label == ALL and all_cut is not None:
             steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
         elif label != ALL and steady_hist is not None and res.steady_from_window is not None:
-            steady = latency_summary(*_hist(steady_hist, label)).as_dict()
+            steady = latency_summary(*_hist(steady_hist, label, steady_parts)).as_dict()
         entry = _label_json(
             res, overall, steady, apdex_by_label.get(label), bool(rec["is_transaction"]),
             window_s,
@@ -774,6 +830,13 @@ def analyze_load_suite(
     )
     if little is not None and little.finding is not None:
         findings.append(little.finding)
+    excluded = _out_of_range_count(store, suite_id)
+    if excluded:
+        findings.append(
+            out_of_range_finding(
+                name, excluded, excluded + int(has_samples[0] if has_samples else 0)
+            )
+        )
     logs = _run_logs(store, suite_id, name, results[ALL].samples, findings)
     return {
         "suite": name,

@@ -1,0 +1,359 @@
+"""Hostile inputs (issue 22, issue 21 item 3): one bad row or a hostile file never poisons
+a store or exhausts memory. Every input is generated at test time from a real JTL
+(../shared/real) or from nothing; none is committed. Commands that used to allocate
+gigabytes run in a subprocess under an address-space limit, with their peak RSS read
+from ``wait4`` (benchmarks/hostile_inputs.py records the same cases' time and RSS)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import resource
+import subprocess
+import tempfile
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from store_checks import subprocess_env, warmup_cmd
+
+from toolkit import IngestOptions, ingest_file, open_store
+from toolkit.analyze.time_bounds import MIN_FENCE_MS, time_fences
+from toolkit.errors import InputFormatError
+from toolkit.ingest.guarded import check_expansion, expanded_size
+from toolkit.pipeline.load import load_report
+
+#: the address space a command may take (the virtual reservations of DuckDB and Polars
+#: included); one window array over 10¹⁰ windows is 80 GB
+ADDRESS_LIMIT = 4 << 30
+#: the peak RSS the issue allows
+RSS_LIMIT_MB = 2048
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_rss_mb: float
+
+
+def bounded_run(*args: str | Path, timeout: float = 120) -> Run:
+    """``warmup ARGS`` in a subprocess limited to :data:`ADDRESS_LIMIT` bytes of address
+    space; its own peak RSS (MB) from ``wait4`` (RUSAGE_CHILDREN is the largest child's
+    of the whole test session)."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
+
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            warmup_cmd(*args), env=subprocess_env(), stdout=out, stderr=err, preexec_fn=limit
+        )
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            proc.returncode,
+            out.read().decode(),
+            err.read().decode(),
+            seconds,
+            usage.ru_maxrss / 1024,
+        )
+
+
+#: (what is wrong, timeStamp, elapsed); None: the file's own first timeStamp
+HOSTILE_ROWS = {
+    "timeStamp 0": (0, 62),
+    "timeStamp 1e13": (10**13, 62),
+    "timeStamp 1e15": (10**15, 62),
+    "timeStamp -1e15": (-(10**15), 62),
+    "timeStamp in seconds": (None, 62),
+    "elapsed 1e18": (None, 10**18),
+    "elapsed -1e15": (None, -(10**15)),
+}
+
+
+def _real_jtl(real_dir: Path) -> Path:
+    return real_dir / "jmeter" / "generated__jmeter-5.6.3__default.csv"
+
+
+def _hostile_copy(source: Path, out: Path, timestamp: int | None, elapsed: int) -> Path:
+    """``source`` with one row appended: its first row's fields, ``timestamp`` (None: the
+    first row's in seconds when ``elapsed`` is 62, else as it is) and ``elapsed``."""
+    with source.open(newline="") as handle:
+        rows = csv.reader(handle)
+        header = next(rows)
+        first = next(rows)
+    row = dict(zip(header, first, strict=True))
+    if timestamp is None:
+        timestamp = int(row["timeStamp"]) // 1000 if elapsed == 62 else int(row["timeStamp"])
+    row.update(timeStamp=str(timestamp), elapsed=str(elapsed), label="hostile")
+    out.write_bytes(source.read_bytes())
+    with out.open("a", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerow(row[name] for name in header)
+    return out
+
+
+def _load_json(db: Path) -> dict[str, object]:
+    with open_store(db, read_only=True) as store:
+        return load_report(store)
+
+
+def _without_finding(payload: dict[str, object], rule: str) -> tuple[dict[str, object], list]:
+    """``payload`` with the findings of ``rule`` taken out, and those findings."""
+    suites = payload["suites"]
+    assert isinstance(suites, list) and len(suites) == 1
+    suite = dict(suites[0])
+    taken = [f for f in suite["findings"] if f["rule"] == rule]
+    suite["findings"] = [f for f in suite["findings"] if f["rule"] != rule]
+    # the store's findings (issue 18) repeat the suite's
+    overall = [f for f in payload.get("findings", []) if f["rule"] != rule]
+    return {**payload, "suites": [suite], "findings": overall}, taken
+
+
+@pytest.fixture
+def clean_load(tmp_path: Path, real_dir: Path) -> dict[str, object]:
+    """``warmup load --json`` of the real JTL as it is (suite ``run``)."""
+    db = tmp_path / "clean.duckdb"
+    with open_store(db) as store:
+        ingest_file(store, _real_jtl(real_dir), options=IngestOptions(suite="run"))
+    return _load_json(db)
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_ROWS))
+def test_one_hostile_row_is_left_out_of_every_figure(
+    case: str, tmp_path: Path, real_dir: Path, clean_load: dict[str, object]
+) -> None:
+    """One row with an absurd timeStamp or elapsed time appended to a real JTL: ingest
+    keeps it and warns; ``warmup load`` leaves it out and says so in one finding, and every
+    other figure is the clean file's (was: the windows spanned from 0 to 10¹⁸ ms, numpy
+    asked for 13 GiB to 7 PiB, and every load and report of the store crashed)."""
+    timestamp, elapsed = HOSTILE_ROWS[case]
+    jtl = _hostile_copy(_real_jtl(real_dir), tmp_path / "h.csv", timestamp, elapsed)
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        result = ingest_file(store, jtl, options=IngestOptions(suite="run"))
+    rows_in_file = sum(1 for _ in csv.reader(jtl.open(newline=""))) - 1
+    assert result.rows == rows_in_file  # kept in the store
+    assert any("1 sample start or end far outside" in w for w in result.warnings), result
+    hostile, taken = _without_finding(_load_json(db), "load-samples-out-of-range")
+    assert hostile == clean_load
+    assert len(taken) == 1 and taken[0]["numbers"]["samples"] == 1
+    assert taken[0]["severity"] == "warning" and taken[0]["numbers"]["effect"] > 0
+
+
+def test_hostile_rows_load_and_report_in_bounded_memory(tmp_path: Path, real_dir: Path) -> None:
+    """A store with every hostile case as its own suite: ``warmup load`` and ``warmup
+    report`` exit 0 under a 4 GiB address-space limit, with peak RSS under 2 GB (was: exit
+    3, MemoryError, from numpy.zeros of 10¹⁰ to 10¹⁵ windows)."""
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        for i, (timestamp, elapsed) in enumerate(HOSTILE_ROWS.values()):
+            jtl = _hostile_copy(_real_jtl(real_dir), tmp_path / f"h{i}.csv", timestamp, elapsed)
+            ingest_file(store, jtl)
+    load = bounded_run("load", "--db", db, "--json")
+    assert load.returncode == 0, load.stderr
+    suites = json.loads(load.stdout)["suites"]
+    assert len(suites) == len(HOSTILE_ROWS)
+    for suite in suites:
+        rules = [f["rule"] for f in suite["findings"]]
+        assert rules.count("load-samples-out-of-range") == 1, suite["suite"]
+        assert suite["labels"][0]["label"] == "ALL"
+    report = bounded_run("report", "--db", db, "-o", tmp_path / "r.html")
+    assert report.returncode == 0, report.stderr
+    assert max(load.peak_rss_mb, report.peak_rss_mb) < RSS_LIMIT_MB
+
+
+def test_fences_keep_a_sparse_tail_and_two_joined_runs() -> None:
+    """The fences reach 3 inter-quartile ranges and at least a day beyond the quartiles:
+    a trickle for an hour after a one-minute burst, and two runs ten days apart joined in
+    one suite, stay inside; a timeStamp in seconds or of 0 is outside."""
+    burst_q1, burst_q3 = 1.7e12 + 15_000, 1.7e12 + 45_000
+    lo, hi = time_fences(burst_q1, burst_q3)
+    assert hi >= 1.7e12 + 3_600_000 and hi - burst_q3 == MIN_FENCE_MS
+    assert lo > 1.7e12 / 1000 * 1000 - 2 * MIN_FENCE_MS > 1.7e9 > 0
+    day = 86_400_000
+    lo, hi = time_fences(1.7e12 + day / 2, 1.7e12 + 10 * day)
+    assert lo < 1.7e12 and hi > 1.7e12 + 10 * day + 3600_000
+
+
+def test_no_fence_leaves_out_a_row_of_the_real_runs(real_dir: Path, tmp_path: Path) -> None:
+    """The fences leave out nothing of the real JTLs of ../shared/real/jmeter (CSV and
+    XML): every row of every file is within a day of its quartiles."""
+    db = tmp_path / "s.duckdb"
+    files = sorted((real_dir / "jmeter").glob("generated__*.csv")) + sorted(
+        (real_dir / "jmeter").glob("bin__testfiles__sample_log*.jtl")
+    )
+    assert files
+    with open_store(db) as store:
+        for path in files:
+            result = ingest_file(store, path)
+            assert not any("far outside" in w for w in result.warnings), path
+    payload = _load_json(db)
+    rules = {f["rule"] for s in payload["suites"] for f in s["findings"]}  # type: ignore[union-attr]
+    assert "load-samples-out-of-range" not in rules
+
+
+def test_a_span_beyond_the_window_limit_is_one_line(tmp_path: Path) -> None:
+    """Half the rows decades from the other half (the quartiles themselves far apart): the
+    fences hold both, and ``warmup load`` refuses the 10¹⁰ windows in one line naming the
+    --window that fits, exit 1, instead of allocating them."""
+    jtl = tmp_path / "split.csv"
+    jtl.write_text(
+        "timeStamp,elapsed,label,success\n"
+        + "".join(f"{t},10,a,true\n" for t in (0, 1000, 10**13, 10**13 + 1000))
+    )
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        ingest_file(store, jtl)
+    run = bounded_run("load", "--db", db)
+    assert run.returncode == 1, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--window" in lines[0] and "windows" in lines[0], lines
+    assert os.path.getsize(db) > 0
+
+
+def _gzip_bomb(out: Path, header: bytes, megabytes: int = 256) -> Path:
+    """A gzip of ``header`` then ``megabytes`` MiB of newlines: 1028:1, deflate's ceiling."""
+    pack = zlib.compressobj(9, wbits=31)
+    filler = b"\n" * (1 << 20)
+    with out.open("wb") as handle:
+        handle.write(pack.compress(header))
+        for _ in range(megabytes):
+            handle.write(pack.compress(filler))
+        handle.write(pack.flush())
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [
+        ("bomb.jtl.gz", b"timeStamp,elapsed,label,success\n"),
+        ("bomb.json.gz", b'{"system": "x", "date": "2026-01-01", "result": [[0.1]]'),
+    ],
+)
+def test_gzip_bomb_is_refused_in_one_line(tmp_path: Path, name: str, header: bytes) -> None:
+    """A 256 MiB gzip bomb (261 kB, 1028:1) read without --db, or ingested into a store:
+    one line naming the ratio, exit 1, the store unchanged, in seconds and under 500 MB
+    (was: the scratch store stayed in memory, sized by the 13 MB compressed size of a
+    13 GB bomb: still running after 120 s under a 4 GB limit)."""
+    bomb = _gzip_bomb(tmp_path / name, header)
+    run = bounded_run("load" if "jtl" in name else "gaps", bomb, timeout=60)
+    assert run.returncode == 1, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "gzip bomb" in lines[0] and "1000 times" in lines[0], lines
+    assert run.seconds < 30 and run.peak_rss_mb < 500
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        store.con.execute("SELECT 1")
+    before = db.read_bytes()
+    run = bounded_run("ingest", "--db", db, bomb, timeout=60)
+    assert run.returncode == 1 and "gzip bomb" in run.stderr
+    assert db.read_bytes() == before
+
+
+def test_scratch_store_is_sized_by_the_decompressed_bytes(
+    real_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real h2 JTL is 1.6 MB of gzip and 71 MB of CSV: with a 16 MB scratch limit it
+    is read into a store file, not memory (was: memory, from the compressed size)."""
+    from toolkit.cli import common
+
+    jtl = real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz"
+    packed = jtl.stat().st_size
+    with gzip.open(jtl) as stream:
+        unpacked = sum(len(chunk) for chunk in iter(lambda: stream.read(1 << 20), b""))
+    limit = 16 << 20
+    assert packed < limit < unpacked
+    assert expanded_size(jtl, 1 << 40) == unpacked
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", limit)
+    with common.scratch_store([jtl]) as store:
+        assert store.path is not None
+    monkeypatch.setattr(common, "SCRATCH_FILE_BYTES", unpacked + 1)
+    with common.scratch_store([jtl]) as store:
+        assert store.path is None
+
+
+def test_input_and_whole_file_limits(
+    real_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gzip expanding beyond the input limit (20 GB by default; 10 MB here against the
+    real 71 MB JTL) and a whole-read file beyond its limit (256 MiB; 1 MiB here) are one
+    :class:`InputFormatError` each; a multi-member gzip counts every member."""
+    from toolkit.ingest import guarded
+
+    jtl = real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz"
+    check_expansion(jtl)
+    with pytest.raises(InputFormatError, match="beyond 10000000 bytes"):
+        check_expansion(jtl, max_bytes=10_000_000)
+    members = tmp_path / "two.gz"
+    members.write_bytes(gzip.compress(b"a" * 3000) + gzip.compress(b"b" * 1500))
+    assert expanded_size(members, 1 << 30) == 4500
+    monkeypatch.setattr(guarded, "MAX_WHOLE_FILE_BYTES", 1 << 20)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (2 << 20))
+    with pytest.raises(InputFormatError, match="more than 1 MiB"):
+        guarded.file_bytes(big)
+    assert guarded.file_bytes(members) == b"a" * 3000 + b"b" * 1500
+
+
+def test_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    """A FIFO given as input: one line, exit 1, at once (was: opening it blocked until a
+    writer came, forever)."""
+    fifo = tmp_path / "results.jtl"
+    os.mkfifo(fifo)
+    run = bounded_run("load", fifo, timeout=30)
+    assert run.returncode == 1, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a regular file" in lines[0], lines
+    assert run.seconds < 20
+
+
+def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
+    """A JTL of 1,000 distinct labels (label i has i % 7 + 1 samples): the report's load
+    tables hold ALL and the 99 busiest labels with one line counting the other 901, its
+    embedded data says so (``labels_not_shown``), and ``warmup load --json`` keeps all
+    1,001 rows (was: every label in every table; 100,000 labels made a 205 MB report)."""
+    from report_checks import report_of
+
+    from toolkit.report.sections.load import MAX_LOAD_TABLE_LABELS
+
+    jtl = tmp_path / "labels.csv"
+    t0 = 1_795_316_507_125
+    rows = [
+        f"{t0 + 7 * i + k},{10 + k},label {i},200,OK,TG 1-{i % 10},true,10\n"
+        for i in range(1000)
+        for k in range(i % 7 + 1)
+    ]
+    jtl.write_text(
+        "timeStamp,elapsed,label,responseCode,responseMessage,threadName,success,allThreads\n"
+        + "".join(sorted(rows))
+    )
+    html, data = report_of(jtl)
+    suite = data["sections"]["load"]["suites"][0]
+    shown = [lab["label"] for lab in suite["labels"]]
+    assert len(shown) == MAX_LOAD_TABLE_LABELS == 100 and shown[0] == "ALL"
+    # truth from the rows written: the busiest labels are those with 7 samples
+    busiest = {f"label {i}" for i in range(1000) if i % 7 == 6}
+    assert set(shown[1:]) <= busiest and suite["labels_not_shown"] == 901
+    assert "901 more labels with fewer samples not in the tables" in html
+    assert {row["transaction"] for row in suite["dashboard"]} == {*shown[1:], "Total"}
+    with open_store() as store:
+        ingest_file(store, jtl)
+        full = load_report(store)["suites"][0]
+    assert len(full["labels"]) == 1001 and "labels_not_shown" not in full
