@@ -366,3 +366,54 @@ def test_large_real_store_damaged_in_its_middle_is_refused_without_writes(
             assert result.exit_code == 1, (name, args, result.output[-2000:])
             assert _one_error(result.output, db).startswith(DAMAGED), (name, args)
             assert _files(db) == before, (name, args)
+
+
+# -- sound stores are never called damaged ---------------------------------------------
+
+
+def test_store_grown_by_many_ingests_is_not_called_cut_short(
+    tmp_path: Path, real_dir: Path
+) -> None:
+    """Eight separate ingests into one store, each followed by a reader: DuckDB trims free
+    blocks off the file's end at a checkpoint while its header still counts them, and the
+    old open-time check (file size against ``total_blocks``) refused this store as "cut
+    short" after its fifth ingest (5,779,456 bytes of the 6,041,600 its 23 blocks take)."""
+    db = tmp_path / "grown.duckdb"
+    # every file a suite of its own (the error-only cedardb result is skipped at ingest)
+    files = [p for p in sorted((real_dir / "clickbench").glob("*.json")) if "cedardb" not in p.name]
+    files = files[:8]
+    assert len(files) == 8
+    for n, path in enumerate(files, 1):
+        done = run_warmup("ingest", "--db", db, path)
+        assert done.returncode == 0, (n, done.stderr)
+        listed = run_warmup("suites", "--db", db, "--json")
+        assert listed.returncode == 0, (n, listed.stderr)
+        assert len(json.loads(listed.stdout)["suites"]) == n
+    assert check_tables(db) and all(c.problem is None for c in check_tables(db))
+
+
+@pytest.mark.parametrize("keep", [3, 20, 100, "half", "all-but-one"])
+def test_own_wal_torn_inside_its_commit_is_a_sound_store(tmp_path: Path, keep: object) -> None:
+    """A kill while DuckDB wrote a commit to the WAL leaves the store's own WAL with its
+    header and a torn first entry: DuckDB replays nothing (nothing in it was committed) and
+    the store is sound. The old check read "replayed 0 bytes" as damage ("its WAL cannot be
+    replayed"; a CI run's SIGKILL-during-ingest test saw it); only a WAL that is not this
+    store's (zeros, noise, another store's) is refused."""
+    from store_damage import with_wal
+
+    db = tmp_path / "s.duckdb"
+    with open_store(db):
+        pass
+    before = store_state(db)
+    wal = with_wal(db)
+    data = wal.read_bytes()
+    cut = {"half": len(data) // 2, "all-but-one": len(data) - 1}.get(str(keep), keep)
+    assert isinstance(cut, int) and 0 < cut < len(data)
+    wal.write_bytes(data[:cut])
+    done = run_warmup("suites", "--db", db, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["suites"] == []
+    assert store_state(db) == before
+    wal.write_bytes(bytes(len(data)))  # zeros at its start: committed work lost silently
+    refused = run_warmup("suites", "--db", db)
+    assert refused.returncode == 1 and "cannot be replayed" in refused.stderr, refused.stderr

@@ -829,29 +829,102 @@ def _scan(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return int(row[0])
 
 
+#: how a DuckDB 2.x WAL begins: its version entry (field 100 = entry type 98, field 101 =
+#: WAL version), then field 102, the 16 bytes of the database identifier its store's main
+#: header holds (each a varint)
+_WAL_START = b"\x64\x00\x62\x65\x00"
+_WAL_IDENTIFIER_FIELD = b"\x66\x00\x10"
+
+
+def _varints(data: bytes, start: int, count: int) -> tuple[list[int], bool]:
+    """``count`` unsigned LEB128 varints of ``data`` from ``start``; False when it ends first."""
+    values: list[int] = []
+    pos = start
+    while len(values) < count:
+        value = shift = 0
+        while True:
+            if pos >= len(data):
+                return values, False
+            byte = data[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        values.append(value)
+    return values, True
+
+
+def _wal_of_this_store(wal: Path, path: Path) -> bool:
+    """Whether ``wal`` begins as DuckDB begins the WAL of the store at ``path`` (its version
+    entry and this store's identifier), or is a prefix of that (torn while it was written)."""
+    data = wal.read_bytes()[:128]
+    head = _WAL_START + b"\x02" + _WAL_IDENTIFIER_FIELD
+    if len(data) < len(head):
+        return head.startswith(data)
+    if not data.startswith(_WAL_START) or data[6:9] != _WAL_IDENTIFIER_FIELD:
+        return False
+    identifier, whole = _varints(data, 9, 16)
+    if not whole:
+        return True  # torn inside its own header: no commit can be in it
+    if any(v > 0xFF for v in identifier):
+        return False
+    with path.open("rb") as handle:
+        header = handle.read(4096)
+    return bytes(identifier) in header
+
+
 def _unreplayed_wal(con: duckdb.DuckDBPyConnection, path: Path) -> Path | None:
-    """The WAL beside ``path`` when DuckDB replayed none of it (garbage at its start: the
-    commits in it are lost without a word from DuckDB), else None."""
+    """The WAL beside ``path`` when DuckDB replayed none of it and it is not this store's
+    own WAL torn before its first commit ended (a kill during a commit: nothing in it was
+    committed, the store is sound) — garbage or zeros at its start, or another store's WAL,
+    whose commits DuckDB drops without a word — else None."""
     wal = path.with_name(path.name + _WAL_SUFFIX)
     if not wal.is_file() or wal.stat().st_size == 0:
         return None
     row = con.execute("SELECT wal_size FROM pragma_database_size()").fetchone()
     replayed = str(row[0]) if row else ""
     # DuckDB shows the replayed size formatted ("8.1 KiB"): zero is all that is told apart
-    return wal if replayed.startswith("0 ") else None
+    if not replayed.startswith("0 "):
+        return None
+    return None if _wal_of_this_store(wal, path) else wal
+
+
+def _last_used_block(con: duckdb.DuckDBPyConnection) -> int:
+    """The highest block id the store's metadata or a table segment points at (-1: none);
+    index blocks are not listed, which the used-block count in :func:`_cut_short` covers."""
+    last = -1
+    for (block,) in con.execute("SELECT block_id FROM pragma_metadata_info()").fetchall():
+        last = max(last, int(block))
+    for table in _table_names(con):
+        row = con.execute(
+            "SELECT max(block_id), max(list_max(additional_block_ids)) "
+            f"FROM pragma_storage_info('{table}') WHERE block_id >= 0"
+        ).fetchone()
+        for block in row or ():
+            if block is not None:
+                last = max(last, int(block))
+    return last
 
 
 def _cut_short(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
-    """What is missing when ``path`` is shorter than the blocks its header counts (a copy
-    cut short in blocks no table uses yet: reads pass, the next write fails), else None."""
-    row = con.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchone()
+    """What is missing when ``path`` holds fewer blocks than the store uses (a copy cut
+    short), else None. A sound file holds at least its used blocks (``total_blocks`` less
+    ``free_blocks``: distinct ids) and every block a table or the metadata points at. The
+    header's ``total_blocks`` alone is not the measure: it counts free blocks a checkpoint
+    trimmed off the end (a sound store was refused as "cut short" after its fifth ingest)."""
+    row = con.execute(
+        "SELECT block_size, total_blocks, free_blocks FROM pragma_database_size()"
+    ).fetchone()
     if row is None:
         return None
-    expected = _HEADER_BYTES + int(row[0]) * int(row[1])
+    block_size, total, free = (int(v) for v in row)
+    blocks = max(total - free, _last_used_block(con) + 1)
+    expected = _HEADER_BYTES + block_size * blocks
     size = path.stat().st_size
     if size >= expected:
         return None
-    return f"the file is cut short: {size} bytes of the {expected} its {int(row[1])} blocks take"
+    return f"the file is cut short: {size} bytes of the {expected} its {blocks} used blocks take"
 
 
 def _check(con: duckdb.DuckDBPyConnection, path: Path) -> None:
