@@ -427,22 +427,31 @@
     if (v < 120) { return sig(v) + "s"; }
     return sig(v / 60) + "min";
   }
-  // A log axis over [lo, hi] (s, > 0) that always labels a tick: 1, 2, 5 × 10^n (or 1 × 10^n
-  // over many decades, 1…9 × 10^n over less than one) inside the range, else the range's
-  // own ends; the range is set, so every tick value is on screen.
+  // A log axis over [lo, hi] (s, > 0) that always labels a tick: 1, 2, 5 × 10^n inside the
+  // range (1 × 10^n, every few decades, when that is more than MAX_TICKS; 1…9 × 10^n over
+  // less than a decade), else the range's own ends; the range is set, so every tick value
+  // is on screen.
+  var MAX_TICKS = 6;
   function logAxis(lo, hi) {
     var r0 = Math.log10(lo), r1 = Math.log10(hi), pad = Math.max(0.06 * (r1 - r0), 0.04);
     r0 -= pad; r1 += pad;
-    var a = Math.pow(10, r0), b = Math.pow(10, r1), ticks = [];
-    var sets = r1 - r0 > 4 ? [[1]] : [[1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]];
-    for (var m = 0; m < sets.length && ticks.length < 2; m++) {
-      ticks = [];
+    var a = Math.pow(10, r0), b = Math.pow(10, r1);
+    function inside(mantissas) {
+      var out = [];
       for (var e = Math.floor(r0); e <= Math.ceil(r1); e++) {
-        sets[m].forEach(function (mant) {
+        mantissas.forEach(function (mant) {
           var v = Number((mant * Math.pow(10, e)).toPrecision(6));
-          if (v >= a && v <= b) { ticks.push(v); }
+          if (v >= a && v <= b) { out.push(v); }
         });
       }
+      return out;
+    }
+    var ticks = inside([1, 2, 5]);
+    if (ticks.length > MAX_TICKS) {
+      var decades = inside([1]), step = Math.ceil(decades.length / MAX_TICKS);
+      ticks = decades.filter(function (_, k) { return k % step === 0; });
+    } else if (ticks.length < 2) {
+      ticks = inside([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
     if (ticks.length < 2) { ticks = lo === hi ? [lo] : [lo, hi]; }
     var digits = 2;  // enough digits that two ticks never read the same
@@ -532,6 +541,13 @@
         text: "0 → " + shortSeconds(floor), showarrow: false, font: { size: 10, color: "#555555" } });
       shown.push(floor);
     }
+    var failed = 0;
+    s.blocks.forEach(function (blk) { blk.seconds.forEach(function (v) { if (v === null) { failed += 1; } }); });
+    if (failed) {
+      annotations.push({ xref: "paper", x: 0, xanchor: "left", yref: "paper", y: 1, yanchor: "top",
+        text: positive.length || zeros ? failed + " failed run" + (failed > 1 ? "s" : "") + " not drawn" : "no run finished",
+        showarrow: false, font: { size: 10, color: "#b34a00" } });
+    }
     var lo = shown.length ? Math.min.apply(null, shown) : floor;
     var hi = shown.length ? Math.max.apply(null, shown) : floor;
     var axis = { showgrid: true, gridcolor: "#e6e6e6", zeroline: false, linecolor: "#555555",
@@ -608,9 +624,11 @@
       var st = (c.steady[n] || [])[0];
       warmup[n] = st === undefined ? 0 : p.steady.iteration[st] || 0;
     }
+    // largest gap first, then the largest cold/hot ratio (ClickBench's k = 2 of 2 hot runs
+    // has no gap: its cache effect comes first), as the per-series table
     function byGap(a, b) {
       var x = c.gap[a], y = c.gap[b];
-      return (y === null ? 0 : y) - (x === null ? 0 : x) || a - b;
+      return (y === null ? 0 : y) - (x === null ? 0 : x) || coldRatio[b] - coldRatio[a] || a - b;
     }
     var ORDERS = {
       gap: byGap,

@@ -231,6 +231,12 @@ def _detection_rows_table(entries: Sequence[dict[str, Any]], multi_suite: bool) 
     )
 
 
+def _cold_ratio(series: dict[str, Any]) -> float:
+    """Cold run over the reference (min of the hot runs) of a series, 0.0 when unknown."""
+    cold, reference = series["cold_s"], series["reference_s"]
+    return float(cold / reference) if cold is not None and reference else 0.0
+
+
 def trajectories_section(ctx: ReportContext) -> Section | None:
     """Per-query trajectories as small multiples with the warm-up engine's results (steady
     value and CI band, warm-up shaded, change points, spikes, class badge), worst gap
@@ -279,7 +285,11 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         )
     if not columns.block_runs or max(columns.block_runs) < 2:
         return None
-    series.sort(key=lambda s: (-(s["window_gap"] or 0.0), s["suite_id"], s["query_index"]))
+    # largest gap first, then the largest cold/hot ratio (ClickBench's window of 2 of its 2
+    # hot runs has no gap: the cache effect orders it), as the panels' default sort
+    series.sort(
+        key=lambda s: (-(s["window_gap"] or 0.0), -_cold_ratio(s), s["suite_id"], s["query_index"])
+    )
     grid = PanelGrid(
         "grid-trajectories",
         (
@@ -292,7 +302,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         ),
         "series",
         (
-            ("gap", "largest gap first"),
+            ("gap", "largest gap, then cold/hot ratio"),
             ("warmup", "longest warm-up first"),
             ("cold", "cold/hot ratio"),
             ("query", "query order"),
@@ -312,7 +322,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     if len(ordered) > MAX_DETECT_ROWS:
         rows_note = (
             f"The table lists the first {MAX_DETECT_ROWS} of {len(ordered)} series (largest "
-            "gap first); all are in the embedded report data."
+            "gap first, then cold/hot ratio); all are in the embedded report data."
         )
         blocks.append(Text(rows_note))
     blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
