@@ -551,10 +551,12 @@
     var lo = shown.length ? Math.min.apply(null, shown) : floor;
     var hi = shown.length ? Math.max.apply(null, shown) : floor;
     var axis = { showgrid: true, gridcolor: "#e6e6e6", zeroline: false, linecolor: "#555555",
-      ticks: "outside", tickcolor: "#555555", automargin: true };
+      // fixed margins: automargin redraws a plot later, which fails once a new filter
+      // has purged it
+      ticks: "outside", tickcolor: "#555555", automargin: false };
     var layout = {
       height: 210, showlegend: false, paper_bgcolor: "white", plot_bgcolor: "white",
-      font: { family: FONT, size: 12 }, margin: { l: 48, r: 8, t: 8, b: 28 },
+      font: { family: FONT, size: 12 }, margin: { l: 58, r: 8, t: 8, b: 28 },
       hoverlabel: { namelength: -1 },
       xaxis: Object.assign({}, axis, { range: [-0.5, maxIteration + 0.5] }, maxIteration <= 12 ? { dtick: 1 } : {}),
       yaxis: Object.assign({}, axis, logAxis(lo, hi)),
@@ -699,7 +701,7 @@
       }
       // appended first, drawn after: plotly sizes each plot to its laid-out panel
       made.forEach(function (m) {
-        Plotly.newPlot(m.plot, m.fig.data, m.fig.layout, { displaylogo: false, responsive: true, displayModeBar: false });
+        m.plot.drawn = Plotly.newPlot(m.plot, m.fig.data, m.fig.layout, { displaylogo: false, responsive: true, displayModeBar: false });
       });
       var total = c.n.toLocaleString("en-US");
       count.textContent = shown.toLocaleString("en-US") + " of " + matched.length.toLocaleString("en-US") +
@@ -711,7 +713,11 @@
       more.textContent = "Draw " + next + " more (" + (matched.length - shown).toLocaleString("en-US") + " not drawn)";
     }
     function refresh() {
-      Array.prototype.forEach.call(holderDiv.querySelectorAll(".js-plotly-plot"), function (el) { Plotly.purge(el); });
+      // a plot is freed once plotly has finished drawing it (purging one still being drawn
+      // throws inside plotly, plotly.js#5159)
+      Array.prototype.forEach.call(holderDiv.querySelectorAll(".panel-plot"), function (el) {
+        Promise.resolve(el.drawn).then(function () { Plotly.purge(el); }, function () { Plotly.purge(el); });
+      });
       holderDiv.textContent = "";
       shown = 0;
       matched = matches();
