@@ -688,6 +688,8 @@
       var plot = document.createElement("div");
       plot.className = "panel-plot";
       plot.id = grid.id + "-s" + n;
+      plot.setAttribute("role", "img");
+      plot.setAttribute("aria-label", name + ": run time per iteration, log scale");
       div.appendChild(head);
       div.appendChild(plot);
       return { div: div, plot: plot, fig: figure(s) };

@@ -4,6 +4,7 @@ opened from file:// with every non-file: request aborted. Must not skip in CI.""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -486,6 +487,24 @@ def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
     grid = page.locator("#grid-trajectories")
     assert int(grid.get_attribute("data-matched") or 0) == len(truth) > 1_500
     assert int(grid.get_attribute("data-drawn") or 0) == PANELS_PER_PAGE
+    # the page derives each drawn panel's reference line and gap badge from the runs as
+    # decode_series does (series_columns.derived_gap + the listed exceptions)
+    data = page.evaluate("JSON.parse(document.getElementById('report-data').textContent)")
+    decoded = decode_series(data["sections"]["trajectories"]["series"])
+    drawn = page.eval_on_selector_all(
+        "#grid-trajectories .panel", "els => els.map(e => Number(e.dataset.series))"
+    )
+    for n in drawn:
+        s = decoded[n]
+        fig = page.evaluate(PANEL_FIGURE_JS, f"grid-trajectories-s{n}")
+        lines = [x["y0"] for x in fig["shapes"] if x.get("line", {}).get("dash") == "dashdot"]
+        assert lines == ([s["reference_s"]] if s["reference_s"] else []), n
+        gap = s["window_gap"]
+        whole = None if gap is None else math.floor(abs(gap) * 100 + 0.5)
+        sign = "-" if gap is not None and gap < 0 and whole else "+"
+        percent = "–" if gap is None else f"{sign}{whole}%"
+        badge = grid.locator(f".panel[data-series='{n}'] .badge").last.inner_text()
+        assert badge == f"k=2 {percent}", n
     # every series reachable: the class filter's options split all of them
     classes = page.eval_on_selector_all(
         "#grid-trajectories [data-filter=class] option", "els => els.map(e => e.value)"
