@@ -1,4 +1,4 @@
-// Sortable tables and re-orderable small multiples. Tables are readable without this script.
+// Sortable tables. Tables are readable without this script.
 (function () {
   "use strict";
   function key(cell) {
@@ -33,16 +33,6 @@
       }
       th.addEventListener("click", sort);
       th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
-    });
-  });
-  document.querySelectorAll("select[data-grid]").forEach(function (select) {
-    var grid = document.getElementById(select.getAttribute("data-grid"));
-    if (!grid) { return; }
-    select.addEventListener("change", function () {
-      var k = "data-" + select.value;
-      var panels = Array.prototype.slice.call(grid.children);
-      panels.sort(function (a, b) { return Number(a.getAttribute(k)) - Number(b.getAttribute(k)); });
-      panels.forEach(function (p) { grid.appendChild(p); });
     });
   });
 })();
@@ -333,5 +323,412 @@
     });
     var figure = divs[0].closest("figure") || divs[0];
     figure.parentNode.insertBefore(wrap, figure);
+  });
+})();
+// Small multiples drawn in the page from a section's compact series (report-data
+// sections.<section>.<key>, layout "columns-1": toolkit/report/sections/series_columns.py):
+// every series is reachable through the filters (suite, system, class, query) and the sort;
+// a page of panels is drawn at a time, the next one on request. Untrusted strings (suite,
+// system, query names) reach the page only as textContent and title attributes, never as
+// markup, and never reach plotly.
+(function () {
+  "use strict";
+  var holder = document.getElementById("report-data");
+  var grids = document.querySelectorAll(".panel-grid");
+  if (!holder || !grids.length || typeof Plotly === "undefined") { return; }
+  var report = JSON.parse(holder.textContent);
+  var OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
+  var GREY = "#888888", GREEN = "#009E73", VERMILLION = "#D55E00", BLACK = "#000000";
+  var BAND = "rgba(0,158,115,0.15)", CUT = "rgba(136,136,136,0.18)";
+  var FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+  //: query names offered in the query box's suggestions (typing still reaches every one)
+  var MAX_SUGGESTIONS = 500;
+
+  function expand(value, n) {
+    if (typeof value !== "number") { return value; }
+    var out = new Array(n);
+    for (var i = 0; i < n; i++) { out[i] = value; }
+    return out;
+  }
+  // the payload's columns with per-series offsets (decode_series in Python reads the same)
+  function columns(p) {
+    var nSeries = p.query.length, blocks = expand(p.blocks, nSeries), nBlocks = 0, i;
+    for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
+    var runs = expand(p.runs, nBlocks), process = expand(p.process, nBlocks);
+    var firstBlock = new Int32Array(nSeries + 1), blockStart = new Int32Array(nBlocks + 1);
+    for (i = 0; i < nSeries; i++) { firstBlock[i + 1] = firstBlock[i] + blocks[i]; }
+    for (i = 0; i < nBlocks; i++) { blockStart[i + 1] = blockStart[i] + runs[i]; }
+    var suiteOf = new Int32Array(nSeries), n = 0;
+    p.suites.series.forEach(function (count, s) { for (var k = 0; k < count; k++) { suiteOf[n++] = s; } });
+    function sparse(table) {
+      var at = {};
+      table.series.forEach(function (series, k) { (at[series] = at[series] || []).push(k); });
+      return at;
+    }
+    // the gap table's reference and window gap (series_columns.derived_gap): the min of the
+    // first process's hot runs, and the min of its hot runs 1..window over it − 1, unless
+    // the payload lists the series with other values
+    var reference = new Array(nSeries), gap = new Array(nSeries);
+    for (n = 0; n < nSeries; n++) {
+      var byIteration = {}, hot = [], b = firstBlock[n];
+      if (b < firstBlock[n + 1]) {
+        for (i = blockStart[b]; i < blockStart[b + 1]; i++) {
+          var it = p.iteration ? p.iteration[i] : i - blockStart[b], v = p.seconds[i];
+          byIteration[it] = v;
+          if (it >= 1 && v !== null) { hot.push(v); }
+        }
+      }
+      var ref = hot.length ? Math.min.apply(null, hot) : null, win = null;
+      for (var k = 1; k <= p.window; k++) {
+        var w = byIteration[k];
+        if (w === undefined || w === null) { win = null; break; }
+        win = win === null ? w : Math.min(win, w);
+      }
+      reference[n] = ref === null ? null : Number(ref.toPrecision(4));
+      gap[n] = win === null || !ref ? null : Number((win / ref - 1).toPrecision(3));
+    }
+    p.reference.series.forEach(function (series, k) { reference[series] = p.reference.seconds[k]; });
+    p.gap.series.forEach(function (series, k) { gap[series] = p.gap.gap[k]; });
+    return {
+      p: p, n: nSeries, firstBlock: firstBlock, blockStart: blockStart, process: process,
+      suiteOf: suiteOf, steady: sparse(p.steady), changepoints: sparse(p.changepoints),
+      spikes: sparse(p.spikes), reference: reference, gap: gap
+    };
+  }
+  function text(c, index) { return index < 0 ? null : c.p.strings[index]; }
+  // series n: its names, runs per process and the engine's verdict
+  function series(c, n) {
+    var p = c.p, s = c.suiteOf[n], blocks = [];
+    for (var b = c.firstBlock[n]; b < c.firstBlock[n + 1]; b++) {
+      var lo = c.blockStart[b], hi = c.blockStart[b + 1];
+      var its = [];
+      for (var i = lo; i < hi; i++) { its.push(p.iteration ? p.iteration[i] : i - lo); }
+      blocks.push({ process: c.process[b], iterations: its, seconds: p.seconds.slice(lo, hi) });
+    }
+    var st = (c.steady[n] || [])[0];
+    return {
+      n: n, suite: text(c, p.suites.name[s]), system: text(c, p.suites.system[s]),
+      query: text(c, p.query[n]), cls: text(c, p["class"][n]), resolution: p.suites.resolution[s],
+      reference: c.reference[n], gap: c.gap[n], blocks: blocks,
+      steady: st === undefined ? null : p.steady.seconds[st],
+      steadyIteration: st === undefined ? null : p.steady.iteration[st],
+      ci: st === undefined || p.steady.lo[st] === null || p.steady.hi[st] === null ? null : [p.steady.lo[st], p.steady.hi[st]],
+      changepoints: (c.changepoints[n] || []).map(function (k) { return p.changepoints.iteration[k]; }),
+      spikes: (c.spikes[n] || []).map(function (k) { return [p.spikes.iteration[k], p.spikes.seconds[k]]; })
+    };
+  }
+
+  // seconds as an axis label with ``digits`` significant digits: 42ms, 1.5s, 2min (figures.short_seconds)
+  function shortSeconds(v, digits) {
+    var d = digits || 3;
+    function sig(x) { return String(Number(x.toPrecision(d))); }
+    if (v < 1e-3) { return sig(v * 1e6) + "µs"; }
+    if (v < 1) { return sig(v * 1e3) + "ms"; }
+    if (v < 120) { return sig(v) + "s"; }
+    return sig(v / 60) + "min";
+  }
+  // A log axis over [lo, hi] (s, > 0) that always labels a tick: 1, 2, 5 × 10^n inside the
+  // range (1 × 10^n, every few decades, when that is more than MAX_TICKS; 1…9 × 10^n over
+  // less than a decade), else the range's own ends; the range is set, so every tick value
+  // is on screen.
+  var MAX_TICKS = 6;
+  function logAxis(lo, hi) {
+    var r0 = Math.log10(lo), r1 = Math.log10(hi), pad = Math.max(0.06 * (r1 - r0), 0.04);
+    r0 -= pad; r1 += pad;
+    var a = Math.pow(10, r0), b = Math.pow(10, r1);
+    function inside(mantissas) {
+      var out = [];
+      for (var e = Math.floor(r0); e <= Math.ceil(r1); e++) {
+        mantissas.forEach(function (mant) {
+          var v = Number((mant * Math.pow(10, e)).toPrecision(6));
+          if (v >= a && v <= b) { out.push(v); }
+        });
+      }
+      return out;
+    }
+    var ticks = inside([1, 2, 5]);
+    if (ticks.length > MAX_TICKS) {
+      var decades = inside([1]), step = Math.ceil(decades.length / MAX_TICKS);
+      ticks = decades.filter(function (_, k) { return k % step === 0; });
+    } else if (ticks.length < 2) {
+      ticks = inside([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    }
+    if (ticks.length < 2) { ticks = lo === hi ? [lo] : [lo, hi]; }
+    var digits = 2;  // enough digits that two ticks never read the same
+    while (digits < 6 && new Set(ticks.map(function (t) { return shortSeconds(t, digits); })).size < ticks.length) { digits += 1; }
+    return {
+      type: "log", range: [r0, r1], tickvals: ticks,
+      ticktext: ticks.map(function (t) { return shortSeconds(t, digits); })
+    };
+  }
+
+  // The plotly figure of one series (figures.trajectory_chart's picture): hot runs as lines,
+  // the cold run hollow, a 0 s run as a triangle at the floor (the timer's resolution) with
+  // the floor dotted and marked, spikes, steady line and CI band, warm-up shaded, change
+  // points and the gap table's reference.
+  function figure(s) {
+    var positive = [], zeros = false, maxIteration = 0;
+    s.blocks.forEach(function (blk) {
+      blk.seconds.forEach(function (v, i) {
+        maxIteration = Math.max(maxIteration, blk.iterations[i]);
+        if (v === null) { return; }
+        if (v > 0) { positive.push(v); } else { zeros = true; }
+      });
+    });
+    var smallest = positive.length ? Math.min.apply(null, positive) : null;
+    var floor = s.resolution > 0 ? s.resolution : smallest !== null ? smallest / 2 : 1e-3;
+    function drawn(v) { return v > 0 ? v : floor; }
+    function hover(it, v) {
+      return (it === 0 ? "cold run" : "iteration " + it) + ": " +
+        (v > 0 ? shortSeconds(v, 4) : "0 s, drawn at the " + shortSeconds(floor) + " floor");
+    }
+    var traces = [], zeroX = [], zeroY = [], zeroText = [];
+    s.blocks.forEach(function (blk, k) {
+      var colour = OKABE_ITO[k % OKABE_ITO.length], x = [], y = [], t = [];
+      blk.seconds.forEach(function (v, i) {
+        var it = blk.iterations[i];
+        if (v === null) { return; }
+        if (v <= 0) { zeroX.push(it); zeroY.push(floor); zeroText.push(hover(it, v)); }
+        if (it === 0) {
+          traces.push({ type: "scatter", x: [0], y: [drawn(v)], text: [hover(0, v)], mode: "markers", name: "cold",
+            marker: { size: 7, symbol: "circle-open", color: colour }, hovertemplate: "%{text}<extra></extra>" });
+          return;
+        }
+        x.push(it); y.push(drawn(v)); t.push(hover(it, v));
+      });
+      traces.push({ type: "scatter", x: x, y: y, text: t, mode: "lines+markers", name: "process " + blk.process,
+        line: { color: colour, width: 1.5 }, marker: { size: 5 }, hovertemplate: "%{text}<extra></extra>" });
+    });
+    if (zeroX.length) {
+      traces.push({ type: "scatter", x: zeroX, y: zeroY, text: zeroText, mode: "markers", name: "0 s",
+        marker: { symbol: "triangle-down", size: 9, color: GREY }, hovertemplate: "%{text}<extra></extra>" });
+    }
+    var spikes = s.spikes.filter(function (sp) { return sp[1] !== null && sp[1] > 0; });
+    if (spikes.length) {
+      traces.push({ type: "scatter", x: spikes.map(function (sp) { return sp[0]; }),
+        y: spikes.map(function (sp) { return sp[1]; }), mode: "markers", name: "spike",
+        marker: { symbol: "x", size: 10, color: VERMILLION, line: { width: 2 } },
+        hovertemplate: "spike at iteration %{x}: %{y:.4g} s<extra></extra>" });
+    }
+    var shapes = [], annotations = [], shown = positive.slice();
+    function across(y, line) { return { type: "line", xref: "paper", x0: 0, x1: 1, yref: "y", y0: y, y1: y, line: line }; }
+    if (s.steadyIteration !== null && s.steadyIteration > 0) {
+      shapes.push({ type: "rect", xref: "x", x0: -0.5, x1: s.steadyIteration - 0.5, yref: "paper", y0: 0, y1: 1,
+        fillcolor: CUT, line: { width: 0 }, layer: "below" });
+    }
+    if (s.ci !== null && s.ci[0] > 0 && s.ci[1] > 0) {
+      shapes.push({ type: "rect", xref: "paper", x0: 0, x1: 1, yref: "y", y0: s.ci[0], y1: s.ci[1],
+        fillcolor: BAND, line: { width: 0 }, layer: "below" });
+      shown.push(s.ci[0], s.ci[1]);
+    }
+    if (s.reference !== null && s.reference > 0) {
+      shapes.push(across(s.reference, { color: GREY, width: 1, dash: "dashdot" }));
+      shown.push(s.reference);
+    }
+    if (s.steady !== null && s.steady > 0) {
+      shapes.push(across(s.steady, { color: GREEN, width: 1.5, dash: "dash" }));
+      shown.push(s.steady);
+    }
+    s.changepoints.forEach(function (cp) {
+      shapes.push({ type: "line", xref: "x", x0: cp - 0.5, x1: cp - 0.5, yref: "paper", y0: 0, y1: 1,
+        line: { color: BLACK, width: 1, dash: "dot" } });
+    });
+    spikes.forEach(function (sp) { shown.push(sp[1]); });
+    if (zeros) {
+      shapes.push(across(floor, { color: GREY, width: 1, dash: "dot" }));
+      // plotly places annotations on a log axis by the exponent
+      annotations.push({ xref: "paper", x: 1, xanchor: "right", yref: "y", y: Math.log10(floor), yanchor: "bottom",
+        text: "0 → " + shortSeconds(floor), showarrow: false, font: { size: 10, color: "#555555" } });
+      shown.push(floor);
+    }
+    var failed = 0;
+    s.blocks.forEach(function (blk) { blk.seconds.forEach(function (v) { if (v === null) { failed += 1; } }); });
+    if (failed) {
+      annotations.push({ xref: "paper", x: 0, xanchor: "left", yref: "paper", y: 1, yanchor: "top",
+        text: positive.length || zeros ? failed + " failed run" + (failed > 1 ? "s" : "") + " not drawn" : "no run finished",
+        showarrow: false, font: { size: 10, color: "#b34a00" } });
+    }
+    var lo = shown.length ? Math.min.apply(null, shown) : floor;
+    var hi = shown.length ? Math.max.apply(null, shown) : floor;
+    var axis = { showgrid: true, gridcolor: "#e6e6e6", zeroline: false, linecolor: "#555555",
+      // fixed margins: automargin redraws a plot later, which fails once a new filter
+      // has purged it
+      ticks: "outside", tickcolor: "#555555", automargin: false };
+    var layout = {
+      height: 210, showlegend: false, paper_bgcolor: "white", plot_bgcolor: "white",
+      font: { family: FONT, size: 12 }, margin: { l: 58, r: 8, t: 8, b: 28 },
+      hoverlabel: { namelength: -1 },
+      xaxis: Object.assign({}, axis, { range: [-0.5, maxIteration + 0.5] }, maxIteration <= 12 ? { dtick: 1 } : {}),
+      yaxis: Object.assign({}, axis, logAxis(lo, hi)),
+      shapes: shapes, annotations: annotations
+    };
+    return { data: traces, layout: layout };
+  }
+
+  function pct(v) { var r = Math.round(Math.abs(v) * 100); return (v < 0 && r ? "-" : "+") + r + "%"; }
+  // good within ±target, warn up to ±tolerance, bad beyond (formatting.tone_of)
+  function tone(gap, cfg) {
+    if (gap === null) { return ""; }
+    if (Math.abs(gap) <= cfg.target + 1e-12) { return "good"; }
+    return Math.abs(gap) <= cfg.tolerance + 1e-12 ? "warn" : "bad";
+  }
+  function badge(label, toneName, help) {
+    var b = document.createElement("span");
+    b.className = "badge" + (toneName ? " tone-" + toneName : "");
+    b.textContent = label;
+    if (help) { b.title = help; }
+    return b;
+  }
+
+  grids.forEach(function (grid) {
+    var section = report.sections[grid.getAttribute("data-section")];
+    var payload = section && section[grid.getAttribute("data-key")];
+    if (!payload || payload.layout !== "columns-1") { return; }
+    var cfg = section.panels || { window: 2, target: 0.05, tolerance: 0.1, classes: {} };
+    var c = columns(payload), p = payload, perPage = Number(grid.getAttribute("data-per-page")) || 24;
+    var multiSuite = p.suites.suite_id.length > 1;
+    var tools = grid.querySelector(".grid-tools"), holderDiv = grid.querySelector(".grid");
+    var more = grid.querySelector(".grid-more"), count = grid.querySelector(".grid-count");
+    var pick = {
+      suite: tools.querySelector("[data-filter=suite]"), system: tools.querySelector("[data-filter=system]"),
+      cls: tools.querySelector("[data-filter=class]"), query: tools.querySelector("[data-filter=query]"),
+      sort: tools.querySelector("[data-sort]")
+    };
+    function option(select, value, label) {
+      var o = document.createElement("option");
+      o.value = String(value);
+      o.textContent = label;
+      select.appendChild(o);
+    }
+    function distinct(indexes) {
+      var seen = {}, out = [];
+      indexes.forEach(function (i) { if (i >= 0 && !seen[i]) { seen[i] = true; out.push(i); } });
+      return out.sort(function (a, b) { return p.strings[a].localeCompare(p.strings[b]); });
+    }
+    p.suites.name.forEach(function (name, s) { option(pick.suite, s, p.strings[name]); });
+    var systems = distinct(p.suites.system);
+    systems.forEach(function (i) { option(pick.system, i, p.strings[i]); });
+    distinct(p["class"]).forEach(function (i) { option(pick.cls, i, p.strings[i]); });
+    if (!multiSuite) { pick.suite.parentNode.hidden = true; }
+    if (systems.length < 2) { pick.system.parentNode.hidden = true; }
+    var list = grid.querySelector("datalist");
+    distinct(p.query).slice(0, MAX_SUGGESTIONS).forEach(function (i) { option(list, p.strings[i], p.strings[i]); });
+    var queryNames = {};
+    p.query.forEach(function (i) { queryNames[p.strings[i].toLowerCase()] = true; });
+
+    // sort keys of every series, once: the cold run of its first process over the reference
+    var nameOf = [], coldRatio = new Float64Array(c.n), warmup = new Float64Array(c.n);
+    for (var n = 0; n < c.n; n++) {
+      nameOf.push(p.strings[p.suites.name[c.suiteOf[n]]]);
+      var lo = c.blockStart[c.firstBlock[n]], first = p.iteration ? p.iteration[lo] : 0;
+      var cold = first === 0 ? p.seconds[lo] : null;
+      coldRatio[n] = cold !== null && c.reference[n] ? cold / c.reference[n] : 0;
+      var st = (c.steady[n] || [])[0];
+      warmup[n] = st === undefined ? 0 : p.steady.iteration[st] || 0;
+    }
+    // largest gap first, then the largest cold/hot ratio (ClickBench's k = 2 of 2 hot runs
+    // has no gap: its cache effect comes first), as the per-series table
+    function byGap(a, b) {
+      var x = c.gap[a], y = c.gap[b];
+      return (y === null ? 0 : y) - (x === null ? 0 : x) || coldRatio[b] - coldRatio[a] || a - b;
+    }
+    var ORDERS = {
+      gap: byGap,
+      warmup: function (a, b) { return warmup[b] - warmup[a] || byGap(a, b); },
+      cold: function (a, b) { return coldRatio[b] - coldRatio[a] || a - b; },
+      query: function (a, b) { return a - b; },
+      name: function (a, b) { return nameOf[a].localeCompare(nameOf[b]) || p.query_index[a] - p.query_index[b] || a - b; }
+    };
+
+    var matched = [], shown = 0;
+    function matches() {
+      var suite = pick.suite.value, system = pick.system.value, cls = pick.cls.value;
+      var needle = pick.query.value.trim().toLowerCase(), exact = queryNames[needle] === true;
+      var out = [];
+      for (var n = 0; n < c.n; n++) {
+        var s = c.suiteOf[n];
+        if (suite !== "" && s !== Number(suite)) { continue; }
+        if (system !== "" && p.suites.system[s] !== Number(system)) { continue; }
+        if (cls !== "" && p["class"][n] !== Number(cls)) { continue; }
+        if (needle) {
+          var q = p.strings[p.query[n]].toLowerCase();
+          // a whole query name finds that query (Q1, not Q10); anything else is a substring
+          if (exact ? q !== needle : q.indexOf(needle) < 0) { continue; }
+        }
+        out.push(n);
+      }
+      return out.sort(ORDERS[pick.sort.value] || byGap);
+    }
+    function panel(n) {
+      var s = series(c, n);
+      var div = document.createElement("div");
+      div.className = "panel";
+      div.setAttribute("data-series", String(n));
+      var head = document.createElement("div");
+      head.className = "panel-head";
+      var title = document.createElement("span");
+      title.className = "panel-title";
+      var name = multiSuite ? s.query + " · " + s.suite : s.query;
+      title.textContent = name;
+      title.title = name + (s.system && s.suite.indexOf(s.system) < 0 ? " (" + s.system + ")" : "") +
+        (s.cls ? " — " + s.cls : "");
+      var badges = document.createElement("span");
+      badges.className = "badges";
+      if (s.cls) {
+        var known = cfg.classes[s.cls.replace(/^short: /, "")] || ["", ""];
+        badges.appendChild(badge(s.cls, known[0], known[1]));
+      }
+      badges.appendChild(badge(
+        "k=" + cfg.window + " " + (s.gap !== null ? pct(s.gap) : "–"), tone(s.gap, cfg),
+        "the benchmark window (min of the first " + cfg.window + " hot runs) against the reference (min of all hot runs)" +
+          (s.gap === null ? "; none here: no hot run, or a reference of 0 s" : "")
+      ));
+      head.appendChild(title);
+      head.appendChild(badges);
+      var plot = document.createElement("div");
+      plot.className = "panel-plot";
+      plot.id = grid.id + "-s" + n;
+      plot.setAttribute("role", "img");
+      plot.setAttribute("aria-label", name + ": run time per iteration, log scale");
+      div.appendChild(head);
+      div.appendChild(plot);
+      return { div: div, plot: plot, fig: figure(s) };
+    }
+    function drawUpTo(limit) {
+      var made = [];
+      for (; shown < Math.min(limit, matched.length); shown++) {
+        var m = panel(matched[shown]);
+        holderDiv.appendChild(m.div);
+        made.push(m);
+      }
+      // appended first, drawn after: plotly sizes each plot to its laid-out panel
+      made.forEach(function (m) {
+        m.plot.drawn = Plotly.newPlot(m.plot, m.fig.data, m.fig.layout, { displaylogo: false, responsive: true, displayModeBar: false });
+      });
+      var total = c.n.toLocaleString("en-US");
+      count.textContent = shown.toLocaleString("en-US") + " of " + matched.length.toLocaleString("en-US") +
+        " matching series drawn (" + total + " in all)";
+      grid.setAttribute("data-matched", String(matched.length));
+      grid.setAttribute("data-drawn", String(shown));
+      more.hidden = shown >= matched.length;
+      var next = Math.min(perPage, matched.length - shown);
+      more.textContent = "Draw " + next + " more (" + (matched.length - shown).toLocaleString("en-US") + " not drawn)";
+    }
+    function refresh() {
+      // a plot is freed once plotly has finished drawing it (purging one still being drawn
+      // throws inside plotly, plotly.js#5159)
+      Array.prototype.forEach.call(holderDiv.querySelectorAll(".panel-plot"), function (el) {
+        Promise.resolve(el.drawn).then(function () { Plotly.purge(el); }, function () { Plotly.purge(el); });
+      });
+      holderDiv.textContent = "";
+      shown = 0;
+      matched = matches();
+      drawUpTo(perPage);
+    }
+    [pick.suite, pick.system, pick.cls, pick.sort].forEach(function (el) { el.addEventListener("change", refresh); });
+    pick.query.addEventListener("input", refresh);
+    more.addEventListener("click", function () { drawUpTo(shown + perPage); });
+    tools.hidden = false;
+    refresh();
   });
 })();

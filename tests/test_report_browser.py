@@ -4,6 +4,7 @@ opened from file:// with every non-file: request aborted. Must not skip in CI.""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 
 import toolkit
+from toolkit.report.sections import PANELS_PER_PAGE
+from toolkit.report.sections.series_columns import decode_series
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +82,17 @@ def open_report(browser: Any, path: Path) -> tuple[Any, PageLog]:
     return page, log
 
 
+#: What a small multiple's plotly div draws: traces (name, x, y), shapes and annotations.
+PANEL_FIGURE_JS = """id => {
+  const div = document.getElementById(id);
+  return {
+    data: div.data.map(t => ({name: t.name, x: Array.from(t.x), y: Array.from(t.y)})),
+    shapes: div.layout.shapes || [],
+    annotations: (div.layout.annotations || []).map(a => ({text: a.text, y: a.y})),
+  };
+}"""
+
+
 def assert_figures_drawn(page: Any) -> int:
     """Every plotly figure div holds an SVG drawn by plotly.js; returns their number."""
     ids = page.eval_on_selector_all("div.plotly-graph-div", "els => els.map(e => e.id)")
@@ -105,13 +119,42 @@ def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> 
         toolkit.ingest_file(store, seed_suite(tmp_path))
         report = toolkit.write_report(store, tmp_path / "report.html", generated_at=WHEN)
     page, log = open_report(browser, report)
-    assert assert_figures_drawn(page) == 3
+    assert assert_figures_drawn(page) == 1  # the gap chart; report.js draws the panels
     assert log.errors == [] and log.requests == [] and log.dialogs == []
     finding = page.locator("#findings li.finding").first
     assert finding.is_visible()
     assert "off steady state" in finding.inner_text()  # the window-error finding
-    # the trajectory panels draw the cold run, the hot runs and the reference line
-    assert page.locator("#fig-traj-0 .scatterlayer .trace").count() >= 2
+    # both series have a panel, Q0 (window gap 0.256 / 0.042 s - 1 = +510 %) first
+    assert page.locator("#grid-trajectories .panel").count() == 2
+    assert page.locator("#grid-trajectories .panel-title").first.inner_text() == "Q0"
+    badges = page.locator("#grid-trajectories .panel").first.locator(".badge")
+    assert badges.nth(0).inner_text() == "warmup"
+    assert badges.nth(0).get_attribute("title") == "faster after a warm-up, then steady"
+    assert "tone-warn" in (badges.nth(0).get_attribute("class") or "")
+    assert badges.nth(1).inner_text() == "k=2 +510%"
+    # what Q0's panel draws, by hand from seed 002: the runs, the spike at iteration 2,
+    # the warm-up up to the steady iteration 3 (change point there), the reference
+    # (min of the hot runs, 42 ms) and the steady value with its CI band
+    data = page.evaluate("JSON.parse(document.getElementById('report-data').textContent)")
+    (q0,) = (
+        s for s in decode_series(data["sections"]["trajectories"]["series"]) if s["query"] == "Q0"
+    )
+    fig = page.evaluate(PANEL_FIGURE_JS, "grid-trajectories-s0")
+    traces = {t["name"]: t for t in fig["data"]}
+    assert traces["cold"]["x"] == [0] and traces["cold"]["y"] == [SEED_A[0]]
+    assert traces["process 0"]["x"] == list(range(1, 10))
+    assert traces["process 0"]["y"] == SEED_A[1:]
+    assert traces["spike"]["x"] == [2] and traces["spike"]["y"] == [1.5]
+    shapes = fig["shapes"]
+    cut = next(s for s in shapes if s["type"] == "rect" and s["xref"] == "x")
+    assert cut["x1"] == pytest.approx(2.5)
+    band = next(s for s in shapes if s["type"] == "rect" and s["yref"] == "y")
+    assert [band["y0"], band["y1"]] == pytest.approx(q0["steady_ci"])
+    lines = [s for s in shapes if s["type"] == "line"]
+    assert any(s["xref"] == "x" and s["x0"] == pytest.approx(2.5) for s in lines)
+    levels = {s["line"]["dash"]: s["y0"] for s in lines if s["yref"] == "y"}
+    assert levels == {"dashdot": min(SEED_A[1:]), "dash": pytest.approx(q0["steady_s"])}
+    assert page.evaluate(UNLABELLED_AXES_JS, True) == []
     # sortable tables: clicking a header re-orders the rows
     table = page.locator("#table-gaps-0")
     first = table.locator("tbody tr").first.inner_text()
@@ -182,15 +225,19 @@ def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
     assert page.locator("#fig-load-0 .shapelayer path").count() >= 1
     assert "saturated closed loop" in page.locator("#load").inner_text()
     # re-sorting the small multiples by query order puts Q0 first
-    page.select_option("select[data-grid='grid-trajectories']", "query")
+    page.select_option("#grid-trajectories [data-sort]", "query")
     first = page.locator("#grid-trajectories .panel-title").first.inner_text()
-    assert first.startswith("Q0 ")
-    # longest warm-up first: the first panel's steady iteration is the largest
-    page.select_option("select[data-grid='grid-trajectories']", "warmup")
-    keys = page.eval_on_selector_all(
-        "#grid-trajectories .panel", "els => els.map(e => Number(e.dataset.warmup))"
+    assert first.split(" · ")[0] == "Q0"
+    # longest warm-up first: the drawn panels' steady iterations never increase
+    page.select_option("#grid-trajectories [data-sort]", "warmup")
+    data = page.evaluate("JSON.parse(document.getElementById('report-data').textContent)")
+    series = decode_series(data["sections"]["trajectories"]["series"])
+    drawn = page.eval_on_selector_all(
+        "#grid-trajectories .panel", "els => els.map(e => Number(e.dataset.series))"
     )
-    assert keys == sorted(keys) and keys[0] < keys[-1]
+    keys = [series[n]["steady_iteration"] or 0 for n in drawn]
+    assert keys == sorted(keys, reverse=True) and keys[0] > keys[-1]
+    assert keys[0] == max(s["steady_iteration"] or 0 for s in series)
     page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
 
 
@@ -370,16 +417,161 @@ def test_report_layout_holds_at_real_scale(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 19 item 2 (small multiples, another branch): log-y panels spanning less "
-    "than a decade draw no y tick label; remove this mark when it is merged",
-)
 def test_small_multiples_have_tick_labels(
     browser: Any, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    page, _ = open_report(browser, _layout_report("clickbench", tmp_path, request))
+    """Log-y panels spanning less than a decade (most ClickBench series) label their y
+    axis: the first three pages of the default sort, and every panel of the series with
+    0 s runs (drawn at the 1 ms floor)."""
+    page, log = open_report(browser, _layout_report("clickbench", tmp_path, request))
+    more = page.locator("#grid-trajectories .grid-more")
+    more.click()
+    more.click()
+    assert page.locator("#grid-trajectories .panel").count() == 3 * PANELS_PER_PAGE
     assert page.evaluate(UNLABELLED_AXES_JS, True) == []
+    for system in ("MonetDB", "QuestDB", "Doris"):
+        page.select_option("#grid-trajectories [data-filter=system]", label=system)
+        page.fill("#grid-trajectories [data-filter=query]", "Q0")
+        assert page.locator("#grid-trajectories .panel").count() >= 1
+        assert page.evaluate(UNLABELLED_AXES_JS, True) == []
+        page.fill("#grid-trajectories [data-filter=query]", "")
+    assert log.errors == []
+
+
+#: Suite and query filters set and cleared, then the next page drawn, in one task.
+RAPID_FILTERS_JS = """([suite, query]) => {
+  const grid = document.getElementById("grid-trajectories");
+  const select = grid.querySelector("[data-filter=suite]");
+  const box = grid.querySelector("[data-filter=query]");
+  select.value = Array.from(select.options).find(o => o.textContent === suite).value;
+  select.dispatchEvent(new Event("change"));
+  box.value = query;
+  box.dispatchEvent(new Event("input"));
+  box.value = "";
+  box.dispatchEvent(new Event("input"));
+  select.value = "";
+  select.dispatchEvent(new Event("change"));
+  grid.querySelector(".grid-more").click();
+}"""
+
+
+def _stored_series(store: Any) -> dict[tuple[str, str], list[tuple[int, float | None]]]:
+    """The truth, straight from the store: (suite name, query) → the first process's
+    (iteration, seconds) runs."""
+    rows = store.con.execute(
+        "SELECT s.name, i.query, i.process, i.iteration, i.seconds FROM iterations i "
+        "JOIN suites s USING (suite_id) ORDER BY s.name, i.query, i.process, i.iteration"
+    ).fetchall()
+    first: dict[tuple[str, str], int] = {}
+    out: dict[tuple[str, str], list[tuple[int, float | None]]] = {}
+    for name, query, process, iteration, seconds in rows:
+        if first.setdefault((name, query), process) != process:
+            continue
+        value = None if seconds is None or seconds != seconds else float(seconds)
+        out.setdefault((name, query), []).append((iteration, value))
+    return out
+
+
+def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
+    browser: Any, tmp_path: Path, real_dir: Path
+) -> None:
+    """The 44 real ClickBench files: every one of their series is reachable (the filters
+    split them all), and a series picked by suite and query is drawn with the run times
+    the store holds, a 0 s run at the 1 ms floor, the floor marked."""
+    with toolkit.open_store() as store:
+        toolkit.ingest_path(store, real_dir / "clickbench")
+        report = toolkit.write_report(store, tmp_path / "clickbench.html", generated_at=WHEN)
+        truth = _stored_series(store)
+    assert report.stat().st_size <= MAX_REPORT_BYTES
+    page, log = open_report(browser, report)
+    grid = page.locator("#grid-trajectories")
+    assert int(grid.get_attribute("data-matched") or 0) == len(truth) > 1_500
+    assert int(grid.get_attribute("data-drawn") or 0) == PANELS_PER_PAGE
+    # the page derives each drawn panel's reference line and gap badge from the runs as
+    # decode_series does (series_columns.derived_gap + the listed exceptions)
+    data = page.evaluate("JSON.parse(document.getElementById('report-data').textContent)")
+    decoded = decode_series(data["sections"]["trajectories"]["series"])
+    drawn = page.eval_on_selector_all(
+        "#grid-trajectories .panel", "els => els.map(e => Number(e.dataset.series))"
+    )
+    for n in drawn:
+        s = decoded[n]
+        fig = page.evaluate(PANEL_FIGURE_JS, f"grid-trajectories-s{n}")
+        lines = [x["y0"] for x in fig["shapes"] if x.get("line", {}).get("dash") == "dashdot"]
+        assert lines == ([s["reference_s"]] if s["reference_s"] else []), n
+        gap = s["window_gap"]
+        whole = None if gap is None else math.floor(abs(gap) * 100 + 0.5)
+        sign = "-" if gap is not None and gap < 0 and whole else "+"
+        percent = "–" if gap is None else f"{sign}{whole}%"
+        badge = grid.locator(f".panel[data-series='{n}'] .badge").last.inner_text()
+        assert badge == f"k=2 {percent}", n
+    # every series reachable: the class filter's options split all of them
+    classes = page.eval_on_selector_all(
+        "#grid-trajectories [data-filter=class] option", "els => els.map(e => e.value)"
+    )
+    reached = 0
+    for value in classes[1:]:  # [0] is "all"
+        page.select_option("#grid-trajectories [data-filter=class]", value)
+        reached += int(grid.get_attribute("data-matched") or 0)
+    assert reached == len(truth)
+    page.select_option("#grid-trajectories [data-filter=class]", "")
+    # chosen series: MonetDB's Q19 (4 ms cold, two 0 s hot runs), QuestDB's Q0 of 06-30
+    # (a 1 ms and a 0 s run), and the last suite's last query (no zero)
+    names = sorted({name for name, _ in truth})
+    chosen = [
+        ("MonetDB / c6a.4xlarge / 2022-07-01", "Q19"),
+        ("QuestDB / c6a.4xlarge / 2026-06-30", "Q0"),
+        (names[-1], max((q for n, q in truth if n == names[-1]), key=lambda q: int(q[1:]))),
+    ]
+    for suite, query in chosen:
+        page.select_option("#grid-trajectories [data-filter=suite]", label=suite)
+        page.fill("#grid-trajectories [data-filter=query]", query)
+        assert grid.get_attribute("data-matched") == "1", (suite, query)
+        panel = grid.locator(".panel")
+        assert panel.count() == 1
+        title = panel.locator(".panel-title")
+        assert title.inner_text() == f"{query} · {suite}"
+        assert (title.get_attribute("title") or "").startswith(f"{query} · {suite}")
+        plot_id = panel.locator(".panel-plot").get_attribute("id")
+        fig = page.evaluate(PANEL_FIGURE_JS, plot_id)
+        runs = truth[(suite, query)]
+        drawn = {
+            (x, y)
+            for t in fig["data"]
+            if t["name"] in ("cold", "process 0")
+            for x, y in zip(t["x"], t["y"], strict=True)
+        }
+        # the store's numbers exactly; a 0 s run at ClickBench's 1 ms resolution
+        assert drawn == {(it, v if v else 0.001) for it, v in runs if v is not None}
+        zeros = [it for it, v in runs if v == 0]
+        floor_marks = [a for a in fig["annotations"] if a["text"] == "0 → 1ms"]
+        if zeros:
+            (marker,) = (t for t in fig["data"] if t["name"] == "0 s")
+            assert marker["x"] == zeros and marker["y"] == [0.001] * len(zeros)
+            assert len(floor_marks) == 1 and floor_marks[0]["y"] == pytest.approx(-3)
+            assert any(
+                s["type"] == "line"
+                and s["yref"] == "y"
+                and s["y0"] == 0.001
+                and s["line"]["dash"] == "dot"
+                for s in fig["shapes"]
+            )
+        else:
+            assert floor_marks == [] and "0 s" not in {t["name"] for t in fig["data"]}
+        assert page.evaluate(UNLABELLED_AXES_JS, True) == []
+    # filters changed faster than plotly finishes a plot (one task, no waiting): the
+    # plots being drawn are freed once drawn, no error (purging them at once threw 49)
+    page.evaluate(RAPID_FILTERS_JS, [chosen[0][0], chosen[0][1]])
+    page.wait_for_timeout(500)
+    assert grid.get_attribute("data-drawn") == str(2 * PANELS_PER_PAGE)
+    assert log.errors == []
+    shots = SCREENSHOTS / "clickbench-filter"
+    shots.mkdir(parents=True, exist_ok=True)
+    grid.screenshot(path=str(shots / "last-chosen-series.png"))
+    page.select_option("#grid-trajectories [data-filter=suite]", label=chosen[0][0])
+    page.fill("#grid-trajectories [data-filter=query]", "")
+    grid.screenshot(path=str(shots / "one-suite.png"))
+    assert log.errors == [] and log.requests == []
 
 
 def test_long_tables_are_paged_and_filtered(browser: Any, tmp_path: Path) -> None:

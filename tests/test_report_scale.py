@@ -142,3 +142,43 @@ def test_gaps_prints_one_summary_table_for_many_suites(tmp_path: Path) -> None:
     assert summary.output.count("Hot iters") == 0
     every = runner.invoke(app, ["gaps", str(tmp_path / "cb"), "--per-suite"])
     assert every.exit_code == 0 and every.output.count("Hot iters") == 12
+
+
+def test_panel_columns_carry_resolution_and_the_gap_tables_values(tmp_path: Path) -> None:
+    """The panels' floor and badges: each suite's timer resolution (ClickBench declares
+    1 ms; a harness CSV has the smallest step between its run times), and the gap table's
+    reference and window gap, sent only where the page cannot derive them from the runs."""
+    steps = tmp_path / "steps.csv"
+    # distinct values 0, 10, 10.5, 12.5 ms: the smallest step is 0.5 ms
+    steps.write_text(
+        "suite,query,iteration,seconds\n"
+        "steps,a,0,0.010\nsteps,a,1,0.0\nsteps,a,2,0.0125\nsteps,a,3,0.0105\n"
+        "steps,b,0,0.040\nsteps,b,1,0.030\nsteps,b,2,0.025\nsteps,b,3,0.020\n",
+        encoding="utf-8",
+    )
+    # one hot run per query: the gap table's window is k = min(2, 1) = 1, not derivable
+    short = tmp_path / "short.csv"
+    short.write_text(
+        "suite,query,iteration,seconds\nshort,c,0,0.9\nshort,c,1,0.3\n", encoding="utf-8"
+    )
+    clickbench = tmp_path / "cb.json"
+    doc = {"system": "S", "date": "2026-01-01", "machine": "m", "result": [[0.5, 0.2, 0.1]]}
+    clickbench.write_text(json.dumps(doc), encoding="utf-8")
+    with toolkit.open_store() as store:
+        for path in (steps, short, clickbench):
+            toolkit.ingest_file(store, path)
+        payload = trajectories_of(store)
+    series = {(s["suite"], s["query"]): s for s in decode_series(payload)}
+    a, b, c = series[("steps", "a")], series[("steps", "b")], series[("short", "c")]
+    (q0,) = (s for s in series.values() if s["system"] == "S")
+    assert a["resolution_s"] == pytest.approx(0.0005) and q0["resolution_s"] == 0.001
+    # by hand: reference = min of hot runs, gap = min(hot runs 1..2) / reference - 1
+    assert a["reference_s"] == 0 and a["window_gap"] is None  # a 0 s reference: no ratio
+    assert b["reference_s"] == pytest.approx(0.020)
+    assert b["window_gap"] == pytest.approx(0.025 / 0.020 - 1)
+    assert q0["reference_s"] == pytest.approx(0.1)
+    assert q0["window_gap"] == pytest.approx(0.1 / 0.1 - 1)
+    assert c["reference_s"] == pytest.approx(0.3) and c["window_gap"] == 0  # k = 1
+    # only the short suite's gap is sent; the rest the page derives
+    assert payload["gap"]["series"] == [list(series).index(("short", "c"))]
+    assert payload["gap"]["gap"] == [0] and payload["reference"]["series"] == []

@@ -64,26 +64,21 @@ def test_trajectories_show_the_seed_steady_state_spike_and_class(tmp_path: Path)
     # "monotonic convergence", settling at 41 ms: steady is above the 30 ms fastest run
     assert q1["steady_s"] == pytest.approx(0.041, rel=0.05)
     assert q1["class"] == "warmup" and q1["spikes"] == []
-    # panel 0 is Q0 (largest window gap): its figure carries the band, cut, line and spike
-    traces, layout = figure_json(html, "fig-traj-0")
-    spike = next(t for t in traces if t.get("name") == "spike")
-    assert spike["x"] == [2] and spike["y"] == [1.5]
-    shapes = layout["shapes"]
-    band = next(s for s in shapes if s["type"] == "rect" and s.get("yref") == "y")
-    assert band["y0"] == pytest.approx(q0["steady_ci"][0]) and band["y1"] == pytest.approx(
-        q0["steady_ci"][1]
-    )
-    cut = next(s for s in shapes if s["type"] == "rect" and s.get("xref") == "x")
-    assert cut["x1"] == pytest.approx(2.5)  # warm-up shaded up to the steady iteration 3
-    assert any(s["type"] == "line" and s["x0"] == pytest.approx(2.5) for s in shapes)
+    # what the panels draw besides the runs: the gap table's reference (min of all hot runs),
+    # the window's gap (min of hot runs 1-2 against it) and ClickBench's 1 ms resolution
+    assert q0["reference_s"] == pytest.approx(min(SEED_A[1:]))
+    assert q0["window_gap"] == pytest.approx(min(SEED_A[1:3]) / min(SEED_A[1:]) - 1, rel=5e-3)
+    assert q1["window_gap"] == pytest.approx(min(SEED_B[1:3]) / min(SEED_B[1:]) - 1, rel=5e-3)
+    assert q0["resolution_s"] == q1["resolution_s"] == 0.001
+    # the badges' tones and help come with the section (the page draws the panels)
+    panels = data["sections"]["trajectories"]["panels"]
+    assert panels["classes"]["warmup"] == ["warn", "faster after a warm-up, then steady"]
+    assert panels["window"] == 2 and panels["tolerance"] == pytest.approx(0.10)
     part = section_html(html, "trajectories")
-    assert (
-        '<span class="badge tone-warn" title="faster after a warm-up, then steady">warmup' in part
-    )
     assert 'id="table-detect"' in part and 'id="table-detect-summary"' in part
     assert "2: 1.5 s" in part  # the spike in the per-series table
-    # sortable: every panel carries the gap and warm-up keys
-    assert part.count('data-gap="') == 2 and part.count('data-warmup="-3.0"') == 1
+    # the panel grid is drawn in the page (tests/test_report_browser.py), not shipped
+    assert 'class="panel-grid" id="grid-trajectories"' in part and "Plotly.newPlot" not in part
 
 
 def test_detection_findings_one_per_suite_and_kind(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""What a report is made of: sections of blocks (text, tables, charts, chart grids).
+"""What a report is made of: sections of blocks (text, tables, charts, panel grids).
 
 Section builders (``sections/``) return these plain objects; ``render.py`` turns them into
 HTML through the templates in ``reports/``. Every string here is untrusted text: the
@@ -74,29 +74,23 @@ class Badge:
 
 
 @dataclass(frozen=True)
-class Panel:
-    """One small multiple: a chart with a heading, badges (class, gap) and sort keys."""
-
-    chart: Chart
-    heading: str
-    badges: tuple[Badge, ...]
-    sort_keys: dict[str, float]
-
-
-@dataclass(frozen=True)
-class Grid:
-    """Small multiples, shown in the order of ``sort_options[0]``; with JavaScript the
-    reader can re-sort by the other keys."""
+class PanelGrid:
+    """Small multiples drawn in the page (``report.js``) from a section's compact series
+    (``data_key`` of its report-data, :mod:`toolkit.report.sections.series_columns`):
+    filter controls (suite, system, class, query), a sort (``sort_options``, the first is
+    the default) and ``per_page`` panels at a time, the rest one click away. Without
+    JavaScript only the caption and the note show; the section's tables hold the numbers."""
 
     id: str
     caption: str
-    panels: tuple[Panel, ...]
+    data_key: str
     sort_options: tuple[tuple[str, str], ...]  # (key, label)
+    per_page: int = 24
     note: str = ""
-    kind: Literal["grid"] = "grid"
+    kind: Literal["panel-grid"] = "panel-grid"
 
 
-Block = Text | Table | Chart | Grid
+Block = Text | Table | Chart | PanelGrid
 
 
 @dataclass(frozen=True)

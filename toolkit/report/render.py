@@ -177,9 +177,6 @@ def render_html(report: Report, *, plotlyjs: PlotlyJs = "inline") -> str:
         for block in section.blocks:
             if block.kind == "chart":
                 charts[block.div_id] = figure_html(block)
-            elif block.kind == "grid":
-                for panel in block.panels:
-                    charts[panel.chart.div_id] = figure_html(panel.chart)
     template = make_environment().get_template("report.html.j2")
     return template.render(
         report=report,

@@ -35,7 +35,7 @@ from toolkit.report.sections.score import MAX_RANK_LINES, score_result, score_se
 from toolkit.report.sections.trajectories import (
     CLASS_HELP,
     CLASS_TONES,
-    MAX_PANELS,
+    PANELS_PER_PAGE,
     class_badge,
     class_name,
     trajectories_section,
@@ -59,8 +59,8 @@ __all__ = [
     "MAX_GAP_SUITES",
     "MAX_LOAD_CHARTS",
     "MAX_LOAD_WINDOWS",
-    "MAX_PANELS",
     "MAX_RANK_LINES",
+    "PANELS_PER_PAGE",
     "PARAMETERS",
     "SECTIONS",
     "ReportContext",

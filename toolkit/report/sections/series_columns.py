@@ -9,9 +9,17 @@ same decoding in Python (tests, tools).
 Layout (``layout: "columns-1"``), ``S`` series in suite/query order, ``B`` process blocks:
 
 - ``strings``: the shared strings; ``-1`` where a string index means "none";
-- ``suites``: ``suite_id``, ``name``, ``system`` (string indexes) and ``series`` (how many
-  consecutive series each suite has), one entry per suite;
+- ``suites``: ``suite_id``, ``name``, ``system`` (string indexes), ``series`` (how many
+  consecutive series each suite has) and ``resolution`` (the timer's resolution in s: the
+  format's, e.g. ClickBench 1 ms, else the smallest step between the suite's run times;
+  0 = unknown), one entry per suite; the panels draw a 0 s run at the resolution;
 - ``query``, ``query_index``, ``class``: one entry per series (class: string index);
+- ``window`` (the benchmark window k) and ``reference``/``gap``: the gap table's reference
+  (s) and the window's gap against it (a fraction) are what :func:`derived_gap` computes
+  from a series' first process (min of its hot runs; min of hot runs 1..k over it, − 1);
+  ``reference`` (``series``, ``seconds``) and ``gap`` (``series``, ``gap``) list only the
+  series where the gap table says otherwise (a reference other than min-all, fewer hot
+  runs than k), to 4 and 3 significant digits (null: none);
 - ``blocks`` (processes per series), ``process`` and ``runs`` (runs per process): a list,
   or one integer when every entry is equal (ClickBench: 1 process of 3 runs);
 - ``iteration``: present only when a process's iterations are not 0, 1, 2, …;
@@ -117,10 +125,72 @@ def _ints(values: Sequence[int]) -> int | list[int]:
     return [int(v) for v in values]
 
 
-def compact_series(columns: SeriesColumns, detected: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _significant(value: float | None, digits: int) -> float | None:
+    """``value`` to ``digits`` significant digits (what a panel shows), None when not
+    finite; a whole number as an int (``0``, not ``0.0``)."""
+    if value is None or not math.isfinite(value):
+        return None
+    rounded = float(f"{value:.{digits}g}")
+    return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
+
+
+def derived_gap(runs: dict[int, float | None], window: int) -> tuple[float | None, float | None]:
+    """(reference s, gap) of one process's ``runs`` (iteration → seconds, None = failed) as
+    the page derives them (``report.js``): the reference is the min of the hot runs
+    (iteration ≥ 1; min-all, :func:`toolkit.analyze.gaps.series_gaps`), the gap the min of
+    hot runs 1..``window`` over it, − 1 (None when one of them failed or the reference is
+    0 s or unknown)."""
+    hot = [v for i, v in runs.items() if i >= 1 and v is not None]
+    reference = min(hot) if hot else None
+    first = [runs.get(i) for i in range(1, window + 1)]
+    window_s = None if None in first or not first else min(v for v in first if v is not None)
+    gap = window_s / reference - 1 if window_s is not None and reference else None
+    return reference, gap
+
+
+def suite_resolutions(
+    columns: SeriesColumns, declared: dict[int, float] | None = None
+) -> dict[int, float]:
+    """The timer resolution of each suite of ``columns``, seconds: ``declared[suite_id]``
+    (its format's, :data:`toolkit.analyze.resolution.FORMAT_RESOLUTION_S`) when above 0,
+    else the smallest step between the suite's distinct run times
+    (:func:`toolkit.analyze.resolution.series_resolution`); 0.0 when neither is known."""
+    from toolkit.analyze.resolution import series_resolution
+
+    values: dict[int, list[float]] = {}
+    for b, n in enumerate(columns.block_series):
+        lo = columns.block_start[b]
+        runs = columns.seconds[lo : lo + columns.block_runs[b]]
+        values.setdefault(columns.keys[n][0], []).extend(v for v in runs if v is not None)
+    declared = declared or {}
+    return {
+        suite_id: declared[suite_id] if declared.get(suite_id, 0.0) > 0 else series_resolution(runs)
+        for suite_id, runs in values.items()
+    }
+
+
+def _first_process_runs(columns: SeriesColumns, n: int) -> dict[int, float | None]:
+    """Series ``n``'s first process as iteration → seconds (None: a failed run)."""
+    b = bisect.bisect_left(columns.block_series, n)
+    if b >= len(columns.block_series) or columns.block_series[b] != n:
+        return {}
+    lo = columns.block_start[b]
+    hi = lo + columns.block_runs[b]
+    return {columns.iteration[i]: columns.seconds[i] for i in range(lo, hi)}
+
+
+def compact_series(
+    columns: SeriesColumns,
+    detected: Sequence[dict[str, Any]],
+    resolution: dict[int, float] | None = None,
+    window: int = 2,
+) -> dict[str, Any]:
     """The report-data of every series: ``columns``' runs and, for the series in
     ``detected`` (dicts with ``n``, ``class``, ``steady_s``, ``steady_ci``,
-    ``steady_iteration``, ``changepoints``, ``spikes``), the warm-up engine's verdict."""
+    ``steady_iteration``, ``changepoints``, ``spikes``, ``reference_s``, ``window_gap``),
+    the warm-up engine's verdict and the gap table's reference and gap of the benchmark
+    window of ``window`` hot runs (where :func:`derived_gap` does not give them);
+    ``resolution``: seconds per suite id (:func:`suite_resolutions`; missing = 0)."""
     strings: list[str] = []
     index: dict[str, int] = {}
 
@@ -136,6 +206,7 @@ def compact_series(columns: SeriesColumns, detected: Sequence[dict[str, Any]]) -
     names: list[int] = []
     systems: list[int] = []
     counts: list[int] = []
+    resolutions: list[float] = []
     for (suite_id, _), suite, system in zip(
         columns.keys, columns.suite, columns.system, strict=True
     ):
@@ -143,10 +214,13 @@ def compact_series(columns: SeriesColumns, detected: Sequence[dict[str, Any]]) -
             counts[-1] += 1
             continue
         suite_ids.append(suite_id)
+        resolutions.append((resolution or {}).get(suite_id, 0.0))
         names.append(ref(suite))
         systems.append(ref(system))
         counts.append(1)
     classes = [-1] * len(columns.keys)
+    references: dict[str, list[Any]] = {"series": [], "seconds": []}
+    gaps: dict[str, list[Any]] = {"series": [], "gap": []}
     steady: dict[str, list[Any]] = {k: [] for k in ("series", "seconds", "lo", "hi", "iteration")}
     changepoints: dict[str, list[int]] = {"series": [], "iteration": []}
     spikes: dict[str, list[Any]] = {"series": [], "iteration": [], "seconds": []}
@@ -167,16 +241,37 @@ def compact_series(columns: SeriesColumns, detected: Sequence[dict[str, Any]]) -
             spikes["series"].append(n)
             spikes["iteration"].append(int(it))
             spikes["seconds"].append(_finite(float(v)))
+    # the page derives reference and gap from the runs; only where the gap table says
+    # otherwise (or has no row) are they sent
+    told_by_series = {int(d["n"]): d for d in detected}
+    for n in range(len(columns.keys)):
+        told = told_by_series.get(n, {})
+        reference, gap = derived_gap(_first_process_runs(columns, n), window)
+        if _significant(reference, 4) != (value := _significant(told.get("reference_s"), 4)):
+            references["series"].append(n)
+            references["seconds"].append(value)
+        if _significant(gap, 3) != (value := _significant(told.get("window_gap"), 3)):
+            gaps["series"].append(n)
+            gaps["gap"].append(value)
     blocks_per_series = [0] * len(columns.keys)
     for s in columns.block_series:
         blocks_per_series[s] += 1
     payload: dict[str, Any] = {
         "layout": LAYOUT,
         "strings": strings,
-        "suites": {"suite_id": suite_ids, "name": names, "system": systems, "series": counts},
+        "suites": {
+            "suite_id": suite_ids,
+            "name": names,
+            "system": systems,
+            "series": counts,
+            "resolution": resolutions,
+        },
         "query": [ref(q) for _, q in columns.keys],
         "query_index": columns.query_index,
         "class": classes,
+        "window": window,
+        "reference": references,
+        "gap": gaps,
         "blocks": _ints(blocks_per_series),
         "process": _ints(columns.block_process),
         "runs": _ints(columns.block_runs),
@@ -202,8 +297,9 @@ def _expand(value: int | list[int], n: int) -> list[int]:
 def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
     """The series of a ``columns-1`` payload as one dict each: ``suite``, ``system``,
     ``suite_id``, ``query``, ``query_index``, ``class``, ``runs`` ([{process, iterations,
-    seconds}]), ``steady_s``, ``steady_ci``, ``steady_iteration``, ``changepoints``,
-    ``spikes`` ([[iteration, seconds]]) — what the page decodes (``report.js``)."""
+    seconds}]), ``resolution_s``, ``reference_s``, ``window_gap``, ``steady_s``,
+    ``steady_ci``, ``steady_iteration``, ``changepoints``, ``spikes`` ([[iteration,
+    seconds]]) — what the page decodes (``report.js``)."""
     if payload.get("layout") != LAYOUT:
         raise ValueError(f"not a {LAYOUT} series payload: {payload.get('layout')!r}")
     strings = payload["strings"]
@@ -222,6 +318,9 @@ def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
     suite_of: list[int] = [s for s, count in enumerate(suites["series"]) for _ in range(count)]
     out: list[dict[str, Any]] = []
     b = pos = 0
+    ref, gaps = payload["reference"], payload["gap"]
+    told_reference = dict(zip(ref["series"], ref["seconds"], strict=True))
+    told_gap = dict(zip(gaps["series"], gaps["gap"], strict=True))
     for n in range(n_series):
         s = suite_of[n]
         series_runs = []
@@ -231,6 +330,12 @@ def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
             series_runs.append({"process": process[b], "iterations": its, "seconds": values})
             pos += runs[b]
             b += 1
+        first = series_runs[0] if series_runs else {"iterations": [], "seconds": []}
+        reference, gap = derived_gap(
+            dict(zip(first["iterations"], first["seconds"], strict=True)), payload["window"]
+        )
+        reference = _significant(reference, 4)
+        gap = _significant(gap, 3)
         out.append(
             {
                 "suite": text(suites["name"][s]),
@@ -240,6 +345,9 @@ def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 "query_index": payload["query_index"][n],
                 "class": text(payload["class"][n]),
                 "runs": series_runs,
+                "resolution_s": suites["resolution"][s],
+                "reference_s": told_reference.get(n, reference),
+                "window_gap": told_gap.get(n, gap),
                 "steady_s": None,
                 "steady_ci": None,
                 "steady_iteration": None,

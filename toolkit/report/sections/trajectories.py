@@ -8,31 +8,33 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.analyze.gaps import DEFAULT_TARGET
-from toolkit.report import figures
 from toolkit.report.model import (
     Badge,
     Block,
     Cell,
-    Chart,
     Column,
-    Grid,
-    Panel,
+    PanelGrid,
     Section,
     Table,
     Text,
     Tone,
 )
 from toolkit.report.sections.context import ReportContext, detections
-from toolkit.report.sections.formatting import fmt_pct, fmt_seconds, num, tone_of
+from toolkit.report.sections.formatting import fmt_seconds, num
 from toolkit.report.sections.gaps import gaps_payload, iteration_frame
-from toolkit.report.sections.series_columns import compact_series, series_columns
+from toolkit.report.sections.series_columns import (
+    compact_series,
+    series_columns,
+    suite_resolutions,
+)
 
 if TYPE_CHECKING:
     pass
 
 
-#: Small multiples drawn at most (the rest stay in report-data); enough for one 43-query suite.
-MAX_PANELS = 48
+#: Small multiples drawn per page (the reader asks for the next page; filters reach every
+#: series): about two screens of panels, drawn in well under a second.
+PANELS_PER_PAGE = 24
 
 
 # -- warm-up detection and trajectories ----------------------------------------------------
@@ -229,10 +231,17 @@ def _detection_rows_table(entries: Sequence[dict[str, Any]], multi_suite: bool) 
     )
 
 
+def _cold_ratio(series: dict[str, Any]) -> float:
+    """Cold run over the reference (min of the hot runs) of a series, 0.0 when unknown."""
+    cold, reference = series["cold_s"], series["reference_s"]
+    return float(cold / reference) if cold is not None and reference else 0.0
+
+
 def trajectories_section(ctx: ReportContext) -> Section | None:
     """Per-query trajectories as small multiples with the warm-up engine's results (steady
     value and CI band, warm-up shaded, change points, spikes, class badge), worst gap
-    first; the class summary and the per-series table below."""
+    first, every series reachable through the panel grid's filters (drawn in the page
+    from the compact series); the class summary and the per-series table below."""
     frame = iteration_frame(ctx.store)
     if frame.is_empty():
         return None
@@ -249,6 +258,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         detected.setdefault((entry["suite_id"], entry["query"]), []).append(entry)
     groups = {(g["suite"], g["query"]): g["class"] for g in detect["groups"]}
     columns = series_columns(frame)
+    declared_resolution = {d.suite_id: d.resolution_s for d in results}
     series: list[dict[str, Any]] = []
     for n, (suite_id, query) in enumerate(columns.keys):
         suite = gaps.get(suite_id)
@@ -275,71 +285,32 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         )
     if not columns.block_runs or max(columns.block_runs) < 2:
         return None
-    series.sort(key=lambda s: (-(s["window_gap"] or 0.0), s["suite_id"], s["query_index"]))
-    panels = []
-    for n, s in enumerate(series[:MAX_PANELS]):
-        gap = s["window_gap"]
-        heading = f"{s['query']}" + (f" · {s['system'] or s['suite']}" if multi_suite else "")
-        ci = s["steady_ci"]
-        fig = figures.trajectory_chart(
-            title="",
-            runs=columns.runs_of(s["n"]),
-            steady=s["steady_s"],
-            steady_ci=(ci[0], ci[1]) if ci is not None else None,
-            steady_iteration=s["steady_iteration"],
-            change_points=s["changepoints"],
-            spikes=[(int(i), float(v)) for i, v in s["spikes"]],
-            reference=s["reference_s"],
-        )
-        badges = []
-        if s["class"] is not None:
-            badges.append(class_badge(s["class"]))
-        badges.append(
-            Badge(
-                f"k={ctx.params.window} {fmt_pct(gap)}" if gap is not None else "no hot runs",
-                tone_of(gap, DEFAULT_TARGET, ctx.params.tolerance),
-                f"the benchmark window (min of the first {ctx.params.window} hot runs) "
-                "against the reference (min of all hot runs)",
-            )
-        )
-        panels.append(
-            Panel(
-                Chart(f"fig-traj-{n}", fig),
-                heading,
-                tuple(badges),
-                {
-                    "gap": -gap if gap is not None else 1e9,
-                    "query": float(s["suite_id"] * 100000 + s["query_index"]),
-                    "cold": -(s["cold_s"] / s["reference_s"])
-                    if s["cold_s"] and s["reference_s"]
-                    else 0.0,
-                    "warmup": -float(s["steady_iteration"] or 0),
-                },
-            )
-        )
-    note = (
-        f"Showing the {len(panels)} of {len(series)} series with the largest gap; "
-        "all are in the embedded report data."
-        if len(series) > len(panels)
-        else ""
+    # largest gap first, then the largest cold/hot ratio (ClickBench's window of 2 of its 2
+    # hot runs has no gap: the cache effect orders it), as the panels' default sort
+    series.sort(
+        key=lambda s: (-(s["window_gap"] or 0.0), -_cold_ratio(s), s["suite_id"], s["query_index"])
     )
-    grid = Grid(
+    grid = PanelGrid(
         "grid-trajectories",
         (
             "Run time per iteration (log scale): hollow circle = cold run, line = hot runs, "
             "dashed green = steady value with its 95 % CI band, grey area = warm-up before "
             "the steady state, dotted = change points, red × = spikes, grey dash-dot = the "
-            "gap table's reference (min of all hot runs). Badges: the series class and the "
-            "benchmark window's gap."
+            "gap table's reference (min of all hot runs); a run of 0 s is drawn as a "
+            "triangle on the dotted floor line at the timer's resolution. Badges: the series "
+            "class and the benchmark window's gap. Hover a title for the full name."
         ),
-        tuple(panels),
+        "series",
         (
-            ("gap", "largest gap first"),
-            ("query", "query order"),
-            ("cold", "cold/hot ratio"),
+            ("gap", "largest gap, then cold/hot ratio"),
             ("warmup", "longest warm-up first"),
+            ("cold", "cold/hot ratio"),
+            ("query", "query order"),
+            ("name", "name"),
         ),
-        note,
+        PANELS_PER_PAGE,
+        f"Every one of the {len(series)} series has a panel: filter by suite, system, "
+        "class or query; panels are drawn a page at a time.",
     )
     order = {(s["suite_id"], s["query"]): n for n, s in enumerate(series)}
     ordered = sorted(
@@ -351,7 +322,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
     if len(ordered) > MAX_DETECT_ROWS:
         rows_note = (
             f"The table lists the first {MAX_DETECT_ROWS} of {len(ordered)} series (largest "
-            "gap first); all are in the embedded report data."
+            "gap first, then cold/hot ratio); all are in the embedded report data."
         )
         blocks.append(Text(rows_note))
     blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
@@ -365,7 +336,23 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         {
-            "series": compact_series(columns, series),
+            "series": compact_series(
+                columns,
+                series,
+                suite_resolutions(columns, declared_resolution),
+                ctx.params.window,
+            ),
+            "panels": {
+                "window": ctx.params.window,
+                "target": DEFAULT_TARGET,
+                "tolerance": ctx.params.tolerance,
+                "classes": {
+                    name: [CLASS_TONES.get(name, ""), CLASS_HELP.get(name, "")]
+                    for name in sorted(
+                        {str(s["class"]).removeprefix("short: ") for s in series if s["class"]}
+                    )
+                },
+            },
             "detection": {k: v for k, v in detect.items() if k != "series"},
         },
         # the iteration findings go with the gaps section; here only when it is absent
