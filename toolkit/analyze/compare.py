@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from toolkit.analyze.distributions import t_quantile
 from toolkit.analyze.findings import Finding
 from toolkit.numbers import fmt_ratio
 
@@ -50,9 +51,7 @@ def fieller_ratio(
         )
     else:
         nu = float(x.size + y.size - 2)
-    from scipy import stats  # a second to import: only when a ratio is computed
-
-    h = float(stats.t.ppf(0.5 + level / 2, nu)) ** 2
+    h = t_quantile(0.5 + level / 2, nu) ** 2
     ratio = my / mx
     denom = mx * mx - h * vx
     disc = (my * mx) ** 2 - denom * (my * my - h * vy)

@@ -34,21 +34,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from toolkit.analyze.distributions import kendall_trend_pvalue, t_quantile
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
 from toolkit.numbers import fmt_num
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import ModuleType
-
-
-def _stats() -> ModuleType:
-    # scipy.stats takes about a second to import; only the load analysis needs it, so
-    # other commands (warmup detect on ClickBench files) do not pay for it at start-up
-    from scipy import stats
-
-    return stats
 
 
 #: Percentile levels reported everywhere (p99.9 as 99.9).
@@ -579,7 +571,7 @@ def mean_ci(
         return None
     centre = float(x.mean())
     half = (
-        float(_stats().t.ppf(0.5 + level / 2, means.size - 1))
+        t_quantile(0.5 + level / 2, means.size - 1)
         * float(means.std(ddof=1))
         / math.sqrt(means.size)
     )
@@ -1401,7 +1393,7 @@ def summary_rate_ci(counts: npt.ArrayLike, seconds: npt.ArrayLike) -> MeanCI:
     rate = float(c.sum() / s.sum())
     n = c.size
     se = math.sqrt(float(((c - rate * s) ** 2).sum()) / (n * (n - 1))) / float(s.mean())
-    half = float(_stats().t.ppf(0.975, n - 1)) * se
+    half = t_quantile(0.975, n - 1) * se
     return MeanCI(rate, rate - half, rate + half, int(n))
 
 
@@ -1445,9 +1437,9 @@ def _summary_warmup(
         # trend (Mann-Kendall via Kendall's tau, p < trend_p) in the retained part
         tail = rates[warm.end_window :]
         if tail.size >= 4:
-            tau = _stats().kendalltau(np.arange(tail.size), tail)
+            pvalue = kendall_trend_pvalue(tail)
             change = abs(float(tail[-1] - tail[0])) / max(abs(float(tail.mean())), 1e-12)
-            if float(tau.pvalue) < trend_p and change > min_effect:
+            if pvalue < trend_p and change > min_effect:
                 warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation,
                                  None, "trend")  # fmt: skip
     return warm

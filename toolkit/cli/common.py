@@ -580,18 +580,40 @@ def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
 
 @contextlib.contextmanager
 def analysis_store(
-    paths: Sequence[Path] | None, db: Path | None, spec: InputSpec | None = None
+    paths: Sequence[Path] | None,
+    db: Path | None,
+    spec: InputSpec | None = None,
+    *,
+    sample_columns: frozenset[str] | None = None,
 ) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
     ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
-    given; ``spec``: how to read the files."""
-    with ingested_store(paths, db, spec) as (store, _):
+    given; ``spec``: how to read the files; ``sample_columns``: the JTL columns a scratch
+    store keeps (:func:`scratch_spec`)."""
+    with ingested_store(paths, db, spec, sample_columns=sample_columns) as (store, _):
         yield store
+
+
+def scratch_spec(spec: InputSpec, sample_columns: frozenset[str] | None) -> InputSpec:
+    """``spec`` for reading files into a scratch store (no ``--db``) for one analysis: a
+    CSV JTL's ``sample_columns`` only (``toolkit.ingest.jmeter.LOAD_COLUMNS`` for
+    ``warmup load`` and ``compare``, ``REPORT_COLUMNS`` for ``report``; None: all). The
+    others are neither parsed nor stored, which made the one-command job read the file
+    at the cost of a full store (issue 20 item 3); the analysis reads the same values."""
+    if sample_columns is None:
+        return spec
+    return dataclasses.replace(
+        spec, options=dataclasses.replace(spec.options, sample_columns=sample_columns)
+    )
 
 
 @contextlib.contextmanager
 def ingested_store(
-    paths: Sequence[Path] | None, db: Path | None, spec: InputSpec | None = None
+    paths: Sequence[Path] | None,
+    db: Path | None,
+    spec: InputSpec | None = None,
+    *,
+    sample_columns: frozenset[str] | None = None,
 ) -> Iterator[tuple[Store, PathReport | None]]:
     """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
     only ``--db`` was given): which suites the input files are."""
@@ -599,6 +621,8 @@ def ingested_store(
 
     spec = spec or InputSpec()
     if paths:
+        if db is None:
+            spec = scratch_spec(spec, sample_columns)
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             report = run_ingest(
                 store, paths, format=spec.format, options=spec.options, quiet_stored=True

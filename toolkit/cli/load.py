@@ -30,6 +30,7 @@ from toolkit.cli.common import (
     print_findings,
     print_json,
     run_ingest,
+    scratch_spec,
     scratch_store,
     settings_of,
     with_errors,
@@ -347,7 +348,9 @@ def load(
         timezone=timezone,
         timestamps=timestamps,
     )
-    with ingested_store(paths, db, spec) as (store, report):
+    from toolkit.ingest.jmeter import LOAD_COLUMNS
+
+    with ingested_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as (store, report):
         names = suite or None
         if names is None and report is not None and db is not None:
             # a store holds other suites too: show the ones the given files are
@@ -521,6 +524,10 @@ def compare(
     for arg in (a, b):
         if not Path(arg).exists() and (db is None or _looks_like_path(arg)):
             raise UsageError(f"{arg}: no such file or folder (a suite name needs --db STORE)")
+    if db is None:
+        from toolkit.ingest.jmeter import LOAD_COLUMNS
+
+        spec = scratch_spec(spec, LOAD_COLUMNS)
     store_cm = (
         open_store(db, on_wait=info)
         if files and db is not None

@@ -217,7 +217,9 @@ def report(
         timestamps=timestamps,
     )
     refuse_overwriting_inputs(output, paths, db)
-    with analysis_store(paths, db, spec) as store:
+    from toolkit.ingest.jmeter import REPORT_COLUMNS
+
+    with analysis_store(paths, db, spec, sample_columns=REPORT_COLUMNS) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]
         params = report_params(
             tolerance=tolerance,

@@ -84,6 +84,33 @@ DEFAULT_COLUMNS = (
     "Connect",
 )
 
+#: The columns ``warmup load`` and ``warmup compare`` read (pipeline/load.py: times,
+#: labels, outcomes and error texts, thread names and counts, bytes for the dashboard's
+#: KB/s, the load generator; dataType and responseMessage find transaction-controller rows
+#: at ingest): what their scratch store keeps of a CSV JTL given without ``--db``
+#: (``IngestOptions.sample_columns``; URL, Latency, Connect, IdleTime, SampleCount,
+#: ErrorCount, Filename, Encoding and sample variables are neither parsed nor stored).
+LOAD_COLUMNS = frozenset(
+    {
+        "timeStamp",
+        "elapsed",
+        "label",
+        "responseCode",
+        "responseMessage",
+        "threadName",
+        "dataType",
+        "success",
+        "failureMessage",
+        "bytes",
+        "sentBytes",
+        "grpThreads",
+        "allThreads",
+        "Hostname",
+    }
+)
+#: ... and ``warmup report``'s (its latency and connect-time charts)
+REPORT_COLUMNS = LOAD_COLUMNS | {"Latency", "Connect"}
+
 _TYPES = {
     "timeStamp": "BIGINT",
     "elapsed": "BIGINT",
@@ -640,10 +667,15 @@ def _load_utf8(
     """Read ``source`` (``path`` itself, or its UTF-8 copy) into ``samples``; messages name
     ``path``."""
     delim, names, has_header, record = _head_layout(path, source, options)
+    # the columns read into the store (all, unless a scratch store keeps fewer)
+    kept = options.sample_columns
+    stored = names if kept is None else [n for n in names if n in kept]
     # the reader's column names: any text can name a sample variable (even empty, which is
     # no SQL identifier), so the reader numbers those columns
     reader_columns = [n if n in _KNOWN else f"_var{i}" for i, n in enumerate(names)]
-    sample_variables = {c: n for c, n in zip(reader_columns, names, strict=True) if n not in _KNOWN}
+    sample_variables = {
+        c: n for c, n in zip(reader_columns, names, strict=True) if n not in _KNOWN and n in stored
+    }
     ts_type, start_expr = _timestamp_expr(
         names, record, options, writer, line=2 if has_header else 1
     )
@@ -674,9 +706,9 @@ def _load_utf8(
         },
     )
     columns_sql = "{" + ", ".join(f"{_sql_str(n)}: {_sql_str(t)}" for n, t in types.items()) + "}"
-    label = f"coalesce({_col(names, 'label')}, '')"
+    label = f"coalesce({_col(stored, 'label')}, '')"
     # JMeter writes a sample without URL (JDBC, Java, TCs) as `null`
-    url = f"nullif({_col(names, 'URL')}, 'null')"
+    url = f"nullif({_col(stored, 'URL')}, 'null')"
     # sample_variables: name -> value; JMeter writes an unset variable as `null`
     variables = (
         "MAP(["
@@ -687,7 +719,7 @@ def _load_utf8(
         if sample_variables
         else "NULL"
     )
-    message = _col(names, "responseMessage")
+    message = _col(stored, "responseMessage")
     is_tc = f"coalesce(starts_with({message}, {_sql_str(TC_PREFIX)}), false)"
     # a last record cut by a killed JMeter, found by a first read (ReadAgain): its line
     cut = int(options.extra["jtl_cut_line"]) if "jtl_cut_line" in options.extra else None
@@ -708,16 +740,16 @@ def _load_utf8(
             con,
             f"""INSERT INTO samples
                 SELECT {suite_id}, {writer.source_id}, {start_expr},
-                       {_col(names, "elapsed")}, {_col(names, "Latency")},
-                       {_col(names, "Connect")}, {_col(names, "IdleTime")}, {label},
-                       {_col(names, "responseCode")}, {message}, {_col(names, "success")},
-                       {_col(names, "failureMessage")}, {_col(names, "threadName")},
-                       {_col(names, "dataType")}, {_col(names, "bytes")},
-                       {_col(names, "sentBytes")}, {_col(names, "grpThreads")},
-                       {_col(names, "allThreads")}, {url},
-                       {_col(names, "SampleCount")}, {_col(names, "ErrorCount")},
-                       {_col(names, "Hostname")}, {is_tc}, false, NULL,
-                       {_col(names, "Filename")}, {_col(names, "Encoding")}, {variables}
+                       {_col(stored, "elapsed")}, {_col(stored, "Latency")},
+                       {_col(stored, "Connect")}, {_col(stored, "IdleTime")}, {label},
+                       {_col(stored, "responseCode")}, {message}, {_col(stored, "success")},
+                       {_col(stored, "failureMessage")}, {_col(stored, "threadName")},
+                       {_col(stored, "dataType")}, {_col(stored, "bytes")},
+                       {_col(stored, "sentBytes")}, {_col(stored, "grpThreads")},
+                       {_col(stored, "allThreads")}, {url},
+                       {_col(stored, "SampleCount")}, {_col(stored, "ErrorCount")},
+                       {_col(stored, "Hostname")}, {is_tc}, false, NULL,
+                       {_col(stored, "Filename")}, {_col(stored, "Encoding")}, {variables}
                 FROM {reader}""",
             path,
             options.progress,

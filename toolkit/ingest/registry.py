@@ -46,6 +46,10 @@ class IngestOptions:
     #: XML file sorted by ``ts`` without JMeter 3 attributes is read as end times
     timestamps: str | None = None
     extra: dict[str, str] = field(default_factory=dict)  #: format-specific options
+    #: the built-in JMeter CSV columns to store (:data:`toolkit.ingest.jmeter.LOAD_COLUMNS`,
+    #: ``REPORT_COLUMNS``): a scratch store for one analysis leaves the others NULL, unread
+    #: (a value there is not checked either); None: every column, as ``warmup ingest``
+    sample_columns: frozenset[str] | None = None
     #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
     #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
     #: from another thread

@@ -8,13 +8,17 @@ with the number of samples.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import duckdb
 import numpy as np
 import polars as pl
 
@@ -82,7 +86,7 @@ def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> 
     if not apdex.per_label:
         return _apdex_counts(*apdex.overall_ms)
     labels = store.con.execute(
-        f"SELECT DISTINCT label FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
+        f"SELECT DISTINCT label FROM {_samples(store)} WHERE suite_id = ?", [suite_id]
     ).fetchall()
     limits_of = {str(label): apdex.for_label(str(label)) for (label,) in labels}
     own = {k: v for k, v in limits_of.items() if v != apdex.overall_ms}
@@ -185,18 +189,67 @@ _LABEL = (
     f"'{ALL}( \\(label\\))*') THEN label || '{USER_ALL_SUFFIX}' ELSE label END"
 )
 _NOT_EMPTY_TC = f"NOT coalesce(starts_with(s.response_message, '{EMPTY_TC_PREFIX}'), false)"
-#: The samples the load analysis reads: all but empty transaction-controller samples
-#: ("Number of samples in transaction : 0, ..."), which JMeter's dashboard drops
-#: everywhere, APDEX Total included (research/jmeter.md §4.4), and rows out of their
-#: suite's time range (:mod:`toolkit.analyze.time_bounds`: one such row made the windows
-#: span centuries). They stay in the store.
-#: Labels are renamed by :data:`USER_ALL_SUFFIX` here, so every table, series and
-#: comparison of ``warmup load`` names a label the same way.
-_SAMPLES = (
-    f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
-    f"JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id "
-    f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
-)
+
+
+def _samples(store: Store) -> str:
+    """SQL of the samples the load analysis reads in ``store``: all but empty
+    transaction-controller samples ("Number of samples in transaction : 0, ..."), which
+    JMeter's dashboard drops everywhere, APDEX Total included (research/jmeter.md §4.4),
+    and rows out of their suite's time range (:mod:`toolkit.analyze.time_bounds`: one
+    such row made the windows span centuries). They stay in the store. Labels are renamed
+    by :data:`USER_ALL_SUFFIX` here, so every table, series and comparison of ``warmup
+    load`` names a label the same way. Inside :func:`fences_once` the fences are read from
+    the table it computed once."""
+    fences = _FENCES_TABLE if _FENCED.get(store) else TIME_FENCES
+    return (
+        f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
+        f"JOIN {fences} f ON f.suite_id = s.suite_id "
+        f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
+    )
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+#: the name :func:`fences_once` registers the suites' time fences under
+_FENCES_TABLE = "_load_fences"
+#: stores inside :func:`fences_once`, with its nesting depth
+_FENCED: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
+
+
+@contextlib.contextmanager
+def fences_once(store: Store) -> Iterator[None]:
+    """Every suite's time fences (:data:`~toolkit.ingest.jmeter.TIME_FENCES`, epoch ms)
+    computed once for the load analysis's queries inside the block, which recomputed them
+    each otherwise (quartiles of every start time: ~0.2 s of CPU per 10M rows, 15 times
+    in a ``warmup load``; issue 17). Nothing may write samples inside the block."""
+    depth = _FENCED.get(store, 0)
+    if depth == 0:
+        fences = store.frame(f"SELECT suite_id, lo_ms, hi_ms FROM {TIME_FENCES}")
+        store.con.register(_FENCES_TABLE, fences.to_arrow())
+    _FENCED[store] = depth + 1
+    try:
+        yield
+    finally:
+        if depth == 0:
+            del _FENCED[store]
+            # an error inside may leave a result unfinished, which blocks unregister (a
+            # name left registered is replaced by the next block's)
+            with contextlib.suppress(duckdb.Error):
+                store.con.complete()
+                store.con.unregister(_FENCES_TABLE)
+        else:
+            _FENCED[store] = depth
+
+
+def _fenced(func: Callable[Concatenate[Store, _P], _R]) -> Callable[Concatenate[Store, _P], _R]:
+    """``func(store, ...)`` run inside :func:`fences_once`."""
+
+    @functools.wraps(func)
+    def wrapper(store: Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with fences_once(store):
+            return func(store, *args, **kwargs)
+
+    return wrapper
 
 
 def _duration_s(text: str) -> float | None:
@@ -275,7 +328,7 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     not two. None when the suite has thread counts, or no thread names."""
     # a JTL with thread counts (the usual case) stops the scan at its first sample
     counted = store.con.execute(
-        f"""SELECT 1 FROM {_SAMPLES} WHERE suite_id = ?
+        f"""SELECT 1 FROM {_samples(store)} WHERE suite_id = ?
               AND (all_threads IS NOT NULL OR grp_threads IS NOT NULL) LIMIT 1""",
         [suite_id],
     ).fetchall()
@@ -292,7 +345,7 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
                    (max(start_ms + elapsed_ms) FILTER ({_ALL_FILTER})
                     - min(start_ms) FILTER ({_ALL_FILTER})
                     - sum(elapsed_ms) FILTER ({_ALL_FILTER}))::DOUBLE AS idle_ms
-            FROM {_SAMPLES}
+            FROM {_samples(store)}
             WHERE suite_id = ? AND nullif(thread_name, '') IS NOT NULL
               AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
             GROUP BY {_ENGINE}, thread_name""",
@@ -356,7 +409,7 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
                          count(*) FILTER (success = false) AS errors,
                          sum(elapsed_ms)::DOUBLE AS sum_ms,
                          avg(coalesce(all_threads, grp_threads)) AS threads
-                  FROM {_SAMPLES}
+                  FROM {_samples(store)}
                   WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
                   GROUP BY ALL)
             GROUP BY ALL ORDER BY ALL""",
@@ -365,9 +418,10 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
 
 
 def _out_of_range_count(store: Store, suite_id: int) -> int:
-    """The suite's rows that :data:`_SAMPLES` leaves out as outside its time fences."""
+    """The suite's rows that :func:`_samples` leaves out as outside its time fences."""
+    fences = _FENCES_TABLE if _FENCED.get(store) else TIME_FENCES
     row = store.con.execute(
-        f"""SELECT count(*) FROM samples s JOIN {TIME_FENCES} f ON f.suite_id = s.suite_id
+        f"""SELECT count(*) FROM samples s JOIN {fences} f ON f.suite_id = s.suite_id
             WHERE s.suite_id = ? AND {_NOT_EMPTY_TC} AND NOT {IN_FENCES}""",
         [suite_id],
     ).fetchone()
@@ -387,6 +441,7 @@ def _check_window_count(name: str, span_ms: int, window_ms: int) -> None:
         )
 
 
+@_fenced
 def window_series(
     store: Store, suite_id: int, *, window_s: float = 1.0, label: str | None = None
 ) -> pl.DataFrame:
@@ -409,11 +464,11 @@ def window_series(
     """
     window_ms = max(1, round(window_s * 1000))
     span = store.con.execute(
-        f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_SAMPLES} WHERE suite_id = ?)
+        f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_samples(store)} WHERE suite_id = ?)
             SELECT any_value(t.t0),
                    min((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT,
                    max((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT
-            FROM t, {_SAMPLES} s
+            FROM t, {_samples(store)} s
             WHERE s.suite_id = ? AND s.start_ms IS NOT NULL AND s.elapsed_ms IS NOT NULL""",
         [suite_id, window_ms, window_ms, suite_id],
     ).fetchone()
@@ -433,7 +488,7 @@ def window_series(
         f"""WITH kept AS (
                 SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
                        {_ENGINE} AS engine, coalesce(all_threads, grp_threads) AS threads
-                FROM {_SAMPLES}
+                FROM {_samples(store)}
                 WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
                   AND {cond}),
             per_window AS (
@@ -496,7 +551,7 @@ def _histograms(
         return store.frame(
             f"""SELECT label, is_transaction, is_subresult, {_JMETER_TC} AS jmeter_tc,
                       elapsed_ms, count(*) AS n
-               FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
+               FROM {_samples(store)} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
                GROUP BY ALL""",
             [suite_id],
         )
@@ -506,7 +561,7 @@ def _histograms(
             f"""SELECT s.label, s.is_transaction, s.is_subresult,
                       {_JMETER_TC} AS jmeter_tc,
                       s.elapsed_ms, count(*) AS n
-               FROM {_SAMPLES} s JOIN _load_cutoffs c ON s.label = c.label
+               FROM {_samples(store)} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
                  AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
                GROUP BY ALL""",
@@ -525,7 +580,7 @@ def _all_steady_histogram(
     would count ALL's samples twice if pooled with them."""
     frame = store.frame(
         f"""SELECT elapsed_ms, count(*) AS n
-            FROM {_SAMPLES} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
+            FROM {_samples(store)} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
               AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
             GROUP BY ALL ORDER BY elapsed_ms""",
         [suite_id, lo, hi],
@@ -575,7 +630,7 @@ def _dashboard(
               min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
               sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
     per_label = store.frame(
-        f"""SELECT label, {agg}, {label_apdex} FROM {_SAMPLES} WHERE suite_id = ?
+        f"""SELECT label, {agg}, {label_apdex} FROM {_samples(store)} WHERE suite_id = ?
             GROUP BY label ORDER BY label""",
         [suite_id],
     )
@@ -583,8 +638,8 @@ def _dashboard(
     # APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM {_SAMPLES} WHERE suite_id = ? AND NOT {_JMETER_TC}),
-              (SELECT {total_apdex} FROM {_SAMPLES} WHERE suite_id = ?)""",
+              (SELECT {agg} FROM {_samples(store)} WHERE suite_id = ? AND NOT {_JMETER_TC}),
+              (SELECT {total_apdex} FROM {_samples(store)} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
     totals = pl.concat([total, per_label], how="vertical_relaxed")
@@ -692,7 +747,7 @@ def analyze_load_suite(
     first sample start; ``--steady-from``/``--steady-to``): every label's steady figures
     over the whole windows inside them instead of after the detected warm-up end."""
     has_samples = store.con.execute(
-        f"SELECT count(*) FROM {_SAMPLES} WHERE suite_id = ?", [suite_id]
+        f"SELECT count(*) FROM {_samples(store)} WHERE suite_id = ?", [suite_id]
     ).fetchone()
     windows_only = store.con.execute(
         "SELECT count(*) > 0 FROM load_windows WHERE suite_id = ?", [suite_id]
@@ -701,7 +756,7 @@ def analyze_load_suite(
         return _summary_suite(store, suite_id, name)
     window_ms = max(1, round(window_s * 1000))
     bounds = store.con.execute(
-        f"SELECT min(start_ms), max(start_ms + elapsed_ms) FROM {_SAMPLES} WHERE suite_id = ?",
+        f"SELECT min(start_ms), max(start_ms + elapsed_ms) FROM {_samples(store)} WHERE suite_id = ?",
         [suite_id],
     ).fetchone()
     assert bounds is not None
@@ -716,11 +771,11 @@ def analyze_load_suite(
                    bool_and(is_transaction) AS is_transaction,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
                    {label_apdex}
-            FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label
+            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label
             UNION ALL
             SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {all_apdex}
-            FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
+            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
         [suite_id, suite_id],
     )
     hist = _histograms(store, suite_id)
@@ -1087,6 +1142,7 @@ def _summariser_label(
     }
 
 
+@_fenced
 def load_report(
     store: Store,
     suites: list[str] | None = None,
@@ -1202,6 +1258,7 @@ def _overall_window(
     }
 
 
+@_fenced
 def compare_report(
     store: Store,
     a: str,
@@ -1355,13 +1412,14 @@ _ERROR_TYPE = f"""CASE
     END"""
 
 
+@_fenced
 def dashboard_errors(store: Store, suite_id: int) -> dict[str, list[dict[str, object]]]:
     """JMeter's dashboard Errors and Top 5 Errors by sampler tables of a sample suite, as
     the ``dashboard_errors`` and ``dashboard_top_errors`` keys of ``--json``
     (:func:`toolkit.analyze.jmeter_errors.error_tables`; transaction-controller samples
     left out by JMeter's own test, §4.4)."""
     counts = store.frame(
-        f"""SELECT label, {_ERROR_TYPE} AS type, count(*) AS n FROM {_SAMPLES}
+        f"""SELECT label, {_ERROR_TYPE} AS type, count(*) AS n FROM {_samples(store)}
             WHERE suite_id = ? AND NOT {_JMETER_TC} GROUP BY ALL""",
         [suite_id],
     )
@@ -1512,6 +1570,7 @@ def distribution_width_ms(max_ms: float) -> int:
         exp += 1
 
 
+@_fenced
 def dashboard_charts(
     store: Store, suite_id: int, *, window_s: float, labels: Sequence[str]
 ) -> dict[str, Any]:
@@ -1535,7 +1594,7 @@ def dashboard_charts(
 
     window_ms = max(1, round(window_s * 1000))
     row = store.con.execute(
-        f"SELECT min(start_ms) FROM {_SAMPLES} WHERE suite_id = ? AND start_ms IS NOT NULL",
+        f"SELECT min(start_ms) FROM {_samples(store)} WHERE suite_id = ? AND start_ms IS NOT NULL",
         [suite_id],
     ).fetchone()
     if row is None or row[0] is None:
@@ -1547,7 +1606,7 @@ def dashboard_charts(
         f"""SELECT {window} AS w, coalesce(response_code, '') AS code, count(*) AS n,
                    coalesce(sum(bytes), 0)::DOUBLE AS received,
                    coalesce(sum(sent_bytes), 0)::DOUBLE AS sent
-            FROM {_SAMPLES} WHERE {valid} AND {_ALL_FILTER}
+            FROM {_samples(store)} WHERE {valid} AND {_ALL_FILTER}
             GROUP BY ALL""",
         [suite_id],
     )
@@ -1571,12 +1630,12 @@ def dashboard_charts(
     chosen = [lab for lab in labels if lab != ALL]
     # ALL's samples and each chosen label's, tagged with the name they are shown under
     tagged = (
-        f"""(SELECT '{ALL}' AS shown, * FROM {_SAMPLES} WHERE {valid} AND {_ALL_FILTER}
+        f"""(SELECT '{ALL}' AS shown, * FROM {_samples(store)} WHERE {valid} AND {_ALL_FILTER}
              UNION ALL
-             SELECT label AS shown, * FROM {_SAMPLES}
+             SELECT label AS shown, * FROM {_samples(store)}
              WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
         if ALL in labels
-        else f"""(SELECT label AS shown, * FROM {_SAMPLES}
+        else f"""(SELECT label AS shown, * FROM {_samples(store)}
                   WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
     )
     params: list[Any] = [suite_id, suite_id, chosen] if ALL in labels else [suite_id, chosen]

@@ -38,7 +38,7 @@ def sample_suite_findings(
     """Warm-up/too-short, load-step, gap and error findings of a JTL suite. ``labels``:
     the suite's ``--json`` label dicts; ``windows_all``: ALL's window frame (``w``, ``n``,
     ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms)."""
-    from toolkit.pipeline.load import _ALL_FILTER, _SAMPLES, ALL
+    from toolkit.pipeline.load import _ALL_FILTER, ALL, _samples
 
     all_label = next(x for x in labels if x["label"] == ALL)
     if t0 is None or windows_all is None or windows_all.height == 0:
@@ -60,7 +60,7 @@ def sample_suite_findings(
     row = store.con.execute(
         f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?,
                    avg(elapsed_ms) FILTER (success), (max(start_ms) - ?) / 1000.0
-            FROM {_SAMPLES} WHERE suite_id = ? AND {_ALL_FILTER}""",
+            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
         [t0, t0, t0, suite_id],
     ).fetchone()
     span, ok_row = (row[:2], row[2:]) if row is not None else (None, None)
@@ -70,7 +70,7 @@ def sample_suite_findings(
     gaps = gap_findings(name, series, all_label=all_label)
     failed = store.frame(
         f"""SELECT label, avg(elapsed_ms) FILTER (success = false) AS failed_ms
-            FROM {_SAMPLES} WHERE suite_id = ? GROUP BY label""",
+            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label""",
         [suite_id],
     )
     errors = error_findings(

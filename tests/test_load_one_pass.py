@@ -1,0 +1,148 @@
+"""The one-command job (issue 20 item 3) and the load analysis's fences (issue 17).
+
+``warmup load FILE`` (and ``compare A B``, ``report FILE``) read a CSV JTL into a scratch
+store of the columns the analysis reads only (``IngestOptions.sample_columns``); its
+``--json`` must be byte for byte that of ``warmup ingest --db`` + ``warmup load --db`` on
+every fixture JTL and every real one. The load analysis computes each suite's time
+fences once per command (``fences_once``), not once per query.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from toolkit import open_store
+from toolkit.cli import app
+from toolkit.ingest import IngestOptions, ingest_paths
+from toolkit.ingest.jmeter import LOAD_COLUMNS, REPORT_COLUMNS
+from toolkit.pipeline.load import _samples, fences_once, load_report
+from toolkit.synthetic import write_jtl
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "jmeter"
+REAL = ROOT.parent / "shared" / "real"
+#: what is not a JTL in those folders (logs, plans, truths, properties, notes)
+NOT_JTL = (".log", ".console.txt", ".stdout.txt", ".json", ".jmx", ".md", ".properties")
+
+
+def _jtls(folder: Path) -> list[Path]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return [p for p in files if not p.name.endswith(NOT_JTL)]
+
+
+def _same_as_store(runner: CliRunner, path: Path, tmp_path: Path) -> None:
+    """``warmup load FILE --json`` against ``warmup ingest --db`` + ``load --db --json``:
+    the same exit code and the same bytes on stdout."""
+    one = runner.invoke(app, ["load", str(path), "--json"])
+    db = tmp_path / "store.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(db), str(path)])
+    if ingested.exit_code != 0:
+        # a file the ingest refuses is refused by the one-command job too
+        assert one.exit_code == ingested.exit_code, (one.stderr, ingested.stderr)
+        return
+    stored = runner.invoke(app, ["load", "--db", str(db), "--json"])
+    assert (one.exit_code, one.stdout) == (stored.exit_code, stored.stdout), (
+        one.stderr,
+        stored.stderr,
+    )
+
+
+@pytest.mark.parametrize("path", _jtls(FIXTURES), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_load_file_equals_ingest_then_load_db_on_fixtures(
+    path: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    _same_as_store(runner, path, tmp_path)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [str(p.relative_to(REAL)) for p in _jtls(REAL / "jmeter") + _jtls(REAL / "jmeter-runs")]
+    if REAL.is_dir()
+    else ["jmeter (../shared/real absent)"],
+)
+def test_load_file_equals_ingest_then_load_db_on_real_jtls(
+    name: str, real_dir: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    _same_as_store(runner, real_dir / name, tmp_path)
+
+
+def test_scratch_store_keeps_only_the_analysed_columns(tmp_path: Path) -> None:
+    """What the projection leaves out is really not stored (URL, Latency, ...), what the
+    analysis reads is; ``report``'s projection keeps Latency and Connect."""
+    jtl = tmp_path / "run.jtl"
+    write_jtl(jtl, 2_000, duration_s=60.0, warmup_s=10.0, seed=1)
+    counts = {}
+    for columns in (None, LOAD_COLUMNS, REPORT_COLUMNS):
+        with open_store() as store:
+            ingest_paths(store, [jtl], options=IngestOptions(sample_columns=columns))
+            row = store.con.execute(
+                "SELECT count(url), count(latency_ms), count(connect_ms), count(idle_ms), "
+                "count(bytes), count(thread_name), count(all_threads) FROM samples"
+            ).fetchone()
+            counts[columns] = row
+    assert counts[None] == (2_000,) * 7
+    assert counts[LOAD_COLUMNS] == (0, 0, 0, 0, 2_000, 2_000, 2_000)
+    assert counts[REPORT_COLUMNS] == (0, 2_000, 2_000, 0, 2_000, 2_000, 2_000)
+
+
+def test_compare_without_db_equals_compare_of_a_store(runner: CliRunner, tmp_path: Path) -> None:
+    a, b = FIXTURES / "baseline.jtl.gz", FIXTURES / "candidate.jtl.gz"
+    one = runner.invoke(app, ["compare", str(a), str(b), "--json"])
+    db = tmp_path / "store.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(a), str(b)]).exit_code == 0
+    stored = runner.invoke(app, ["compare", "--db", str(db), "baseline", "candidate", "--json"])
+    assert one.exit_code == stored.exit_code == 0, (one.stderr, stored.stderr)
+    assert one.stdout == stored.stdout
+
+
+class _CountingConnection:
+    """A DuckDB connection that counts the statements computing time fences."""
+
+    def __init__(self, con: Any) -> None:
+        self._con = con
+        self.fence_queries = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+    def _count(self, sql: str) -> None:
+        self.fence_queries += "quantile_disc(start_ms::DOUBLE" in sql
+
+    def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._count(sql)
+        return self._con.execute(sql, *args, **kwargs)
+
+    def sql(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._count(sql)
+        return self._con.sql(sql, *args, **kwargs)
+
+
+def test_load_report_computes_the_fences_once(tmp_path: Path) -> None:
+    """Two suites, one with a row decades away (fenced out): one fence computation for
+    the whole report (was one per query: 15 a suite), and the same rows as the fence
+    subquery gives."""
+    paths = []
+    for seed in (1, 2):
+        path = tmp_path / f"run{seed}.jtl"
+        write_jtl(path, 3_000, duration_s=60.0, warmup_s=10.0, seed=seed)
+        paths.append(path)
+    with paths[1].open("a") as out:
+        out.write("1000,5,far,200,OK,t 1-1,text,true,,10,5,1,1,null,5,0,1\n")
+    with open_store() as store:
+        ingest_paths(store, paths)
+        rows = "SELECT * FROM {} ORDER BY ALL"
+        recomputed = store.con.sql(rows.format(_samples(store))).fetchall()
+        with fences_once(store):
+            once = store.con.sql(rows.format(_samples(store))).fetchall()
+        assert once == recomputed
+        assert len(once) == 6_000  # the far row left out
+        counting = _CountingConnection(store.con)
+        store.con = counting  # type: ignore[assignment]
+        payload = load_report(store)
+        assert [s["suite"] for s in payload["suites"]] == ["run1", "run2"]
+        assert counting.fence_queries == 1
