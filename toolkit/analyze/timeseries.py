@@ -356,7 +356,8 @@ def warmup_end(
             end_window = (
                 0 if end.end == 0 else int(kept[end.end]) if end.end < kept.size else values.size
             )
-            truncations[-1] = end_window
+            if end.placed:
+                truncations[-1] = end_window
             if not ends or end_window > max(ends):
                 by_changepoint = end.rule == "changepoint"
                 uncapped = end.rule == "mser-uncapped"
@@ -443,6 +444,8 @@ class _SeriesEnd:
     end: int
     truncation: int
     rule: DecidingRule
+    #: the rules placed ``end`` (a real transient; False: MSER saw none, ``end`` 0)
+    placed: bool = True
 
 
 def _series_end(
@@ -505,7 +508,7 @@ def _series_end(
     if not real:
         # MSER sees no transient: change points alone make no warm-up (a cool-down's
         # falling latency in real sample_log2.jtl read as a warm-up ending at 630 s)
-        return _SeriesEnd("end", 0, truncation, "mser")
+        return _SeriesEnd("end", 0, truncation, "mser", placed=False)
     d = _extend_forward(filled, d, batch, min_effect, min_windows)
     d = _extend_back(filled, d, batch, z, min_effect)
     if cp is not None and d > 0:
