@@ -424,6 +424,17 @@ def _cause_text(cause: Finding) -> str:
     return cause.rule
 
 
+#: how ``load-warmup`` names the rule that placed a warm-up end other than plain MSER
+#: (``warmup_rule``; :data:`toolkit.analyze.timeseries.DecidingRule`)
+WARMUP_RULE_TEXT = {
+    "mser-uncapped": "MSER with its n/2 cap lifted; no trend after it",
+    "changepoint": "change points in throughput or latency, later than MSER's end; no trend "
+    "after it",
+    "curve": "where the fitted warm-up curve of the latency comes within 5 % of its level; "
+    "no trend after it",
+}
+
+
 def warmup_findings(
     subject: str,
     all_label: Mapping[str, Any],
@@ -714,8 +725,9 @@ def warmup_findings(
     elif status == "warmup" and all_label.get("warmup_end_s"):
         end_s = float(all_label["warmup_end_s"])
         parts = [f"warm-up ends {_s(end_s)} s after the first sample"]
-        if all_label.get("warmup_rule") == "mser-uncapped":
-            parts[0] += " (MSER with its n/2 cap lifted; no trend after it)"
+        rule_text = WARMUP_RULE_TEXT.get(str(all_label.get("warmup_rule")))
+        if rule_text is not None:
+            parts[0] += f" ({rule_text})"
         ramp_at = all_label.get("rampup_end_s")
         if ramp_at is not None and not steps:
             # (a stepped run's thread count reaches its top step there: load-steps and the

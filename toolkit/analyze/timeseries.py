@@ -14,7 +14,12 @@ Methods:
   than ``min_effect``. A truncation pinned at the n/2 cap (§3.1 rule) or a retained part
   that still drifts gets a second look with the cap lifted (a long warm-up): the verdict
   is a warm-up when the part after MSER's uncapped minimum holds no trend (the plateau
-  test, Geweke 1992 halves), "no-steady-state" when it still trends.
+  test, Geweke 1992 halves), "no-steady-state" when it still trends. Two more rules see a
+  warm-up's end (:func:`warmup_end`'s ``changepoints``): PELT change points on throughput
+  and latency (Killick et al. 2012, Barrett et al. 2017's 15·ln n penalty and backward
+  scan; research §1.3, §1.5, §8.2), and the fitted warm-up curve of the latency (step,
+  linear ramp or exponential decay, research §8.13). The end is the latest that the
+  rules agree on; the combination is documented at :func:`warmup_end`.
 - Steady throughput and latency CIs: non-overlapping batch means over the windows after
   the warm-up end, Student t (Law & Kelton's batch-means method; research §8.7).
 - Percentiles over all samples or the steady part: exact, from value histograms, with the
@@ -34,9 +39,11 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from toolkit.analyze.changepoints import pelt
 from toolkit.analyze.distributions import kendall_trend_pvalue, t_quantile
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.mser import mser
+from toolkit.analyze.warmup_curve import fit_warmup_curve
 from toolkit.numbers import fmt_num
 
 if TYPE_CHECKING:
@@ -69,7 +76,15 @@ ALL_SHARE_FOR_VERDICT = 0.99
 
 #: the rule that decided a verdict (:attr:`WarmupEnd.decided_by`)
 DecidingRule = Literal[
-    "mser", "mser-uncapped", "trend", "mser-cap", "rampup", "too-short", "all-label"
+    "mser",
+    "mser-uncapped",
+    "changepoint",
+    "curve",
+    "trend",
+    "mser-cap",
+    "rampup",
+    "too-short",
+    "all-label",
 ]
 
 #: MSER's cap when a warm-up takes more than half of the run (:func:`warmup_end`): the
@@ -155,7 +170,9 @@ class WarmupEnd:
     windows). ``end_window`` counts windows. ``decided_by`` names the rule that decided
     (:data:`DecidingRule`): ``mser`` (MSER-5 within its n/2 cap), ``mser-uncapped`` (a
     warm-up longer than half of the run: MSER with the cap lifted, and the plateau test
-    on the part after it), ``trend`` (the trend test on the retained part), ``mser-cap``
+    on the part after it), ``changepoint`` (PELT change points on throughput or latency,
+    :func:`_changepoint_end`), ``curve`` (the latency's fitted warm-up curve,
+    :func:`_curve_end`), ``trend`` (the trend test on the retained part), ``mser-cap``
     (MSER pinned at even the lifted cap, no trend after it), ``rampup`` (threads still
     starting past half of the run) or ``all-label`` (ALL's verdict, for a label holding
     nearly all of its samples).
@@ -254,6 +271,7 @@ def warmup_end(
     min_windows: int = 10,
     basin: float = 0.10,
     long_warmup: bool = False,
+    changepoints: bool = False,
 ) -> WarmupEnd:
     """Warm-up end of a windowed load series by MSER-``batch`` on throughput and latency.
 
@@ -275,6 +293,26 @@ def warmup_end(
     then moved earlier while the batches it would add match the steady part by the same
     ``z`` and ``min_effect`` margins (:func:`_extend_back`). The end is the later of the
     throughput and latency ends.
+
+    With ``changepoints`` (the load analysis; not summariser logs, whose few coarse
+    windows keep MSER and the trend test alone), two more rules, combined per series so
+    that the end is the latest one the rules agree on:
+
+    - change points (:func:`_changepoint_end`): where MSER found a transient, the later
+      of its end and the change points' end where the windows between the two differ
+      from those after the later one (by ``z`` SEs and ``min_effect``), else the earlier
+      one only when MSER's end came with its cap lifted, else MSER's; where MSER is
+      pinned at its cap or its retained part trends and MSER with the cap lifted fails
+      the plateau test or stays pinned, the change points' end when its steady part
+      passes the plateau test (``decided_by`` ``changepoint``; a run whose change points
+      find no such part stays ``no-steady-state`` or ``inconclusive``). Change points
+      alone, where MSER sees no transient, make no warm-up.
+    - the warm-up curve (:func:`_curve_end`): a warm-up found, the mean-latency curve's
+      entry into ±``min_effect`` of its level when that is later (``curve``).
+
+    Calibrated on tests/load_series.py (30 seeds of each shape, tests/test_load_accuracy.py):
+    ends right 71 → 96 of 120 warm-ups, early 30 → 10; no flat or never-ending run changed
+    class.
     """
     x = np.asarray(counts, dtype=np.float64)
     if x.size < min_windows:
@@ -284,7 +322,7 @@ def warmup_end(
         lat = np.asarray(mean_latency, dtype=np.float64)
         series.append(np.where(np.isfinite(lat), lat, np.nan))
     ends: list[int] = []
-    trending = undecided = uncapped = False
+    trending = undecided = uncapped = by_changepoint = False
     truncations: list[int | None] = []
     for values in series:
         # the latency of empty windows is unknown: MSER runs over the windows that have
@@ -297,46 +335,28 @@ def warmup_end(
             continue
         filled = values[kept]
         is_counts = values is x and bool(np.all(x == np.round(x)))
-        d, pinned = _mser_end(filled, batch, max_frac, z, min_effect, basin)
+        end = _series_end(
+            filled, batch=batch, max_frac=max_frac, z=z, min_effect=min_effect,
+            min_windows=min_windows, basin=basin, long_warmup=long_warmup,
+            changepoints=changepoints, is_counts=is_counts,
+        )  # fmt: skip
+        d = end.truncation
         truncations.append(int(kept[d]) if d < kept.size else values.size)
-        real = _transient_is_real(filled, d, batch, z, min_effect)
-        drifts = _trending(filled[d:], batch, z, min_effect, counts=is_counts)
-        if not long_warmup and ((real and pinned) or drifts):
-            trending = trending or drifts
-            undecided = undecided or not drifts
-            continue
-        if (real and pinned) or drifts:
-            # MSER at its n/2 cap, or a retained part that still drifts: a warm-up longer
-            # than half of the run (real JDBC runs: JIT warm-up of 8 s in 20 s, of ~35 s
-            # in 60 s) looks like this too. The cap lifted, the part after MSER's minimum
-            # decides: no trend there (the plateau test) is a long warm-up, a trend is no
-            # steady state
-            long_d, long_pinned = _mser_end(
-                filled, batch, max(max_frac, LONG_WARMUP_MAX_FRAC), z, min_effect, 0.0
+        trending = trending or end.verdict == "trend"
+        undecided = undecided or end.verdict == "undecided"
+        if end.verdict == "end":
+            # no transient (0) is no warm-up, even where the first windows are empty
+            end_window = (
+                0 if end.end == 0 else int(kept[end.end]) if end.end < kept.size else values.size
             )
-            tail = filled[long_d:]
-            if tail.size < max(min_windows, 4 * batch) or not _plateau(
-                tail, batch, z, min_effect, counts=is_counts
-            ):
-                trending = True
-                continue
-            head = filled[: max(batch, math.ceil(0.1 * long_d))]
-            if (
-                long_pinned
-                or not _transient_is_real(filled, long_d, batch, z, min_effect)
-                or not _differs(head, tail, batch, z, min_effect)
-            ):
-                # a warm-up starts away from its steady level: a run that starts at it
-                # and leaves it (a pause, an outage) has no warm-up to end
-                undecided = True
-                continue
-            d, real, uncapped = long_d, True, uncapped or long_d > max_frac * filled.size
-            truncations[-1] = int(kept[d]) if d < kept.size else values.size
-        if real:
-            d = _extend_forward(filled, d, batch, min_effect, min_windows)
-            d = _extend_back(filled, d, batch, z, min_effect)
-            end_window = int(kept[d]) if d < kept.size else values.size
-            truncations[-1] = end_window
+            if end.placed:
+                truncations[-1] = end_window
+            if not ends or end_window > max(ends):
+                by_changepoint = end.rule == "changepoint"
+                uncapped = end.rule == "mser-uncapped"
+            elif end_window == max(ends):
+                by_changepoint = by_changepoint and end.rule == "changepoint"
+                uncapped = uncapped and end.rule == "mser-uncapped"
             ends.append(end_window)
     tp_trunc = truncations[0]
     lat_trunc = truncations[1] if len(truncations) > 1 else None
@@ -347,9 +367,233 @@ def warmup_end(
     if not ends or max(ends) == 0:
         # a transient extended back to the first window is no transient
         return WarmupEnd("flat", 0, 0.0, tp_trunc, lat_trunc, "mser")
-    end = max(ends)
-    rule: DecidingRule = "mser-uncapped" if uncapped else "mser"
-    return WarmupEnd("warmup", end, end * window_s, tp_trunc, lat_trunc, rule)
+    last = max(ends)
+    rule: DecidingRule = (
+        "changepoint" if by_changepoint else "mser-uncapped" if uncapped else "mser"
+    )
+    if changepoints and len(series) > 1:
+        curve_end = _curve_end(
+            series[1], last, batch=batch, z=z, min_effect=min_effect, min_windows=min_windows
+        )
+        if curve_end is not None:
+            last, rule = curve_end, "curve"
+    return WarmupEnd("warmup", last, last * window_s, tp_trunc, lat_trunc, rule)
+
+
+def _curve_end(
+    latency: npt.NDArray[np.float64],
+    end: int,
+    *,
+    batch: int,
+    z: float,
+    min_effect: float,
+    min_windows: int,
+) -> int | None:
+    """A later warm-up end than the rules' ``end`` (a window index) from the mean-latency
+    series' fitted warm-up curve (:func:`~toolkit.analyze.warmup_curve.fit_warmup_curve`),
+    or None: where the curve enters ±``min_effect`` of the level the run ends at, when that
+    is after ``end``, the fitted amplitude is ``z`` standard errors from 0, the curve moves
+    the way the latency does across ``end``, and the windows after its entry hold at least
+    ``max(min_windows, 4·batch)`` values and pass the plateau test (:func:`_plateau`).
+
+    Latency only: it is the service time that warms up, and a closed loop's throughput is
+    threads ÷ latency, a hyperbola when the service time ramps linearly, which none of
+    the models fits (its fits put the end 10–30 % late on generated ramps); a throughput
+    ramp with a flat latency (threads starting) has its own rule. The local rules see the
+    last part of a slow approach only where a few windows alone stand out of the noise:
+    on generated noisy ramps they ended early in 22 of 60 (tests/test_load_accuracy.py)."""
+    kept = np.flatnonzero(np.isfinite(latency))
+    if kept.size == 0:
+        return None
+    filled = latency[kept]
+    d = int(np.searchsorted(kept, end))
+    curve = fit_warmup_curve(filled, band=min_effect)
+    if curve is None or curve.t_ratio <= z or curve.band_entry <= d:
+        return None
+    entry = curve.band_entry
+    # a warm-up makes the service faster: latency that rises to its level is threads
+    # starting or a server filling up (real sample_log1.jtl: 10 threads started 15 s
+    # apart, whose curve "ended" at 630 s), not a warm-up to extend
+    if not curve.start > curve.level:
+        return None
+    if 0 < d < filled.size and float(filled[:d].mean()) <= float(filled[d:].mean()):
+        return None
+    tail = filled[entry:]
+    if tail.size < max(min_windows, 4 * batch) or not _plateau(
+        tail, batch, z, min_effect, counts=False
+    ):
+        return None
+    return int(kept[entry])
+
+
+@dataclass(frozen=True)
+class _SeriesEnd:
+    """One series' answer to :func:`warmup_end` (indices into its finite values):
+    ``verdict`` ``end`` (a warm-up ends at ``end``, 0 for none), ``trend`` (the retained
+    part trends) or ``undecided`` (MSER pinned at its cap, no trend after it);
+    ``truncation`` MSER's own; ``rule`` the rule that placed ``end``."""
+
+    verdict: Literal["end", "trend", "undecided"]
+    end: int
+    truncation: int
+    rule: DecidingRule
+    #: the rules placed ``end`` (a real transient; False: MSER saw none, ``end`` 0)
+    placed: bool = True
+
+
+def _series_end(
+    filled: npt.NDArray[np.float64],
+    *,
+    batch: int,
+    max_frac: float,
+    z: float,
+    min_effect: float,
+    min_windows: int,
+    basin: float,
+    long_warmup: bool,
+    changepoints: bool,
+    is_counts: bool,
+) -> _SeriesEnd:
+    """:func:`warmup_end` on one series (throughput or latency) without missing values."""
+    d, pinned = _mser_end(filled, batch, max_frac, z, min_effect, basin)
+    truncation = d
+    real = _transient_is_real(filled, d, batch, z, min_effect)
+    drifts = _trending(filled[d:], batch, z, min_effect, counts=is_counts)
+    if not long_warmup and ((real and pinned) or drifts):
+        return _SeriesEnd("trend" if drifts else "undecided", 0, truncation, "mser")
+    cp = (
+        _changepoint_end(filled, batch, z, min_effect, min_windows, counts=is_counts)
+        if changepoints
+        else None
+    )
+    rule: DecidingRule = "mser"
+    if (real and pinned) or drifts:
+        # MSER at its n/2 cap, or a retained part that still drifts: a warm-up longer
+        # than half of the run (real JDBC runs: JIT warm-up of 8 s in 20 s, of ~35 s
+        # in 60 s) looks like this too. The cap lifted, the part after MSER's minimum
+        # decides: no trend there (the plateau test) is a long warm-up, a trend is no
+        # steady state
+        long_d, long_pinned = _mser_end(
+            filled, batch, max(max_frac, LONG_WARMUP_MAX_FRAC), z, min_effect, 0.0
+        )
+        tail = filled[long_d:]
+        if tail.size < max(min_windows, 4 * batch) or not _plateau(
+            tail, batch, z, min_effect, counts=is_counts
+        ):
+            if cp is not None:
+                # the change points' steady segment holds no trend where MSER's
+                # retained part does: MSER's cut fell inside the warm-up
+                return _SeriesEnd("end", cp, truncation, "changepoint")
+            return _SeriesEnd("trend", 0, truncation, "mser")
+        head = filled[: max(batch, math.ceil(0.1 * long_d))]
+        if (
+            long_pinned
+            or not _transient_is_real(filled, long_d, batch, z, min_effect)
+            or not _differs(head, tail, batch, z, min_effect)
+        ):
+            # a warm-up starts away from its steady level: a run that starts at it
+            # and leaves it (a pause, an outage) has no warm-up to end
+            if cp is not None:
+                return _SeriesEnd("end", cp, truncation, "changepoint")
+            return _SeriesEnd("undecided", 0, truncation, "mser")
+        d, real, truncation = long_d, True, long_d
+        rule = "mser-uncapped" if long_d > max_frac * filled.size else "mser"
+    if not real:
+        # MSER sees no transient: change points alone make no warm-up (a cool-down's
+        # falling latency in real sample_log2.jtl read as a warm-up ending at 630 s)
+        return _SeriesEnd("end", 0, truncation, "mser", placed=False)
+    d = _extend_forward(filled, d, batch, min_effect, min_windows)
+    d = _extend_back(filled, d, batch, z, min_effect)
+    if cp is not None and d > 0:
+        early, late = sorted((d, cp))
+        # the later of the two ends where the windows between them differ from those
+        # after it (the rules agree that it is warm-up); else the earlier, the later
+        # rule's extra cut being noise
+        later = _differs(filled[early:late], filled[late:], batch, z, min_effect)
+        # MSER's own later end stands unless it came with the cap lifted: a long warm-up
+        # that change points end earlier, with no difference between the two ends, was
+        # MSER's flat minimum wandering into the steady part (a 29 s step in 120 s read 81 s)
+        chosen = late if later or (d > cp and rule != "mser-uncapped") else early
+        if chosen != d:
+            d, rule = chosen, "changepoint"
+    return _SeriesEnd("end", d, truncation, rule)
+
+
+#: PELT's penalty in :func:`_changepoint_end`: Barrett et al. 2017's 15·ln n, which
+#: makes the independence assumption tolerable under autocorrelation (research
+#: warmup-science.md §1.3, §8.2); MBIC's 4·ln n cut noise of an AR(1) wobble into
+#: segments and put ends late in 30 of 120 generated warm-ups (tests/load_series.py)
+CHANGEPOINT_PENALTY = "barrett"
+
+#: at most this many points go to PELT: longer series are batched further (§8.11)
+CHANGEPOINT_MAX_POINTS = 2000
+
+#: a counts series whose median window holds fewer samples than this gets no change
+#: points: runs of empty windows have no variance, and PELT's normal cost cuts them all
+CHANGEPOINT_MIN_COUNT = 5.0
+
+
+def _changepoint_end(
+    x: npt.NDArray[np.float64],
+    batch: int,
+    z: float,
+    eff: float,
+    min_windows: int,
+    *,
+    counts: bool = False,
+) -> int | None:
+    """The warm-up end by change points (index into ``x``), or None when they show no
+    warm-up with a steady part after it.
+
+    PELT with the normal mean + variance cost and :data:`CHANGEPOINT_PENALTY` (Killick et
+    al. 2012; Barrett et al. 2017 §4.2; research/warmup-science.md §8.2) over the batch
+    means of ``batch`` windows (or more, to stay within :data:`CHANGEPOINT_MAX_POINTS`);
+    a last segment shorter than ``max(min_windows, 4·batch)`` windows joins the one
+    before it. Then Barrett's backward scan (§1.5) with a dimensionally sound
+    equivalence (§8.4): a segment belongs to the steady part when its mean is within
+    ``z`` standard errors *or* ``eff`` of the part after it (:func:`_differs`); the
+    warm-up ends at the first segment of the steady part. The end counts only when the
+    part after it passes the plateau test (:func:`_plateau`), the part before it is a
+    real transient (:func:`_transient_is_real`) and the run starts away from the steady
+    level (its first tenth differs from the steady part): a run that starts steady and
+    leaves it has no warm-up to end."""
+    if counts and float(np.median(x)) < CHANGEPOINT_MIN_COUNT:
+        return None
+    size = max(batch, math.ceil(x.size / CHANGEPOINT_MAX_POINTS))
+    m = x.size // size
+    shortest = max(min_windows, 4 * batch)
+    if m < 4 or x.size < 2 * shortest:
+        return None
+    means = x[: m * size].reshape(m, size).mean(axis=1)
+    bounds = [0, *pelt(means, penalty=CHANGEPOINT_PENALTY).changepoints]
+    while len(bounds) > 1 and (x.size - bounds[-1] * size) < shortest:
+        bounds.pop()
+    start = bounds[-1] * size
+    for a in reversed(bounds[:-1]):
+        if _differs(x[a * size : start], x[start:], batch, z, eff):
+            break
+        start = a * size
+    if start == 0 or start > LONG_WARMUP_MAX_FRAC * x.size:
+        # MSER's own lifted cap: at least a fifth of the run after a warm-up (a cool-down
+        # at the end of real sample_log2.jtl made a "warm-up" ending at 88 % of it)
+        return None
+    tail = x[start:]
+    head = x[: max(batch, math.ceil(0.1 * start))]
+    # a warm-up makes the service faster: throughput rises to its level, latency falls;
+    # a change the other way is a slowdown (Barrett et al.'s class), no warm-up to end
+    faster = (
+        float(x[:start].mean()) < float(tail.mean())
+        if counts
+        else (float(x[:start].mean()) > float(tail.mean()))
+    )
+    if (
+        not faster
+        or not _plateau(tail, batch, z, eff, counts=counts)
+        or not _transient_is_real(x, start, batch, z, eff)
+        or not _differs(head, tail, batch, z, eff)
+    ):
+        return None
+    return start
 
 
 def _extend_forward(
@@ -860,7 +1104,12 @@ def _warmup_before_cooldown(
     inconclusive (:func:`_before_cooldown`)."""
     return _before_cooldown(
         lambda stop: warmup_end(
-            n[:stop], mean_ms[:stop], window_s=window_s, batch=batch, long_warmup=True
+            n[:stop],
+            mean_ms[:stop],
+            window_s=window_s,
+            batch=batch,
+            long_warmup=True,
+            changepoints=True,
         ),
         lambda: cooldown_start(n, mean_ms, window_s=window_s, batch=batch),
     )

@@ -321,7 +321,8 @@ def load(
     """Load-test warm-up end, steady throughput (± 95 % CI) and exact latency percentiles.
 
     Per suite and label (ALL = the whole suite without transaction-controller and
-    sub-result rows): warm-up end by MSER-5, steady QPS with a batch-means CI, p50/p95/p99
+    sub-result rows): warm-up end by MSER-5, change points and the latency's warm-up
+    curve, steady QPS with a batch-means CI, p50/p95/p99
     steady and over all samples (exact; JMeter's LEGACY estimator), errors, APDEX
     (500/1500 ms unless --apdex, --apdex-per-label), JMeter's dashboard statistics, and a
     Little's-law check. Reads JTLs

@@ -662,7 +662,8 @@ def load_section(ctx: ReportContext) -> Section | None:
         (
             "Throughput and latency percentiles over the run, aggregated per window in the "
             f"store (at most {MAX_LOAD_WINDOWS:,} windows per line, whatever the number of "
-            "samples); warm-up end by MSER-5, steady throughput with a batch-means CI."
+            "samples); warm-up end by MSER-5, change points and the latency's warm-up curve "
+            "(warmup_rule), steady throughput with a batch-means CI."
         ),
         tuple(blocks),
         data,
