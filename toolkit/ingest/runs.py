@@ -54,7 +54,9 @@ def _log_suites(store: Store) -> list[_Suite]:
     else the largest) and test start (the first window's end less its length, ms)."""
     # no summariser window at all (JTLs only): the query below would scan every sample
     # (0.7 s of CPU for 10M) to find no log
-    if store.con.execute("SELECT EXISTS (SELECT 1 FROM load_windows)").fetchone() == (False,):
+    # (fetchall: a fetchone() would leave the result open, and DuckDB 2.0 then refuses
+    # con.sql() on this connection)
+    if store.con.execute("SELECT EXISTS (SELECT 1 FROM load_windows)").fetchall() == [(False,)]:
         return []
     rows = store.con.execute(
         """WITH per AS (
