@@ -357,3 +357,63 @@ def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
         ingest_file(store, jtl)
         full = load_report(store)["suites"][0]
     assert len(full["labels"]) == 1001 and "labels_not_shown" not in full
+
+
+def _duckdb_profile(out: Path, query: str) -> Path:
+    """The JSON profile the installed DuckDB writes for ``query`` (``PRAGMA
+    enable_profiling='json'``) over a 1,000-row table ``t``."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{out}'")
+    con.execute(query).fetchall()
+    con.close()
+    return out
+
+
+def test_duckdb_2_0_1_json_profile_is_recognised(tmp_path: Path) -> None:
+    """A profile written at test time by the installed DuckDB (2.0.1 nests its metrics in
+    groups, ``query.total_time``, and its plan under ``operator``: "format not
+    recognised", exit 1, before) is detected as duckdb-profile and stored with the
+    latency, operators and scan figures of the raw JSON."""
+    import duckdb
+
+    from toolkit import detect_format
+
+    query = "SELECT count(*), sum(i) FROM t WHERE i > 5"
+    profile = _duckdb_profile(tmp_path / "q1.json", query)
+    doc = json.loads(profile.read_text())
+    assert detect_format(profile) == "duckdb-profile", duckdb.__version__
+    # truth from the raw file, whichever layout this DuckDB writes
+    if isinstance(doc.get("query"), dict):
+        latency_s, sql, plan = doc["query"]["total_time"], doc["query"]["sql"], doc["operator"]
+        time_key, type_key = "timing", "type"
+    else:
+        latency_s, sql, plan = doc["latency"], doc["query_name"], doc["children"]
+        time_key, type_key = "operator_timing", "operator_type"
+    nodes: list[dict[str, object]] = []
+    stack = list(plan)
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.get("children") or [])
+    scans = [n for n in nodes if "SCAN" in str(n[type_key])]
+    with open_store() as store:
+        result = ingest_file(store, profile)
+        run = store.con.execute(
+            "SELECT elapsed_ms, query_text, scan_share, series FROM query_runs"
+        ).fetchall()
+        ops = store.con.execute(
+            "SELECT operator_type, time_ms, io FROM operator_runs ORDER BY operator_id"
+        ).fetchall()
+    assert result.status == "stored" and len(run) == 1
+    elapsed_ms, text, scan_share, series = run[0]
+    assert elapsed_ms == pytest.approx(latency_s * 1000) and text == sql == query
+    assert sorted(o[0] for o in ops) == sorted(str(n[type_key]) for n in nodes)
+    assert sum(o[1] for o in ops) == pytest.approx(sum(n[time_key] for n in nodes) * 1000)
+    total = sum(float(n[time_key]) for n in nodes)  # type: ignore[arg-type]
+    assert scans and scan_share == pytest.approx(sum(n[time_key] for n in scans) / total)
+    scanned = [json.loads(o[2])["rows_scanned"] for o in ops if "SCAN" in o[0]]
+    assert scanned == [1000] and "memory.main.t" in series
