@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import resource
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import _need
 from store_checks import subprocess_env, warmup_cmd
 
 from toolkit import IngestOptions, ingest_file, open_store
@@ -44,10 +46,13 @@ class Run:
     peak_rss_mb: float
 
 
-def bounded_run(*args: str | Path, timeout: float = 120) -> Run:
+def bounded_run(
+    *args: str | Path, timeout: float = 120, prefix: tuple[str, ...] = (), **env: str
+) -> Run:
     """``warmup ARGS`` in a subprocess limited to :data:`ADDRESS_LIMIT` bytes of address
     space; its own peak RSS (MB) from ``wait4`` (RUSAGE_CHILDREN is the largest child's
-    of the whole test session)."""
+    of the whole test session). ``prefix``: a command that runs it (``setpriv ...``);
+    ``env``: added to its environment."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
@@ -55,7 +60,11 @@ def bounded_run(*args: str | Path, timeout: float = 120) -> Run:
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            warmup_cmd(*args), env=subprocess_env(), stdout=out, stderr=err, preexec_fn=limit
+            [*prefix, *warmup_cmd(*args)],
+            env=subprocess_env(**env),
+            stdout=out,
+            stderr=err,
+            preexec_fn=limit,
         )
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
@@ -417,3 +426,53 @@ def test_duckdb_2_0_1_json_profile_is_recognised(tmp_path: Path) -> None:
     assert scans and scan_share == pytest.approx(sum(n[time_key] for n in scans) / total)
     scanned = [json.loads(o[2])["rows_scanned"] for o in ops if "SCAN" in o[0]]
     assert scanned == [1000] and "memory.main.t" in series
+
+
+def _without_read_override() -> tuple[str, ...]:
+    """The command prefix that makes ``chmod 000`` stop this process's children from
+    reading: none for a user; for root (CI runs as root, whom permissions do not stop),
+    ``setpriv`` dropping the capabilities that override them."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    _need(setpriv is not None, "setpriv (util-linux) to read as root without overriding chmod")
+    drop = "-dac_override,-dac_read_search"
+    return (str(setpriv), f"--inh-caps={drop}", f"--bounding-set={drop}")
+
+
+def test_an_unreadable_file_is_skipped_by_a_walk_and_one_line_alone(tmp_path: Path) -> None:
+    """A JTL of mode 000 in a folder beside a good one (root drops its override): the
+    walk stores the good file, says in one line which file it could not read, exits 0,
+    and the store's findings hold a warning for it; the file named alone, to ingest or
+    to load, is one line and exit 1, the store unchanged (was: PermissionError, exit 3,
+    the walk stopped at the unreadable file)."""
+    prefix = _without_read_override()
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    jtl = "timeStamp,elapsed,label,success\n" + "".join(
+        f"{1_700_000_000_000 + 100 * i},{5 + i % 3},a,true\n" for i in range(50)
+    )
+    (folder / "a_locked.jtl").write_text(jtl)
+    (folder / "b_good.jtl").write_text(jtl.replace(",a,", ",b,"))
+    locked = folder / "a_locked.jtl"
+    locked.chmod(0)
+    db = tmp_path / "s.duckdb"
+    walk = bounded_run("ingest", "--db", db, folder, prefix=prefix)
+    assert walk.returncode == 0, walk.stderr
+    said = [line for line in walk.stderr.splitlines() if "a_locked.jtl" in line]
+    assert len(said) == 1 and "cannot be read (Permission denied)" in said[0], walk.stderr
+    with open_store(db, read_only=True) as store:
+        stored = [Path(p).name for (p,) in store.con.execute("SELECT path FROM sources").fetchall()]
+    assert stored == ["b_good.jtl"]
+    findings = bounded_run("findings", "--db", db, "--json")
+    skipped = [
+        f for f in json.loads(findings.stdout)["findings"] if f["rule"] == "ingest-file-skipped"
+    ]
+    assert [(f["subject"], f["severity"]) for f in skipped] == [("a_locked.jtl", "warning")]
+    before = db.read_bytes()
+    for command in (("ingest", "--db", db, locked), ("load", locked)):
+        alone = bounded_run(*command, prefix=prefix)
+        lines = [x for x in alone.stderr.splitlines() if not x.startswith("note:")]
+        assert alone.returncode == 1, alone.stderr
+        assert len(lines) == 1 and "a_locked.jtl: cannot be read" in lines[0], lines
+    assert db.read_bytes() == before

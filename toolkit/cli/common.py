@@ -111,6 +111,8 @@ PathsArgument = Annotated[
         help="Input files or folders (read into an in-memory store unless --db).",
         metavar="PATH",
         show_default=False,
+        # an unreadable file is the ingest's one line (exit 1), not Click's usage error
+        readable=False,
     ),
 ]
 
@@ -566,7 +568,11 @@ def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
     from toolkit.store import open_store
 
     files = [f for p in paths for f in (candidate_files(p) if p.is_dir() else [p])]
-    size = sum(expanded_size(f, SCRATCH_FILE_BYTES) for f in files if f.is_file())
+    size = 0
+    for file in files:
+        # an unreadable file counts nothing here; its ingest says so in one line
+        with contextlib.suppress(OSError):
+            size += expanded_size(file, SCRATCH_FILE_BYTES) if file.is_file() else 0
     if size < SCRATCH_FILE_BYTES:
         with open_store() as store:
             yield store

@@ -45,7 +45,9 @@ if TYPE_CHECKING:
 def ingest(
     paths: Annotated[
         list[Path],
-        typer.Argument(help="Files or folders to read.", metavar="PATH", show_default=False),
+        typer.Argument(
+            help="Files or folders to read.", metavar="PATH", show_default=False, readable=False
+        ),
     ],
     db: Annotated[
         Path | None,

@@ -63,8 +63,8 @@ def _flattened(doc: dict[str, Any]) -> dict[str, Any]:
     plan = doc.get("operator")
     if not isinstance(query, dict) or not isinstance(plan, list):
         return doc
-    io = doc.get("io") if isinstance(doc.get("io"), dict) else {}
-    system = doc.get("system") if isinstance(doc.get("system"), dict) else {}
+    io: dict[str, Any] = doc["io"] if isinstance(doc.get("io"), dict) else {}
+    system: dict[str, Any] = doc["system"] if isinstance(doc.get("system"), dict) else {}
     return {
         "query_name": query.get("sql"),
         "latency": query.get("total_time"),
