@@ -6,10 +6,12 @@ from ``wait4`` (benchmarks/hostile_inputs.py records the same cases' time and RS
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import json
 import os
+import random
 import resource
 import shutil
 import subprocess
@@ -17,6 +19,7 @@ import tempfile
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -476,3 +479,82 @@ def test_an_unreadable_file_is_skipped_by_a_walk_and_one_line_alone(tmp_path: Pa
         assert alone.returncode == 1, alone.stderr
         assert len(lines) == 1 and "a_locked.jtl: cannot be read" in lines[0], lines
     assert db.read_bytes() == before
+
+
+@contextlib.contextmanager
+def _small_disk(folder: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``folder`` (root only), unmounted afterwards: a
+    disk that fills up for real (ENOSPC), unlike an RLIMIT_FSIZE limit (EFBIG)."""
+    folder.mkdir()
+    mount = shutil.which("mount")
+    mounted = (
+        os.geteuid() == 0
+        and mount is not None
+        and subprocess.run(
+            [mount, "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+            capture_output=True,
+        ).returncode
+        == 0
+    )
+    _need(mounted, "a small tmpfs to fill (root and mount; CI runs as root)")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def _write_jtl(out: Path, rows: int, label: str = "a") -> Path:
+    """A CSV JTL of ``rows`` samples of random elapsed times and labels (seeded): data that
+    compresses about as badly in the store as a real run's."""
+    draw = random.Random(rows)
+    with out.open("w") as handle:
+        handle.write("timeStamp,elapsed,label,success\n")
+        t = 1_700_000_000_000
+        for _ in range(rows):
+            t += draw.randrange(5)
+            handle.write(f"{t},{draw.randrange(1, 10**6)},{label}{draw.randrange(10**4)},true\n")
+    return out
+
+
+def _contents(db: Path) -> list[tuple[object, ...]]:
+    """What a store holds: each source with its row count, each suite."""
+    with open_store(db, read_only=True) as store:
+        return store.con.execute(
+            "SELECT path, rows, (SELECT count(*) FROM samples), "
+            "(SELECT list(name ORDER BY name) FROM suites) FROM sources ORDER BY path"
+        ).fetchall()
+
+
+def test_a_full_disk_at_commit_is_one_line_per_file_and_keeps_the_store(tmp_path: Path) -> None:
+    """A store on a 4 MiB tmpfs holding one small JTL; a folder of an 8 MB JTL (300,000
+    rows) and a small one ingested into it fills the disk: one line per file naming the
+    full disk and that the file was not stored, exit 1; the store holds what it held,
+    ``warmup doctor`` finds no damage, and a copy on a roomy disk takes the next file (was:
+    TransactionException, exit 3; the JTL's reader blamed the input: "cannot read the
+    file (IO Error: Could not write file ...)")."""
+    with _small_disk(tmp_path / "disk", "4m") as disk:
+        db = disk / "s.duckdb"
+        first = bounded_run("ingest", "--db", db, _write_jtl(tmp_path / "first.jtl", 2000))
+        assert first.returncode == 0, first.stderr
+        held = _contents(db)
+        folder = tmp_path / "walk"
+        folder.mkdir()
+        _write_jtl(folder / "a_big.jtl", 300_000, "big")
+        _write_jtl(folder / "b_small.jtl", 2000, "small")
+        walk = bounded_run("ingest", "--db", db, folder)
+        assert walk.returncode == 1, walk.stderr
+        errors = [line for line in walk.stderr.splitlines() if line.startswith("Error:")]
+        assert errors and "a_big.jtl: not stored" in errors[0], walk.stderr
+        for line in errors:
+            assert "No space left on device" in line and "store is as it was" in line, line
+        assert "Traceback" not in walk.stderr
+        assert _contents(db) == held
+        doctor = bounded_run("doctor", "--db", db)
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        roomy = tmp_path / "roomy.duckdb"
+        shutil.copy(db, roomy)
+        if (disk / "s.duckdb.wal").exists():
+            shutil.copy(disk / "s.duckdb.wal", tmp_path / "roomy.duckdb.wal")
+    again = bounded_run("ingest", "--db", roomy, folder / "b_small.jtl")
+    assert again.returncode == 0, again.stderr
+    assert len(_contents(roomy)) == len(held) + 1

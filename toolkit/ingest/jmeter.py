@@ -723,6 +723,8 @@ def _load_utf8(
             options.progress,
         )
     except duckdb.IOException as exc:
+        if "Could not write" in str(exc):
+            raise  # the store's disk, not this file: new_source says so (store.write_failure)
         # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
         first = " ".join(str(exc).replace(f": {source}", "").split())[:160]
         if gz:

@@ -286,6 +286,13 @@ class Store:
             if writer.fail_before_commit is not None:
                 writer.fail_before_commit()
             self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            failed = write_failure(exc, self.path, f"{path}: not stored")
+            if failed is None:
+                raise
+            raise failed from None
         except BaseException:
             with contextlib.suppress(duckdb.Error):
                 self.con.execute("ROLLBACK")
@@ -607,6 +614,9 @@ class SourceGroup:
             self.forget()
             first, last = staged[0][0].path, staged[-1][0].path
             what = f"{first}" if len(staged) == 1 else f"{len(staged)} files ({first} … {last})"
+            failed = write_failure(exc, self.store.path, f"{what}: none of them was stored")
+            if failed is not None:
+                raise failed from None
             message = " ".join(str(exc).split())[:200]
             raise StoreError(
                 f"{what}: writing to the store failed ({message}); none of them was stored"
@@ -677,6 +687,33 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+#: What DuckDB says when the operating system refuses a write of the store file or its
+#: WAL (a full disk, a quota, a file-size limit, a read-only or failing disk)
+_WRITE_FAILURES = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "File too large",
+    "Read-only file system",
+    "Input/output error",
+)
+
+
+def write_failure(exc: BaseException, store: Path | None, what: str) -> StoreError | None:
+    """The one line for a write of the store refused by the operating system (``what``:
+    which files were not stored), or None when ``exc`` is something else. DuckDB rolls
+    the transaction back and truncates its WAL to where it was: the store keeps every
+    commit before this one."""
+    text = str(exc)
+    reason = next((r for r in _WRITE_FAILURES if r in text), None)
+    if reason is None:
+        return None
+    where = f"the disk of {store}" if store is not None else "memory"
+    return StoreError(
+        f"{what}: writing to the store failed ({reason}); the store is as it was before "
+        f"this file. Free space on {where} (or lift the limit) and ingest again"
+    )
 
 
 def damaged_store_error(
@@ -1029,10 +1066,13 @@ def _create(path: Path) -> None:
                     temporary.replace(path)
             finally:
                 temporary.unlink(missing_ok=True)
-    except BaseException:
+    except BaseException as exc:
         for leftover in (temporary, wal):
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
+        failed = write_failure(exc, path, f"{path}: the store was not created")
+        if failed is not None:
+            raise failed from None
         raise
 
 
