@@ -15,6 +15,7 @@ import random
 import resource
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -558,3 +559,122 @@ def test_a_full_disk_at_commit_is_one_line_per_file_and_keeps_the_store(tmp_path
     again = bounded_run("ingest", "--db", roomy, folder / "b_small.jtl")
     assert again.returncode == 0, again.stderr
     assert len(_contents(roomy)) == len(held) + 1
+
+
+#: Runs ``warmup ARGV...`` as the command line does (its signal handlers installed), with
+#: a SIGINT sent to itself right after the COMMIT of the ``SIGNAL_AFTER``-th file (or, for
+#: ``analysis``, as the load analysis starts): a Ctrl-C that lands as a commit ends.
+_SIGNAL_AT_COMMIT = """
+import contextlib, os, signal, sys
+import toolkit.store as store_module
+import toolkit.pipeline.load as load_module
+
+after = os.environ["SIGNAL_AFTER"]
+commits = []
+original = store_module.Store.new_source
+
+@contextlib.contextmanager
+def new_source(self, *args, **kwargs):
+    with original(self, *args, **kwargs) as writer:
+        yield writer
+    commits.append(args[0])
+    if after != "analysis" and len(commits) == int(after):
+        os.kill(os.getpid(), signal.SIGINT)
+
+store_module.Store.new_source = new_source
+if after == "analysis":
+    real_report = load_module.load_report
+    def load_report(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_report(*args, **kwargs)
+    load_module.load_report = load_report
+sys.argv = ["warmup", *sys.argv[1:]]
+sys.orig_argv = [sys.executable, "-m", "toolkit", *sys.argv[1:]]
+from toolkit.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "command", "kept"),
+    [("2", "ingest", 2), ("1", "ingest", 1), ("analysis", "load", 3), ("2", "load-scratch", 0)],
+)
+def test_ctrl_c_at_a_commit_says_what_was_stored(
+    tmp_path: Path, after: str, command: str, kept: int
+) -> None:
+    """Ctrl-C right as the 1st or 2nd of three files commits, or during the analysis
+    after all three were stored: exit 130 and one line naming the files the store holds
+    now (read from the store: the file whose commit had ended counts), or that nothing is
+    kept without --db (was: "nothing half-read was stored" while 2 files were)."""
+    files = [_write_jtl(tmp_path / f"{name}.jtl", 200, name) for name in ("a", "b", "c")]
+    db = tmp_path / "s.duckdb"
+    argv = {
+        "ingest": ["ingest", "--db", db, *files],
+        "load": ["load", "--db", db, *files],
+        "load-scratch": ["load", *files],
+    }[command]
+    run = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_AT_COMMIT, *map(str, argv)],
+        env=subprocess_env(SIGNAL_AFTER=after),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 130, run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.startswith("Error")]
+    assert "Traceback" not in run.stderr and len(errors) == 1, run.stderr
+    if command == "load-scratch":
+        assert errors[0] == "Error: interrupted (Ctrl-C); nothing was kept (no --db)"
+        return
+    stored = [Path(p).name for p, *_ in _contents(db)]
+    assert stored == [f.name for f in files[:kept]]
+    names = ", ".join(stored)
+    assert errors[0] == (
+        f"Error: interrupted (Ctrl-C); {kept} file{'s' if kept > 1 else ''} stored in {db} "
+        f"({names}); nothing half-read"
+    )
+
+
+def test_scratch_stores_of_killed_commands_are_removed_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """``warmup load`` of a 1.8 MB JTL with the scratch limit lowered to 1 MiB (so it is
+    read into a scratch store file) is SIGKILLed while that store exists: its folder stays
+    (nothing runs at a SIGKILL); the next such command removes it and leaves a live
+    process's folder alone (was: every kill left a store as large as its input in /tmp
+    until a reboot)."""
+    from toolkit.store.scratch import SCRATCH_PREFIX, remove_stale
+
+    jtl = _write_jtl(tmp_path / "big.jtl", 60_000)
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    script = (
+        "import sys; import toolkit.cli.common as c; c.SCRATCH_FILE_BYTES = 1 << 20; "
+        "sys.argv = ['warmup', *sys.argv[1:]]; from toolkit.cli import main; main()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "load", str(jtl)],
+        env=subprocess_env(TMPDIR=str(scratch_root)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not any(scratch_root.glob(f"{SCRATCH_PREFIX}{proc.pid}-*/scratch.duckdb")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no scratch store seen"
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    left = list(scratch_root.glob(f"{SCRATCH_PREFIX}{proc.pid}-*"))
+    assert len(left) == 1 and any(left[0].iterdir())
+    live = scratch_root / f"{SCRATCH_PREFIX}{os.getpid()}-mine"
+    live.mkdir()
+    finished = subprocess.run(
+        [sys.executable, "-c", script, "load", str(jtl)],
+        env=subprocess_env(TMPDIR=str(scratch_root)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert sorted(scratch_root.iterdir()) == [live]
+    assert remove_stale(scratch_root) == [] and live.exists()

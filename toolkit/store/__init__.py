@@ -7,6 +7,7 @@ older store runs the ones above its ``meta.schema_version``, a newer store is re
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -217,6 +218,19 @@ class Store:
             noun, command = _KIND_COMMANDS.get(str(other), (f"{other} suite", "warmup suites"))
             parts.append(f"{count} {noun}{'' if count == 1 else 's'} ({command})")
         return f"; the input holds {' and '.join(parts)}" if parts else ""
+
+    def last_source_id(self) -> int:
+        """The highest source id stored (0 for none): a mark before an ingest."""
+        row = self.con.execute("SELECT coalesce(max(source_id), 0) FROM sources").fetchone()
+        return int(row[0]) if row else 0
+
+    def source_paths_after(self, mark: int) -> list[str]:
+        """The paths of the sources committed since :meth:`last_source_id` returned
+        ``mark``, in the order they were stored (what an interrupted ingest did keep)."""
+        rows = self.con.execute(
+            "SELECT path FROM sources WHERE source_id > ? ORDER BY source_id", [mark]
+        ).fetchall()
+        return [str(row[0]) for row in rows]
 
     # -- writing ----------------------------------------------------------------------
     def find_source(self, sha256: str) -> int | None:
@@ -1045,6 +1059,7 @@ def _create(path: Path) -> None:
     # one name per process: two commands creating the same store must not share it
     temporary = path.with_name(f".{path.name}.{os.getpid()}.creating")
     wal = temporary.with_name(temporary.name + _WAL_SUFFIX)
+    _remove_dead_creations(path)
     try:
         for leftover in (temporary, wal):
             leftover.unlink(missing_ok=True)
@@ -1074,6 +1089,19 @@ def _create(path: Path) -> None:
         if failed is not None:
             raise failed from None
         raise
+
+
+def _remove_dead_creations(path: Path) -> None:
+    """Remove the temporary files beside ``path`` of creations whose process is gone (a
+    SIGKILL during :func:`_create`); a live process's are its own."""
+    from toolkit.store.scratch import pid_alive
+
+    prefix = f".{path.name}."
+    with contextlib.suppress(OSError):
+        for leftover in path.parent.glob(f"{glob.escape(prefix)}*.creating*"):
+            pid = leftover.name[len(prefix) :].split(".", 1)[0]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                leftover.unlink(missing_ok=True)
 
 
 def open_store(
