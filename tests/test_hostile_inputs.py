@@ -678,3 +678,41 @@ def test_scratch_stores_of_killed_commands_are_removed_at_the_next_start(
     assert finished.returncode == 0, finished.stderr
     assert sorted(scratch_root.iterdir()) == [live]
     assert remove_stale(scratch_root) == [] and live.exists()
+
+
+def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
+    """``--max-bytes`` (default 20 GB, :data:`IngestOptions.max_bytes`) on every command
+    that reads inputs: a plain JTL or a gzip one expanding beyond it is one line naming
+    the limit and the option, exit 1, the store unchanged; a larger limit reads it; a
+    size that is not one is one line too (was: no option; plain files of any size read)."""
+    from toolkit import IngestOptions
+    from toolkit.ingest.guarded import parse_size
+
+    assert IngestOptions().max_bytes == parse_size("20GB") == 20 * 10**9
+    plain = _write_jtl(tmp_path / "run.jtl", 20_000)
+    packed = tmp_path / "run.jtl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    size = plain.stat().st_size
+    assert packed.stat().st_size < 300_000 < size
+    db = tmp_path / "s.duckdb"
+    with open_store(db) as store:
+        store.con.execute("SELECT 1")
+    before = db.read_bytes()
+    for jtl in (plain, packed):
+        for command in ("ingest", "load", "report", "gaps", "findings"):
+            args = [command, "--max-bytes", "300kB", jtl]
+            if command == "ingest":
+                args += ["--db", db]
+            if command == "report":
+                args += ["-o", tmp_path / "r.html"]
+            run = bounded_run(*args)
+            lines = [x for x in run.stderr.splitlines() if not x.startswith("note:")]
+            assert run.returncode == 1 and len(lines) == 1, (command, run.stderr)
+            assert "beyond 300000 bytes (the input limit)" in lines[0], lines
+            assert "--max-bytes" in lines[0] and jtl.name in lines[0]
+        assert db.read_bytes() == before
+        run = bounded_run("load", "--max-bytes", f"{size / 1e6 + 0.1}MB", jtl, "--json")
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["suites"][0]["labels"][0]["samples"] == 20_000
+    wrong = bounded_run("load", "--max-bytes", "lots", plain)
+    assert wrong.returncode == 1 and "--max-bytes 'lots'" in wrong.stderr

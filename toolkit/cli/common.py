@@ -174,6 +174,17 @@ TimezoneOption = Annotated[
     ),
 ]
 
+MaxBytesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-bytes",
+        help="Most bytes one input file may hold, decompressed, e.g. 20GB, 500MB; a larger "
+        "file or gzip stream is refused unread (a gzip bomb past 1000:1 always is). "
+        "Default: 20GB.",
+        metavar="SIZE",
+    ),
+]
+
 TimestampsOption = Annotated[
     str | None,
     typer.Option(
@@ -243,10 +254,20 @@ def input_spec(
     suite: str | None = None,
     tags: Sequence[str] = (),
     replace: bool = False,
+    max_bytes: str | None = None,
 ) -> InputSpec:
     """The :class:`InputSpec` of the input options; :class:`UsageError` (exit 1) for a
-    ``--format``, ``--encoding``, ``--timezone`` or ``--delimiter`` that cannot be used."""
+    ``--format``, ``--encoding``, ``--timezone``, ``--delimiter`` or ``--max-bytes`` that
+    cannot be used."""
     from toolkit.ingest import IngestOptions, check_format, check_options
+    from toolkit.ingest.guarded import MAX_INPUT_BYTES, parse_size
+
+    try:
+        limit = MAX_INPUT_BYTES if max_bytes is None else parse_size(max_bytes)
+    except ValueError:
+        raise UsageError(
+            f"--max-bytes {max_bytes!r}: give a size such as 20GB, 500MB or a number of bytes"
+        ) from None
 
     options = IngestOptions(
         suite=suite,
@@ -258,6 +279,7 @@ def input_spec(
         time_format=time_format,
         timezone=timezone,
         timestamps=timestamps,
+        max_bytes=limit,
     )
     check_format(format)
     return InputSpec(format, check_options(options))

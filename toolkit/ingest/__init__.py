@@ -211,7 +211,7 @@ def _ingest(
         raise InputFormatError(
             path, "is not a regular file (a FIFO, socket or device); save the results to a file"
         )
-    check_expansion(path)
+    check_expansion(path, options.max_bytes)
     ingester = _loader_for(path, format, options, named=named)
     sha = file_sha256(path)
     staged = group is not None and ingester.staged and not options.replace

@@ -118,24 +118,47 @@ def expanded_size(path: Path, limit: int) -> int:
 
 
 def check_expansion(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> None:
-    """Refuse a gzip ``path`` that expands beyond :data:`MAX_GZIP_RATIO` times its size
-    or beyond ``max_bytes`` (a gzip bomb), in one :class:`InputFormatError`, before any
-    reader holds its content; plain files pass (their size is what a reader gets)."""
+    """Refuse, in one :class:`InputFormatError` before any reader holds its content, a
+    gzip ``path`` that expands beyond :data:`MAX_GZIP_RATIO` times its size (a gzip bomb)
+    or beyond ``max_bytes`` bytes, and a plain file larger than ``max_bytes`` (the input
+    limit, ``--max-bytes``)."""
     if not is_gzip(path):
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputFormatError(
+                path,
+                f"holds {size} bytes, beyond {max_bytes} bytes (the input limit); "
+                "refused unread: pass a larger --max-bytes to read it",
+            )
         return
     packed = path.stat().st_size
     count, consumed = _count_expansion(path, max_bytes, MAX_GZIP_RATIO)
     if count > MAX_GZIP_RATIO * max(consumed, 1) and count >= _RATIO_AFTER:
         why = f"more than {MAX_GZIP_RATIO} times the bytes it was read from ({packed} in all)"
+        advice = (
+            "a gzip bomb or a damaged file; refused unread. Decompress it yourself "
+            "(gzip -dc) if it is a real result"
+        )
     elif count > max_bytes:
         why = f"beyond {max_bytes} bytes (the input limit)"
+        advice = "refused unread: pass a larger --max-bytes to read it"
     else:
         return
-    raise InputFormatError(
-        path,
-        f"gzip stream expands to {why}: a gzip bomb or a damaged file; refused unread. "
-        "Decompress it yourself (gzip -dc) if it is a real result",
-    )
+    raise InputFormatError(path, f"gzip stream expands to {why}: {advice}")
+
+
+_SIZE_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size as a user writes it: ``20GB``, ``20G``, ``500MB``, ``1.5T``,
+    ``1000000`` (decimal units: 1 GB = 10⁹ bytes); ``ValueError`` for anything else."""
+    value = text.strip().upper().removesuffix("B").strip()
+    unit = value[-1:] if value[-1:] in _SIZE_UNITS else ""
+    number = float(value[: len(value) - len(unit)])
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"not a positive size: {text!r}")
+    return int(number * _SIZE_UNITS[unit])
 
 
 def file_bytes(path: Path) -> bytes:

@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import ToolkitError
+from toolkit.ingest.guarded import MAX_INPUT_BYTES
 from toolkit.store import SourceWriter
 
 
@@ -46,6 +47,9 @@ class IngestOptions:
     #: XML file sorted by ``ts`` without JMeter 3 attributes is read as end times
     timestamps: str | None = None
     extra: dict[str, str] = field(default_factory=dict)  #: format-specific options
+    #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
+    #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
+    max_bytes: int = MAX_INPUT_BYTES
     #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
     #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
     #: from another thread
