@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -716,3 +717,198 @@ def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
         assert json.loads(run.stdout)["suites"][0]["labels"][0]["samples"] == 20_000
     wrong = bounded_run("load", "--max-bytes", "lots", plain)
     assert wrong.returncode == 1 and "--max-bytes 'lots'" in wrong.stderr
+
+
+MB = 10**6
+
+
+def _long_line_inputs(folder: Path, megabytes: int) -> dict[str, Path]:
+    """Files holding one line of ``megabytes`` MB: a CSV JTL whose third record's label is
+    that long, an XML JTL whose sample's lb attribute is, a summariser log and a ClickBench
+    result of one line. Written in 1 MB pieces (nothing of that size is held here)."""
+    piece = "x" * MB
+    files = {
+        "jtl-csv": (
+            "timeStamp,elapsed,label,responseCode,success\n"
+            "1700000000000,5,a,200,true\n1700000000001,5,",
+            ",200,true\n1700000000002,5,a,200,true\n",
+        ),
+        "jtl-xml": (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n'
+            '<sample t="5" ts="1700000000000" s="true" lb="a" rc="200"/>\n'
+            '<sample t="5" ts="1700000000001" s="true" rc="200" lb="',
+            '"/>\n</testResults>\n',
+        ),
+        "jmeter-log": (
+            "2024-01-01 10:00:00,000 INFO o.a.j.r.Summariser: summary +     10 in 00:00:01 = "
+            "  10.0/s Avg:     5 Min:     1 Max:    10 Err:     0 (0.00%) Active: 1 Started: 1 "
+            "Finished: 0\n",
+            "\n",
+        ),
+        "clickbench": ('{"system": "x", "date": "2026-01-01", "result": [[0.1]], "note": "', '"}'),
+    }
+    out = {}
+    for name, (head, tail) in files.items():
+        path = (
+            folder
+            / f"{name}.{'json' if name == 'clickbench' else 'log' if 'log' in name else 'jtl'}"
+        )
+        with path.open("w") as handle:
+            handle.write(head)
+            for _ in range(megabytes):
+                handle.write(piece)
+            handle.write(tail)
+        out[name] = path
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("megabytes", [500, 270])
+def test_a_line_of_hundreds_of_megabytes_is_one_line(tmp_path: Path, megabytes: int) -> None:
+    """One line of 500 MB (and of 270 MB, just past 256 MiB) in a CSV JTL, an XML JTL, a
+    summariser log and a ClickBench result: ``warmup load``/``gaps`` end in one line
+    naming the file and line, exit 1, in seconds, under 2 GB RSS (was: a CSV JTL exit 3,
+    DuckDB's "Parallel CSV Reader ... does not support a full read"; an XML JTL exit 3,
+    MemoryError after 130 s; --format jtl-csv on a one-line file 2.2 GB RSS)."""
+    inputs = _long_line_inputs(tmp_path, megabytes)
+    expected = {
+        # DuckDB's own line for a line it can still buffer, ours beyond
+        "jtl-csv": r":3: (line longer than 16 MiB|Maximum line size of 16777216 bytes)",
+        "jtl-xml": ":4: a tag longer than 4 MiB",
+        "jmeter-log": "holds more than 256 MiB",
+        "clickbench": "holds more than 256 MiB",
+    }
+    for name, path in inputs.items():
+        run = bounded_run("gaps" if name == "clickbench" else "load", path, timeout=120)
+        lines = [x for x in run.stderr.splitlines() if x.startswith("Error")]
+        assert run.returncode == 1 and len(lines) == 1, (name, run.stderr[-2000:])
+        assert path.name in lines[0] and re.search(expected[name], lines[0]), lines
+        assert run.peak_rss_mb < RSS_LIMIT_MB and run.seconds < 60, (name, run)
+        path.unlink()
+    one_line = tmp_path / "one.csv"
+    with one_line.open("w") as handle:
+        handle.write("timeStamp,elapsed,label,responseCode,success")
+        for _ in range(megabytes):
+            handle.write("y" * MB)
+    for args in (("load", one_line), ("load", "--format", "jtl-csv", one_line)):
+        run = bounded_run(*args, timeout=120)
+        assert run.returncode == 1 and run.stderr.count("Error") == 1, run.stderr[-2000:]
+        assert run.peak_rss_mb < RSS_LIMIT_MB and run.seconds < 60, run
+
+
+def test_long_xml_texts_and_tags_are_bounded(tmp_path: Path) -> None:
+    """An XML JTL whose failureMessage is 30 MB is read, the message cut at 4 Mi
+    characters with a warning; one whose lb attribute is 20 MB is one line naming its
+    line (was: 25 s and 700 MB for the attribute)."""
+    from toolkit.ingest.jmeter_xml import MAX_TAG_BYTES
+
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n'
+        '<sample t="5" ts="1700000000000" s="false" lb="a" rc="500">'
+        "<assertionResult><name>x</name><failure>true</failure><error>false</error>"
+        "<failureMessage>"
+    )
+    message = tmp_path / "message.jtl"
+    message.write_text(
+        head + "m" * (30 * MB) + "</failureMessage></assertionResult></sample>\n</testResults>\n"
+    )
+    with open_store() as store:
+        result = ingest_file(store, message)
+        (stored,) = store.con.execute("SELECT length(failure_message) FROM samples").fetchone()
+    assert stored == MAX_TAG_BYTES
+    assert any("text cut at 4 Mi characters" in w for w in result.warnings), result.warnings
+    attribute = tmp_path / "attribute.jtl"
+    attribute.write_text(
+        head.split("<sample")[0] + '<sample t="5" lb="' + "z" * (20 * MB) + '"/>\n</testResults>\n'
+    )
+    with (
+        open_store() as store,
+        pytest.raises(InputFormatError, match=r"attribute.jtl:3: a tag longer than 4 MiB"),
+    ):
+        ingest_file(store, attribute)
+
+
+@pytest.mark.slow
+def test_ten_million_element_json_arrays_are_one_line(tmp_path: Path) -> None:
+    """A ClickBench result of 10 million queries (140 MB), one of one query with 10
+    million runs (40 MB) and a DuckDB profile of 10 million operators (440 MB): one line
+    each, in seconds, under 2 GB RSS (was: exit 3, MemoryError at 2.7 GB / ArrowMemoryError
+    at 2.1 GB); a result of 4.9 million runs, under the 5,000,000-value limit, is stored
+    (4.9 million rows) under 2 GB."""
+    cases = {
+        "queries.json": (
+            '{"system": "x", "date": "2026-01-01", "result": [',
+            "[0.1,0.2,0.3]",
+            "]}",
+            10**7,
+        ),
+        "runs.json": ('{"system": "x", "date": "2026-01-01", "result": [[', "0.1", "]]}", 10**7),
+        "profile.json": (
+            '{"query_name": "select 1", "latency": 1.0, "children": [',
+            '{"operator_type":"X","operator_timing":0.1}',
+            "]}",
+            10**7,
+        ),
+    }
+    for name, (head, item, tail, count) in cases.items():
+        path = tmp_path / name
+        with path.open("w") as handle:
+            handle.write(head)
+            for start in range(0, count, 10**6):
+                handle.write(("," if start else "") + ",".join([item] * 10**6))
+            handle.write(tail)
+        run = bounded_run("cache" if "profile" in name else "gaps", path, timeout=120)
+        lines = [x for x in run.stderr.splitlines() if x.startswith("Error")]
+        assert run.returncode == 1 and len(lines) == 1, (name, run.stderr[-2000:])
+        assert "JSON values" in lines[0] or "more than 256 MiB" in lines[0], lines
+        assert run.peak_rss_mb < RSS_LIMIT_MB and run.seconds < 60, (name, run)
+        path.unlink()
+    under = tmp_path / "under.json"
+    under.write_text(
+        '{"system": "x", "date": "2026-01-01", "result": [[' + ",".join(["0.1"] * 4_900_000) + "]]}"
+    )
+    db = tmp_path / "s.duckdb"
+    run = bounded_run("ingest", "--db", db, under, timeout=120)
+    assert run.returncode == 0 and run.peak_rss_mb < RSS_LIMIT_MB, run
+    assert _contents(db)[0][1] == 4_900_000
+
+
+def _store_with_long_series(db: Path, tmp_path: Path, runs: int) -> None:
+    """A store whose one ClickBench series holds ``runs`` runs: a generated result of 3
+    runs, then runs 3 .. ``runs``-1 added in SQL (seconds 0.3 + 1 ms per i % 7)."""
+    result = tmp_path / "long.json"
+    result.write_text(
+        '{"system": "x", "date": "2026-01-01", "machine": "m", "result": [[0.9, 0.3, 0.3]]}'
+    )
+    with open_store(db) as store:
+        ingest_file(store, result)
+        store.con.execute(
+            "INSERT INTO iterations SELECT suite_id, source_id, query, query_index, process, "
+            "range, 0.3 + (range % 7) * 0.001 FROM (SELECT * FROM iterations LIMIT 1), "
+            "range(3, ?)",
+            [runs],
+        )
+
+
+@pytest.mark.slow
+def test_gaps_and_report_of_a_ten_million_run_series_are_bounded(tmp_path: Path) -> None:
+    """A series of 10 million runs: ``warmup gaps`` and ``warmup report`` exit 0 under
+    2 GB RSS, analysing its first 10,000 runs, and say in one warning how many runs no
+    figure includes (the truth: 10,000,000 - 10,000) (was: MemoryError, exit 3, in the
+    warm-up analysis' per-run arrays)."""
+    from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
+
+    db = tmp_path / "s.duckdb"
+    _store_with_long_series(db, tmp_path, 10**7)
+    gaps = bounded_run("gaps", "--db", db, "--json", timeout=300)
+    assert gaps.returncode == 0, gaps.stderr[-2000:]
+    capped = [
+        f for f in json.loads(gaps.stdout)["findings"] if f["rule"] == "iteration-runs-capped"
+    ]
+    assert len(capped) == 1 and capped[0]["numbers"]["runs_not_analysed"] == 10**7 - MAX_SERIES_RUNS
+    html = tmp_path / "r.html"
+    report = bounded_run("report", "--db", db, "-o", html, timeout=300)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "iteration-runs-capped" in html.read_text()
+    assert max(gaps.peak_rss_mb, report.peak_rss_mb) < RSS_LIMIT_MB
+    assert html.stat().st_size < 16 * MB

@@ -16,7 +16,7 @@ import gzip
 import io
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -198,6 +198,26 @@ def open_decompressed(path: Path) -> BinaryIO:
     return cast(BinaryIO, gzip.open(path, "rb")) if packed else path.open("rb")
 
 
+def long_line(path: Path, limit: int) -> int | None:
+    """The number of the first line of ``path`` (decompressed) longer than ``limit``
+    bytes, or None; one streaming pass in 1 MiB chunks (memory independent of the line)."""
+    number, length = 1, 0
+    with open_decompressed(path) as stream:
+        try:
+            while chunk := stream.read(_CHUNK):
+                start = 0
+                while (end := chunk.find(b"\n", start)) != -1:
+                    if length + end - start > limit:
+                        return number
+                    number, length, start = number + 1, 0, end + 1
+                length += len(chunk) - start
+                if length > limit:
+                    return number
+        except GZIP_ERRORS:
+            return None
+    return None
+
+
 def quoted(value: object, limit: int = 40) -> str:
     """``repr`` of a value for a one-line message, cut after ``limit`` characters (a
     fuzzed cell can be a megabyte long)."""
@@ -207,16 +227,51 @@ def quoted(value: object, limit: int = 40) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+def _children(item: dict[Any, Any] | list[Any]) -> Iterator[Any]:
+    return iter(item.values() if isinstance(item, dict) else item)
+
+
 def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether containers nest more than ``limit`` levels in ``value`` (iterative walk)."""
-    stack = [(value, 1)]
+    """Whether containers nest more than ``limit`` levels in ``value``: a depth-first walk
+    holding one iterator per open level (memory by depth, not by the number of items: a
+    stack of every item's children took 700 MB for 10 million arrays)."""
+    stack = [_children(value)]
     while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+        child = next(stack[-1], _END)
+        if child is _END:
+            stack.pop()
+        elif isinstance(child, dict | list):
+            if len(stack) + 1 > limit:
+                return True
+            stack.append(_children(child))
     return False
+
+
+_END = object()
+
+#: Most JSON values read from one document (counted as its commas + 1, an upper bound):
+#: Python holds each parsed value in about 65 bytes, and the ingest copies them again, so
+#: 10 million values (a ClickBench result of 10 million queries, 140 MB) took 2.7 GB and
+#: ended in MemoryError. Real results and profiles hold thousands to a few hundred thousand.
+MAX_JSON_VALUES = 5_000_000
+#: texts shorter than this cannot hold MAX_JSON_VALUES values: not counted
+_COUNT_FROM = 2 * MAX_JSON_VALUES
+
+
+def check_value_count(text: str, *, path: Path) -> None:
+    """Refuse JSON ``text`` that may hold more than :data:`MAX_JSON_VALUES` values, in one
+    :class:`InputFormatError`, before it is parsed (a count of its commas: 0.1 s for 140
+    MB)."""
+    if len(text) < _COUNT_FROM:
+        return
+    values = text.count(",") + 1
+    if values > MAX_JSON_VALUES:
+        raise InputFormatError(
+            path,
+            f"holds up to {values:,} JSON values (counted by their commas; at most "
+            f"{MAX_JSON_VALUES:,} are read, as the file is read whole into memory): too many "
+            "for a result or profile file; split it",
+        )
 
 
 def _reject_constant(name: str) -> float:
@@ -240,6 +295,7 @@ def parse_json(
     :data:`MAX_JSON_DEPTH` levels are refused.
     """
     suffix = f"; expected {expected}" if expected else ""
+    check_value_count(text, path=path)
     try:
         value = json.loads(text, parse_constant=_reject_constant if finite else None)
     except json.JSONDecodeError as exc:
@@ -276,6 +332,7 @@ def parse_json_records(text: str, *, path: Path, expected: str) -> list[tuple[in
     record. Text with one value per line (JSONEachRow, ``TO_JSON`` output) gives one record per
     non-blank line, numbered by its file line; a bad line is an error naming that line.
     """
+    check_value_count(text, path=path)  # for the lines too, not only the whole
     try:
         doc = parse_json(text, path=path, expected=expected)
     except InputFormatError as whole:

@@ -25,7 +25,13 @@ import duckdb
 
 from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
-from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, open_decompressed, quoted
+from toolkit.ingest.guarded import (
+    GZIP_ERRORS,
+    damaged_gzip,
+    long_line,
+    open_decompressed,
+    quoted,
+)
 from toolkit.ingest.registry import (
     Ingester,
     IngestOptions,
@@ -116,6 +122,8 @@ TC_PREFIX = "Number of samples in transaction"
 EMPTY_TC_PREFIX = "Number of samples in transaction : 0"
 
 _DELIMITERS = (",", "\t", ";", "|")
+#: Longest CSV record DuckDB reads (its max_line_size): far beyond a real sample's line
+MAX_CSV_LINE_BYTES = 16 << 20
 # a response message can be megabytes long; csv's default limit of 128 KiB per field would
 # make the first record unreadable (DuckDB reads up to max_line_size = 16 MiB)
 csv.field_size_limit(max(csv.field_size_limit(), 1 << 26))
@@ -548,8 +556,9 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-#: how far the head of a CSV JTL is read to hold its first record whole
-_HEAD_LIMIT = 64 << 20
+#: how far the head of a CSV JTL is read to hold its first record whole: the header and
+#: two records of DuckDB's longest line
+_HEAD_LIMIT = 2 * MAX_CSV_LINE_BYTES + (1 << 20)
 
 
 def _head_layout(
@@ -576,7 +585,7 @@ def _head_layout(
             body = (text.split("\n", 1)[1] if "\n" in text else "") if has_header else text
             if whole or _has_two_records(body, delim):
                 return delim, names, has_header, record
-        size *= 8
+        size = min(size * 8, _HEAD_LIMIT)  # never past the limit (was: 256 MiB read)
 
 
 def _has_two_records(text: str, delimiter: str) -> bool:
@@ -696,7 +705,7 @@ def _load_utf8(
         f"escape='\"', header={'true' if has_header else 'false'}, columns={columns_sql}, "
         f"auto_detect=false, null_padding=false, ignore_errors={str(cut is not None).lower()}, "
         f"compression={_sql_str('gzip' if gz else 'none')}, encoding='utf-8', "
-        "max_line_size=16777216)"
+        f"max_line_size={MAX_CSV_LINE_BYTES})"
     )
     # Strict reading: DuckDB stops at the first bad record and says where (also when read
     # in parallel). (A tolerant read with a rejects table stored the whole record once per
@@ -730,6 +739,17 @@ def _load_utf8(
         if gz:
             raise damaged_gzip(path, first) from None
         raise InputFormatError(path, f"cannot read the file ({first})") from None
+    except duckdb.NotImplementedException as exc:
+        # a line far beyond max_line_size: DuckDB's parallel reader gives up instead
+        line = long_line(source, MAX_CSV_LINE_BYTES) if "full read" in str(exc) else None
+        if line is None:
+            raise
+        raise InputFormatError(
+            path,
+            f"line longer than {MAX_CSV_LINE_BYTES >> 20} MiB: not a JMeter CSV record "
+            "(JMeter writes one sample a line); cut the line out or fix the file",
+            line=line,
+        ) from None
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
             line = _cut_record_line(source, exc) if cut is None else None
