@@ -912,3 +912,22 @@ def test_gaps_and_report_of_a_ten_million_run_series_are_bounded(tmp_path: Path)
     assert "iteration-runs-capped" in html.read_text()
     assert max(gaps.peak_rss_mb, report.peak_rss_mb) < RSS_LIMIT_MB
     assert html.stat().st_size < 16 * MB
+
+
+def test_readme_states_the_limits_the_code_applies() -> None:
+    """The README's input limits are the code's: --max-bytes and its 20 GB default, the
+    JSON value count, the XML tag size, the runs of a series analysed, the whole-file
+    size."""
+    from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
+    from toolkit.ingest import guarded
+    from toolkit.ingest.jmeter_xml import MAX_TAG_BYTES
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    section = " ".join(text.split("**Input limits**", 1)[1].split("\n## ", 1)[0].split())
+    assert guarded.MAX_INPUT_BYTES == 20 * 10**9 and "at most 20 GB" in section
+    assert "`--max-bytes SIZE`" in section
+    assert f"at most {guarded.MAX_JSON_VALUES:,} values" in section
+    assert f"tag (a sample's attributes) is at most {MAX_TAG_BYTES >> 20} MiB" in section
+    assert f"the first {MAX_SERIES_RUNS:,} runs are analysed" in section
+    assert f"at most {guarded.MAX_WHOLE_FILE_BYTES >> 20} MiB" in section
