@@ -200,22 +200,26 @@ def open_decompressed(path: Path) -> BinaryIO:
 
 def long_line(path: Path, limit: int) -> int | None:
     """The number of the first line of ``path`` (decompressed) longer than ``limit``
-    bytes, or None; one streaming pass in 1 MiB chunks (memory independent of the line)."""
-    number, length = 1, 0
+    bytes, or None. One streaming pass in 1 MiB chunks at the speed of ``bytes.count``
+    (about 0.3 s a GB): a line can only pass ``limit`` (> 1 MiB) across chunks that hold no
+    line end, so lines are counted, never split."""
+    number, run = 1, 0  # run: bytes since the last line end
     with open_decompressed(path) as stream:
         try:
             while chunk := stream.read(_CHUNK):
-                start = 0
-                while (end := chunk.find(b"\n", start)) != -1:
-                    if length + end - start > limit:
+                first = chunk.find(b"\n")
+                if first == -1:
+                    run += len(chunk)
+                    if run > limit:
                         return number
-                    number, length, start = number + 1, 0, end + 1
-                length += len(chunk) - start
-                if length > limit:
+                    continue
+                if run + first > limit:
                     return number
+                number += chunk.count(b"\n")
+                run = len(chunk) - chunk.rfind(b"\n") - 1
         except GZIP_ERRORS:
             return None
-    return None
+    return number if run > limit else None
 
 
 def quoted(value: object, limit: int = 40) -> str:
