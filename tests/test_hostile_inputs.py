@@ -941,9 +941,9 @@ def test_readme_states_the_limits_the_code_applies() -> None:
 
 
 def test_a_csv_jtl_line_beyond_16_mib_is_one_line_wherever_it_is(tmp_path: Path) -> None:
-    """A 20 MB record in the middle of a CSV JTL and as its last line: one line naming
-    line 3 (the scan that finds it reads 20 MB in milliseconds); a file of only short lines
-    passes it (was, at 500 MB: exit 3, or the last record left out without a word)."""
+    """A 20 MB record in the middle of a CSV JTL, as its last line, and last in a .gz:
+    one line naming line 3 (the scan that finds it reads 20 MB in milliseconds); a file of
+    only short lines passes it (was, at 500 MB: exit 3, or the last record left out without a word)."""
     from toolkit.ingest.guarded import long_line
 
     head = "timeStamp,elapsed,label,responseCode,success\n1700000000000,5,a,200,true\n"
@@ -956,6 +956,15 @@ def test_a_csv_jtl_line_beyond_16_mib_is_one_line_wherever_it_is(tmp_path: Path)
             pytest.raises(InputFormatError, match=r"long.jtl:3: line longer than 16 MiB"),
         ):
             ingest_file(store, jtl)
+    # gzip: DuckDB decompresses it itself; the scan reads it decompressed (hex: no bomb)
+    packed = tmp_path / "long.jtl.gz"
+    noise = random.Random(3).randbytes(10 * MB).hex()
+    packed.write_bytes(gzip.compress((head + f"1700000000001,5,{noise},200,true\n").encode(), 1))
+    with (
+        open_store() as store,
+        pytest.raises(InputFormatError, match=r"long.jtl.gz:3: line longer than 16 MiB"),
+    ):
+        ingest_file(store, packed)
     short = _write_jtl(tmp_path / "short.jtl", 800_000)
     assert short.stat().st_size > 16 << 20 and long_line(short, 16 << 20) is None
     assert long_line(jtl, 16 << 20) == 3 and long_line(jtl, 21 * MB) is None
