@@ -391,7 +391,10 @@ def main() -> None:
         "attribute exit 3 (MemoryError after 132 s), `--format jtl-csv` on a 500 MB "
         "one-line file 25 s at 2,215 MiB, 10M ClickBench queries exit 3 (33 s, 2,709 MiB), "
         "one query of 10M runs exit 3 (15 s, 2,148 MiB), a 4.9M-run series' gaps and "
-        "report exit 3 (MemoryError at 1.5 GB), an unreadable file and a full disk exit 3.",
+        "report exit 3 (MemoryError at 1.5 GB), an unreadable file and a full disk exit 3, "
+        "and a 500 MB last line of a CSV JTL exit 0 with that record silently left out "
+        "(DuckDB). The scan for such a line costs 0.25 s of a 16.9 s ingest of a 327 MB, "
+        "6M-row JTL (1.5 %, load average 7.6).",
         "",
         "| case | command | exit | wall s | peak RSS MiB | last line |",
         "|---|---|---:|---:|---:|---|",
