@@ -4,12 +4,16 @@ cases as tests/test_hostile_inputs.py.
 Generates every input in a temporary folder (nothing kept): the real JTL
 ``../shared/real/jmeter/generated__jmeter-5.6.3__default.csv`` with one hostile row
 appended (timeStamp 0, 1e13, ±1e15, in seconds, elapsed 1e18 or -1e15), a JTL whose rows
-lie decades apart, and gzip bombs of newlines (1028:1). Runs ``warmup load`` (and
-``warmup report`` on the hostile-row store) as a user would, each in a subprocess under a
-4 GiB address-space limit, with its own peak RSS from ``wait4``. Writes its section of
+lie decades apart, gzip bombs of newlines (1028:1), 100,000 labels, lines of 500 MB (CSV
+and XML JTL, summariser log, ClickBench JSON, a one-line file), XML entity expansion and
+an external entity, JSON arrays of 10 million elements, a series of 10 million runs, an
+unreadable file in a folder, a disk that fills at commit (a 4 MiB tmpfs; root only) and
+``--max-bytes``. Runs each command as a user would, in a subprocess under a 4 GiB
+address-space limit, with its own peak RSS from ``wait4``. Writes its section of
 benchmarks/RESULTS.md.
 
-Run: ``python benchmarks/hostile_inputs.py [--no-write]`` (from the checkout; ~1 min).
+Run: ``python benchmarks/hostile_inputs.py [--no-write]`` (from the checkout; ~6 min,
+2.5 GB of temporary files at most).
 """
 
 from __future__ import annotations
@@ -56,8 +60,9 @@ class Case:
     first_line: str
 
 
-def run(name: str, *args: str | Path) -> Case:
-    """``warmup ARGS`` under the address-space limit; its wall time and own peak RSS."""
+def run(name: str, *args: str | Path, prefix: tuple[str, ...] = ()) -> Case:
+    """``warmup ARGS`` under the address-space limit (run through ``prefix``, e.g.
+    ``setpriv``); its wall time and own peak RSS."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
@@ -66,7 +71,7 @@ def run(name: str, *args: str | Path) -> Case:
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "toolkit", *map(str, args)],
+            [*prefix, sys.executable, "-m", "toolkit", *map(str, args)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -78,7 +83,210 @@ def run(name: str, *args: str | Path) -> Case:
         err.seek(0)
         lines = [x for x in err.read().decode().splitlines() if not x.startswith("warning")]
     shown = " ".join(str(a) for a in args[:1])
-    return Case(name, shown, proc.returncode, wall, usage.ru_maxrss / 1024, (lines or [""])[-1])
+    last = (lines or [""])[-1].replace(str(Path(tempfile.gettempdir())), "/tmp")
+    return Case(name, shown, proc.returncode, wall, usage.ru_maxrss / 1024, last)
+
+
+MB = 10**6
+
+
+def write_pieces(out: Path, head: str, piece: str, count: int, tail: str, sep: str = "") -> Path:
+    """``head``, ``count`` times ``piece`` (joined by ``sep``), ``tail``: written in
+    pieces of a million, never held whole."""
+    with out.open("w") as handle:
+        handle.write(head)
+        for start in range(0, count, 10**6):
+            n = min(10**6, count - start)
+            handle.write((sep if start else "") + sep.join([piece] * n))
+        handle.write(tail)
+    return out
+
+
+def long_line_cases(folder: Path) -> list[Case]:
+    """One line of 500 MB in each format that reads lines, each file removed after use."""
+    x = "x" * MB
+    files = {
+        "CSV JTL, a 500 MB label, the last line": (
+            "load.jtl",
+            "timeStamp,elapsed,label,responseCode,success\n1700000000000,5,a,200,true\n"
+            "1700000000001,5,",
+            ",200,true\n",
+            (),
+        ),
+        "CSV JTL, one 500 MB line, --format jtl-csv": (
+            "one.csv",
+            "timeStamp,elapsed,label,responseCode,success",
+            "",
+            ("--format", "jtl-csv"),
+        ),
+        "XML JTL, a 500 MB attribute": (
+            "load.xml.jtl",
+            '<?xml version="1.0"?>\n<testResults version="1.2">\n'
+            '<sample t="5" ts="1700000000001" s="true" lb="',
+            '"/>\n</testResults>\n',
+            (),
+        ),
+        "summariser log, a 500 MB line": (
+            "jmeter.log",
+            "2024-01-01 10:00:00,000 INFO o.a.j.r.Summariser: summary +     10 in 00:00:01 = "
+            "  10.0/s Avg:     5 Min:     1 Max:    10 Err:     0 (0.00%) Active: 1 "
+            "Started: 1 Finished: 0\n",
+            "\n",
+            (),
+        ),
+        "ClickBench JSON, a 500 MB string": (
+            "result.json",
+            '{"system": "x", "date": "2026-01-01", "result": [[0.1]], "note": "',
+            '"}',
+            (),
+        ),
+    }
+    cases = []
+    for name, (file, head, tail, options) in files.items():
+        path = write_pieces(folder / file, head, x, 500, tail)
+        command = "gaps" if file.endswith(".json") else "load"
+        cases.append(run(name, command, *options, path))
+        path.unlink()
+    return cases
+
+
+def json_array_cases(folder: Path) -> list[Case]:
+    """JSON arrays of 10 million elements, and a result of 4.9 million runs (under the
+    value limit) stored."""
+    cases = []
+    arrays = {
+        "ClickBench, 10M queries (140 MB)": (
+            "queries.json",
+            '{"system": "x", "date": "2026-01-01", "result": [',
+            "[0.1,0.2,0.3]",
+            "]}",
+            "gaps",
+        ),
+        "ClickBench, one query of 10M runs (40 MB)": (
+            "runs.json",
+            '{"system": "x", "date": "2026-01-01", "result": [[',
+            "0.1",
+            "]]}",
+            "gaps",
+        ),
+        "DuckDB profile, 10M operators (440 MB)": (
+            "profile.json",
+            '{"query_name": "select 1", "latency": 1.0, "children": [',
+            '{"operator_type":"X","operator_timing":0.1}',
+            "]}",
+            "cache",
+        ),
+    }
+    for name, (file, head, item, tail, command) in arrays.items():
+        path = write_pieces(folder / file, head, item, 10**7, tail, ",")
+        cases.append(run(name, command, path))
+        path.unlink()
+    under = write_pieces(
+        folder / "under.json", '{"system": "x", "date": "2026-01-01", "result": [[', "0.1",
+        4_900_000, "]]}", ",",
+    )  # fmt: skip
+    cases.append(run("ClickBench, one query of 4.9M runs, stored", "ingest", "--db",
+                     folder / "under.duckdb", under))  # fmt: skip
+    under.unlink()
+    return cases
+
+
+def long_series_cases(folder: Path) -> list[Case]:
+    """A store whose one series holds 10 million runs: gaps and report."""
+    sys.path.insert(0, str(ROOT))
+    from toolkit import ingest_file, open_store
+
+    result = folder / "long.json"
+    result.write_text('{"system": "x", "date": "2026-01-01", "result": [[0.9, 0.3, 0.3]]}')
+    db = folder / "series.duckdb"
+    with open_store(db) as store:
+        ingest_file(store, result)
+        store.con.execute(
+            "INSERT INTO iterations SELECT suite_id, source_id, query, query_index, process, "
+            "range, 0.3 + (range % 7) * 0.001 FROM (SELECT * FROM iterations LIMIT 1), "
+            "range(3, 10000000)"
+        )
+    html = folder / "series.html"
+    cases = [
+        run("a series of 10M runs", "gaps", "--db", db),
+        run("a series of 10M runs", "report", "--db", db, "-o", html),
+    ]
+    if html.exists():
+        last = cases[-1]
+        cases[-1] = Case(last.name, last.command, last.code, last.wall_s, last.rss_mib,
+                         f"report {html.stat().st_size / 1e6:.1f} MB")  # fmt: skip
+    db.unlink()
+    return cases
+
+
+def xml_entity_cases(folder: Path) -> list[Case]:
+    """Billion laughs and an external entity in an XML JTL."""
+    laughs = "".join(
+        f'<!ENTITY lol{i} "{("&lol%s;" % ("" if i == 1 else i - 1)) * 10}">\n' for i in range(1, 10)
+    )
+    sample = '<testResults version="1.2">\n<sample t="1" ts="1700000000000" lb="&{}"/>\n'
+    bomb = folder / "laughs.jtl"
+    bomb.write_text('<?xml version="1.0"?>\n<!DOCTYPE l [\n<!ENTITY lol "lol">\n' + laughs
+                    + "]>\n" + sample.format("lol9;") + "</testResults>\n")  # fmt: skip
+    external = folder / "external.jtl"
+    external.write_text('<?xml version="1.0"?>\n<!DOCTYPE t [<!ENTITY x SYSTEM '
+                        '"file:///etc/passwd">]>\n' + sample.format("x;") + "</testResults>\n")  # fmt: skip
+    return [
+        run("XML JTL, billion laughs (10^9 'lol')", "load", bomb),
+        run("XML JTL, external entity (file:///etc/passwd)", "load", external),
+    ]
+
+
+def small_jtl(out: Path, rows: int, label: str = "a") -> Path:
+    """A CSV JTL of random elapsed times and labels (seeded): compresses like a real run."""
+    import random
+
+    draw = random.Random(rows)
+    t = 1_700_000_000_000
+    with out.open("w") as handle:
+        handle.write("timeStamp,elapsed,label,success\n")
+        for _ in range(rows):
+            t += draw.randrange(5)
+            handle.write(f"{t},{draw.randrange(1, 10**6)},{label}{draw.randrange(10**4)},true\n")
+    return out
+
+
+def file_system_cases(folder: Path) -> list[Case]:
+    """An unreadable file in a folder walk and alone; a disk full at commit (root: a 4
+    MiB tmpfs); --max-bytes."""
+    cases = []
+    walk = folder / "walk"
+    walk.mkdir()
+    locked = small_jtl(walk / "a_locked.jtl", 1000)
+    small_jtl(walk / "b_good.jtl", 1000, "b")
+    locked.chmod(0)
+    prefix: tuple[str, ...] = ()
+    if os.geteuid() == 0:  # root reads through chmod 000: drop the capabilities that allow it
+        drop = "-dac_override,-dac_read_search"
+        prefix = ("setpriv", f"--inh-caps={drop}", f"--bounding-set={drop}")
+    cases.append(run("unreadable file in a folder walk", "ingest", "--db",
+                     folder / "walk.duckdb", walk, prefix=prefix))  # fmt: skip
+    cases.append(run("unreadable file alone", "load", locked, prefix=prefix))
+    disk = folder / "disk"
+    disk.mkdir()
+    mounted = (
+        os.geteuid() == 0
+        and subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True
+        ).returncode
+        == 0
+    )
+    if mounted:
+        try:
+            run("", "ingest", "--db", disk / "s.duckdb", small_jtl(folder / "first.jtl", 2000))
+            big = small_jtl(folder / "big.jtl", 300_000, "big")
+            cases.append(run("disk full at commit (8 MB JTL, 4 MiB tmpfs)", "ingest", "--db",
+                             disk / "s.duckdb", big))  # fmt: skip
+        finally:
+            subprocess.run(["umount", str(disk)], check=True)
+    big = small_jtl(folder / "max.jtl", 200_000)
+    cases.append(run("--max-bytes 1MB, a 5 MB JTL", "load", "--max-bytes", "1MB", big))
+    return cases
 
 
 def hostile_copy(out: Path, timestamp: int | None, elapsed: int) -> Path:
@@ -162,6 +370,11 @@ def main() -> None:
             size = bomb.stat().st_size
             cases.append(run(f"gzip bomb {mib} MiB in {size / 1e6:.2f} MB (JTL)", "load", bomb))
             bomb.unlink()
+        cases += xml_entity_cases(folder)
+        cases += long_line_cases(folder)
+        cases += json_array_cases(folder)
+        cases += long_series_cases(folder)
+        cases += file_system_cases(folder)
     lines = [
         markers(NAME)[0],
         SECTION,
@@ -173,7 +386,15 @@ def main() -> None:
         "(`wait4`). Before this change (main at 1c66a22) every hostile-row case ended in "
         "exit 3, MemoryError from numpy.zeros over 10^10-10^15 windows (13 GiB to 7 PiB "
         "asked), a 13 GB gzip bomb read without --db was still running after 120 s, and the "
-        "100,000-label report was 205 MB (159 s, 2.3 GB RSS).",
+        "100,000-label report was 205 MB (159 s, 2.3 GB RSS). Before the second change "
+        "(main at f794ffc): a 500 MB CSV JTL line exit 3 (2.2 s, 631 MiB), a 500 MB XML "
+        "attribute exit 3 (MemoryError after 132 s), `--format jtl-csv` on a 500 MB "
+        "one-line file 25 s at 2,215 MiB, 10M ClickBench queries exit 3 (33 s, 2,709 MiB), "
+        "one query of 10M runs exit 3 (15 s, 2,148 MiB), a 4.9M-run series' gaps and "
+        "report exit 3 (MemoryError at 1.5 GB), an unreadable file and a full disk exit 3, "
+        "and a 500 MB last line of a CSV JTL exit 0 with that record silently left out "
+        "(DuckDB). The scan for such a line costs 0.25 s of a 16.9 s ingest of a 327 MB, "
+        "6M-row JTL (1.5 %, load average 7.6).",
         "",
         "| case | command | exit | wall s | peak RSS MiB | last line |",
         "|---|---|---:|---:|---:|---|",

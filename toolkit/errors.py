@@ -48,6 +48,23 @@ class UnrecognisedFormatError(InputFormatError):
         self.skip_note = skip_note
 
 
+class UnreadableFileError(InputFormatError):
+    """An input file the toolkit is not allowed to read, or whose disk fails a read
+    (``PermissionError``, ``EIO``). A file named on its own is an error; a folder walk
+    skips it with a warning and goes on (``ingest-file-skipped``)."""
+
+    #: how the message of every such error begins after the path (the skip's reason)
+    REASON = "cannot be read"
+
+    def __init__(self, path: Path | str, cause: OSError) -> None:
+        super().__init__(
+            path,
+            f"{self.REASON} ({cause.strerror or cause}): give this user read access "
+            "(chmod a+r), or check the disk it is on",
+        )
+        self.reason = str(self).split(": ", 1)[1]
+
+
 class StoreError(ToolkitError):
     """The store cannot be opened or written (locked, damaged, wrong version)."""
 

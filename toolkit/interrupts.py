@@ -53,9 +53,12 @@ class Interrupted(BaseException):
     raised while it parses the command line into "Aborted!" and exit 1.
     """
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, *, stored: str | None = None) -> None:
         super().__init__(signum)
         self.signum = int(signum)
+        #: what the command had stored when the signal came (the one line's second half),
+        #: None for the default of :func:`interrupted_message`
+        self.stored = stored
 
     @property
     def exit_code(self) -> int:

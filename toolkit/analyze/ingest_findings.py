@@ -5,7 +5,8 @@ An ingest warns on stderr; these rules make the same warnings findings, so the r
 plain rows in (``skipped_files`` and ``sources`` of the store), findings out.
 
 Rules: ``ingest-file-skipped`` (a file of a known format refused, e.g. an error-only
-ClickBench entry: warning; a file no format recognised: info), ``ingest-rows-rejected``
+ClickBench entry, or a file that could not be read: warning; a file no format
+recognised: info), ``ingest-rows-rejected``
 (an ingester dropped or left out rows: warning; ``effect`` = their share of the file's
 rows), ``ingest-format-guessed`` (the toolkit chose how to read a field: a time zone, end
 times, column names: warning, ``effect`` 1 = the whole file), ``ingest-warning`` (any
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from toolkit.analyze.findings import Finding
+from toolkit.errors import UnreadableFileError
 
 #: A warning that says rows were dropped or left out, and the count it gives (the first
 #: number before the verb; "dropped it" is one record).
@@ -75,17 +77,21 @@ def ingest_findings(
     found: list[Finding] = []
     for file in skipped:
         known = file.format != ""
+        # a file the walk could not open may hold results: as grave as a refused one
+        unreadable = file.reason.startswith(UnreadableFileError.REASON)
+        if unreadable:
+            advice = "give read access to it and ingest the folder again"
+        elif known:
+            advice = "rerun or fix that benchmark if its results should count"
+        else:
+            advice = "pass --format NAME if this file holds results"
         found.append(
             Finding(
                 rule="ingest-file-skipped",
-                severity="warning" if known else "info",
+                severity="warning" if known or unreadable else "info",
                 subject=_name(file.path),
                 message=f"skipped at ingest: {file.reason}; its results are in no figure",
-                advice=(
-                    "rerun or fix that benchmark if its results should count"
-                    if known
-                    else "pass --format NAME if this file holds results"
-                ),
+                advice=advice,
                 numbers={"effect": 1.0, "files": 1, "path": file.path, "format": file.format},
             )
         )

@@ -100,6 +100,14 @@ class DetectedSeries(Protocol):
     def resolution_s(self) -> float: ...
 
 
+#: Most runs of one series analysed: its first runs (warm-up is at the start). A series of
+#: 4.9 million runs took gigabytes in the per-run arrays of the analysis (MemoryError under
+#: a 4 GiB limit), and 100,000 runs still made a 45 MB report; real series hold 3
+#: (ClickBench) to a few thousand runs. The rest is counted in an
+#: ``iteration-runs-capped`` finding.
+MAX_SERIES_RUNS = 10_000
+
+
 @dataclass(frozen=True)
 class IterationSettings:
     """``window``: hot runs in the benchmark's hot value (ClickBench: min(run 2, run 3) =
@@ -471,6 +479,35 @@ def still_warming(series: Sequence[DetectedSeries]) -> list[DetectedSeries]:
     ]
 
 
+def _runs_capped(suite: str, series: Sequence[DetectedSeries]) -> Finding | None:
+    """One warning when series of ``suite`` hold more than :data:`MAX_SERIES_RUNS` runs:
+    how many series, and how many runs no figure includes (``runs_not_analysed``, set by
+    the reader that left them out)."""
+    left = [(d, int(getattr(d, "runs_not_analysed", 0))) for d in series]
+    left = [(d, n) for d, n in left if n > 0]
+    if not left:
+        return None
+    total = sum(n for _, n in left)
+    analysed = sum(len(d.times) for d, _ in left)
+    return Finding(
+        rule="iteration-runs-capped",
+        severity="warning",
+        subject=suite,
+        message=(
+            f"{suite}: {len(left)} series hold more than {MAX_SERIES_RUNS:,} runs; only the "
+            f"first {MAX_SERIES_RUNS:,} of each are analysed ({total:,} later runs are in no "
+            "figure)"
+        ),
+        advice="split the runs into several processes or suites if the later runs matter",
+        numbers={
+            "effect": total / (total + analysed),
+            "series": len(left),
+            "runs_not_analysed": total,
+            "max_series_runs": MAX_SERIES_RUNS,
+        },
+    )
+
+
 def _suite_findings(
     suite: str, series: Sequence[DetectedSeries], settings: IterationSettings
 ) -> list[Finding]:
@@ -492,6 +529,10 @@ def _suite_findings(
     slow = _slowdowns(suite, series, resolution, many)
     if slow is not None:
         out.append(slow)
+
+    capped = _runs_capped(suite, series)
+    if capped is not None:
+        out.append(capped)
 
     never = [d for d in series if d.analysis.series_class == "no-steady-state"]
     if never:

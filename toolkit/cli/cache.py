@@ -13,6 +13,7 @@ from toolkit.cli.common import (
     FailOnOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     PathsArgument,
     analysis_store,
     app,
@@ -43,6 +44,7 @@ def cache(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     as_json: JsonOption = False,
     output_format: OutputFormatOption = OutputFormat.table,
     config: ConfigOption = None,
@@ -69,7 +71,7 @@ def cache(
     from toolkit.pipeline.findings import finalized
 
     settings = settings_of(config)
-    spec = input_spec(format=format, encoding=encoding)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         results = analyze_cache(store, suites=suite, epsilon=epsilon)
         elsewhere = store.suites_elsewhere("profile") if not results else ""

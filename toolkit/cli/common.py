@@ -10,7 +10,6 @@ import re
 import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -20,7 +19,7 @@ import typer
 from toolkit.config import Settings, check_fail_level, load_settings
 from toolkit.errors import ToolkitError, UsageError
 from toolkit.interrupts import Interrupted, exit_code, interrupted_message, received_signal
-from toolkit.numbers import plural
+from toolkit.numbers import name_list, plural
 
 # The libraries behind the commands (DuckDB, Polars, numpy, scipy: ~0.3 s) are imported
 # inside the functions that use them, so that `warmup --help` and a command line error
@@ -111,6 +110,8 @@ PathsArgument = Annotated[
         help="Input files or folders (read into an in-memory store unless --db).",
         metavar="PATH",
         show_default=False,
+        # an unreadable file is the ingest's one line (exit 1), not Click's usage error
+        readable=False,
     ),
 ]
 
@@ -170,6 +171,17 @@ TimezoneOption = Annotated[
         help="IANA time zone a formatted JTL timeStamp was written in (JMeter writes local "
         "time), e.g. Europe/Paris; default UTC.",
         metavar="ZONE",
+    ),
+]
+
+MaxBytesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-bytes",
+        help="Most bytes one input file may hold, decompressed, e.g. 20GB, 500MB; a larger "
+        "file or gzip stream is refused unread (a gzip bomb past 1000:1 always is). "
+        "Default: 20GB.",
+        metavar="SIZE",
     ),
 ]
 
@@ -242,10 +254,20 @@ def input_spec(
     suite: str | None = None,
     tags: Sequence[str] = (),
     replace: bool = False,
+    max_bytes: str | None = None,
 ) -> InputSpec:
     """The :class:`InputSpec` of the input options; :class:`UsageError` (exit 1) for a
-    ``--format``, ``--encoding``, ``--timezone`` or ``--delimiter`` that cannot be used."""
+    ``--format``, ``--encoding``, ``--timezone``, ``--delimiter`` or ``--max-bytes`` that
+    cannot be used."""
     from toolkit.ingest import IngestOptions, check_format, check_options
+    from toolkit.ingest.guarded import MAX_INPUT_BYTES, parse_size
+
+    try:
+        limit = MAX_INPUT_BYTES if max_bytes is None else parse_size(max_bytes)
+    except ValueError:
+        raise UsageError(
+            f"--max-bytes {max_bytes!r}: give a size such as 20GB, 500MB or a number of bytes"
+        ) from None
 
     options = IngestOptions(
         suite=suite,
@@ -257,6 +279,7 @@ def input_spec(
         time_format=time_format,
         timezone=timezone,
         timestamps=timestamps,
+        max_bytes=limit,
     )
     check_format(format)
     return InputSpec(format, check_options(options))
@@ -399,6 +422,7 @@ def user_errors() -> Iterator[None]:
     (``KeyboardInterrupt``, :class:`~toolkit.interrupts.Interrupted`) into one line and exit
     130 / 143; bugs stay tracebacks."""
     interrupted: int | None = None
+    stored: str | None = None
     try:
         yield
     except ToolkitError as exc:
@@ -409,6 +433,7 @@ def user_errors() -> Iterator[None]:
         interrupted = signal.SIGINT
     except Interrupted as stop:
         interrupted = stop.signum
+        stored = stop.stored
     except Exception:
         # the handler's Interrupted, replaced by DuckDB's "Query interrupted" on its way out
         interrupted = received_signal()
@@ -421,7 +446,32 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(0) from None
     if interrupted is not None:
         # an ingest rolls back the file it was reading; files finished before it stay
-        fail(interrupted_message(interrupted), code=exit_code(interrupted))
+        message = interrupted_message(interrupted, **({"stored": stored} if stored else {}))
+        fail(message, code=exit_code(interrupted))
+
+
+def signal_of(exc: BaseException) -> int | None:
+    """The signal ``exc`` stands for: SIGINT for ``KeyboardInterrupt``, an
+    :class:`Interrupted`'s own, the handler's for DuckDB's "Query interrupted" in its place;
+    None for any other exception."""
+    if isinstance(exc, KeyboardInterrupt):
+        return int(signal.SIGINT)
+    if isinstance(exc, Interrupted):
+        return exc.signum
+    return received_signal() if isinstance(exc, Exception) else None
+
+
+def stored_note(store: Store, paths: Sequence[str]) -> str:
+    """What an interrupted command kept: ``paths``, the files it stored in ``store``, or
+    that a store without ``--db`` keeps nothing (the one line's second half)."""
+    from toolkit.store.scratch import is_scratch
+
+    if store.path is None or is_scratch(store.path):
+        return "nothing was kept (no --db)"
+    if not paths:
+        return f"nothing was stored in {store.path}"
+    names = name_list([Path(p).name for p in paths])
+    return f"{plural(len(paths), 'file')} stored in {store.path} ({names}); nothing half-read"
 
 
 def print_json(payload: Any) -> None:
@@ -537,17 +587,34 @@ def run_ingest(
 
     progress = _Progress()
     options = dataclasses.replace(options or IngestOptions(), progress=progress.file_progress)
+    mark = store.last_source_id()
     try:
         with interrupt_on_sigint(store.con):
             report = ingest_paths(store, paths, format=format, options=options, on_file=progress)
-    except BaseException:
+    except BaseException as exc:
         progress.close(finished=False)
-        raise
+        signum = signal_of(exc)
+        if signum is None or (isinstance(exc, Interrupted) and exc.stored):
+            raise
+        # what the store holds now says what was kept: a file whose commit ended as the
+        # signal came is stored though its ingest did not return
+        raise Interrupted(signum, stored=_stored_since(store, mark)) from None
     progress.close(finished=True)
     report_ingest(report, quiet_stored=quiet_stored)
     if report.errors:
         raise typer.Exit(1)
     return report
+
+
+def _stored_since(store: Store, mark: int) -> str | None:
+    """:func:`stored_note` of the files stored since ``mark``; None when the store cannot
+    say (its connection broken by the interrupt): the default line then."""
+    import duckdb
+
+    try:
+        return stored_note(store, store.source_paths_after(mark))
+    except duckdb.Error:
+        return None
 
 
 #: Input files of this total size (decompressed: a 12.5 MB gzip can hold 12 GB) and more are read into a temporary store file instead of
@@ -566,15 +633,19 @@ def scratch_store(paths: Sequence[Path]) -> Iterator[Store]:
     from toolkit.store import open_store
 
     files = [f for p in paths for f in (candidate_files(p) if p.is_dir() else [p])]
-    size = sum(expanded_size(f, SCRATCH_FILE_BYTES) for f in files if f.is_file())
+    size = 0
+    for file in files:
+        # an unreadable file counts nothing here; its ingest says so in one line
+        with contextlib.suppress(OSError):
+            size += expanded_size(file, SCRATCH_FILE_BYTES) if file.is_file() else 0
     if size < SCRATCH_FILE_BYTES:
         with open_store() as store:
             yield store
         return
-    with (
-        tempfile.TemporaryDirectory(prefix="warmup-") as tmp,
-        open_store(Path(tmp) / "scratch.duckdb") as store,
-    ):
+    from toolkit.store.scratch import scratch_folder
+
+    # named after this process: the next command removes it if a SIGKILL leaves it
+    with scratch_folder() as tmp, open_store(tmp / "scratch.duckdb") as store:
         yield store
 
 
@@ -627,7 +698,14 @@ def ingested_store(
             report = run_ingest(
                 store, paths, format=spec.format, options=spec.options, quiet_stored=True
             )
-            yield store, report
+            try:
+                yield store, report
+            except BaseException as exc:
+                signum = signal_of(exc)
+                if signum is None or (isinstance(exc, Interrupted) and exc.stored):
+                    raise
+                kept = [str(r.path) for r in report.results if r.status in ("stored", "replaced")]
+                raise Interrupted(signum, stored=stored_note(store, kept)) from None
     elif db is not None:
         with open_store(db, read_only=True, on_wait=info) as store:
             yield store, None

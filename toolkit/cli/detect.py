@@ -15,6 +15,7 @@ from toolkit.cli.common import (
     FailOnOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     PathsArgument,
     analysis_store,
     app,
@@ -173,6 +174,7 @@ def detect(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     suite: SuiteOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
@@ -221,7 +223,7 @@ def detect(
 
     settings = settings_of(config)
     options = detect_options(penalty, equivalence)
-    spec = input_spec(format=format, encoding=encoding)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         results = detect_series(store, suites=suite, comparators=comparators, **options)
         elsewhere = store.suites_elsewhere("iterations") if not results else ""

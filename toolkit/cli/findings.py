@@ -16,6 +16,7 @@ from toolkit.cli.common import (
     FailOnOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     PathsArgument,
     analysis_store,
     app,
@@ -52,12 +53,13 @@ def _findings_of(
     db: Path | None,
     format: str | None,
     encoding: str | None,
+    max_bytes: str | None,
     settings: Settings,
 ) -> list[Finding]:
     """Every finding of the inputs (or ``--db``), ranked: what both commands act on."""
     from toolkit.pipeline.findings import store_findings
 
-    spec = input_spec(format=format, encoding=encoding)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         return store_findings(store, settings)
 
@@ -72,6 +74,7 @@ def findings(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     as_json: JsonOption = False,
@@ -81,7 +84,7 @@ def findings(
     """
 
     settings = settings_of(config)
-    found = _findings_of(paths, db, format, encoding, settings)
+    found = _findings_of(paths, db, format, encoding, max_bytes, settings)
     if as_json:
         print_json({"findings": [f.as_json() for f in found]})
     elif found:
@@ -101,6 +104,7 @@ def check(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     config: ConfigOption = None,
     fail_on: FailOnOption = None,
     junit: JunitOption = None,
@@ -112,7 +116,7 @@ def check(
 
     settings = settings_of(config)
     level = check_fail_level(fail_on or settings.fail_on)
-    found = _findings_of(paths, db, format, encoding, settings)
+    found = _findings_of(paths, db, format, encoding, max_bytes, settings)
     hits = failing(found, level)
     if junit is not None:
         from toolkit.report.junit import junit_xml

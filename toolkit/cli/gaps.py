@@ -14,6 +14,7 @@ from toolkit.cli.common import (
     FailOnOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     PathsArgument,
     analysis_store,
     app,
@@ -286,6 +287,7 @@ def gaps(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     reference: Annotated[
         str,
         typer.Option(
@@ -361,7 +363,7 @@ def gaps(
     options = GridOptions(max_skip, max_window, coverage) if grid else None
     if options is not None:
         options.check()  # before any input is read
-    spec = input_spec(format=format, encoding=encoding)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         detections = detect_series(store, suites=suite)
         results = gap_tables(

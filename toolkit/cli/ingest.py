@@ -14,6 +14,7 @@ from toolkit.cli.common import (
     EncodingOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     TimeFormatOption,
     TimestampsOption,
     TimezoneOption,
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
 def ingest(
     paths: Annotated[
         list[Path],
-        typer.Argument(help="Files or folders to read.", metavar="PATH", show_default=False),
+        typer.Argument(
+            help="Files or folders to read.", metavar="PATH", show_default=False, readable=False
+        ),
     ],
     db: Annotated[
         Path | None,
@@ -75,6 +78,7 @@ def ingest(
         bool, typer.Option("--replace", help="Reload files that are already stored.")
     ] = False,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     delimiter: DelimiterOption = None,
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
@@ -94,6 +98,7 @@ def ingest(
     spec = input_spec(
         format=format,
         encoding=encoding,
+        max_bytes=max_bytes,
         delimiter=delimiter,
         columns=columns,
         time_format=time_format,

@@ -16,6 +16,7 @@ from toolkit.cli.common import (
     EncodingOption,
     FailOnOption,
     FormatOption,
+    MaxBytesOption,
     PathsArgument,
     TimeFormatOption,
     TimestampsOption,
@@ -129,6 +130,7 @@ def report(
     compare: CompareOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     delimiter: DelimiterOption = None,
     columns: ColumnsOption = None,
     time_format: TimeFormatOption = None,
@@ -210,6 +212,7 @@ def report(
     spec = input_spec(
         format=format,
         encoding=encoding,
+        max_bytes=max_bytes,
         delimiter=delimiter,
         columns=columns,
         time_format=time_format,

@@ -13,6 +13,7 @@ from toolkit.cli.common import (
     FailOnOption,
     FormatOption,
     JsonOption,
+    MaxBytesOption,
     PathsArgument,
     analysis_store,
     app,
@@ -89,6 +90,7 @@ def score(
     db: DbOption = None,
     format: FormatOption = None,
     encoding: EncodingOption = None,
+    max_bytes: MaxBytesOption = None,
     machine: Annotated[
         str | None, typer.Option("--machine", help="Only suites on this machine.")
     ] = None,
@@ -122,7 +124,7 @@ def score(
     from toolkit.pipeline.score import score_payload, suite_scores
 
     settings = settings_of(config)
-    spec = input_spec(format=format, encoding=encoding)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         result = suite_scores(
             store, suites=suite, machine=machine, latest_only=not all_dates, historical=historical

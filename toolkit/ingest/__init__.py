@@ -9,7 +9,9 @@ reported and the good ones are stored.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Sequence
+import contextlib
+import errno
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,6 +22,7 @@ from toolkit.errors import (
     InputFormatError,
     StoreError,
     ToolkitError,
+    UnreadableFileError,
     UnrecognisedFormatError,
     UsageError,
 )
@@ -178,9 +181,9 @@ def ingest_file(
     A file already stored (same SHA-256) is a no-op unless ``options.replace``.
     Raises :class:`ToolkitError` (the store unchanged) when the file is bad.
     """
-    result = _ingest(
-        store, Path(path), format, check_options(options or IngestOptions()), _fail_before_commit
-    )
+    checked = check_options(options or IngestOptions())
+    with _reading(Path(path)):
+        result = _ingest(store, Path(path), format, checked, _fail_before_commit)
     if result.status == "skipped":
         record_skipped(store, result)
     return result
@@ -208,7 +211,7 @@ def _ingest(
         raise InputFormatError(
             path, "is not a regular file (a FIFO, socket or device); save the results to a file"
         )
-    check_expansion(path)
+    check_expansion(path, options.max_bytes)
     ingester = _loader_for(path, format, options, named=named)
     sha = file_sha256(path)
     staged = group is not None and ingester.staged and not options.replace
@@ -255,6 +258,23 @@ def _ingest(
         warnings=tuple(writer.warnings),
         staged=staged,
     )
+
+
+#: errno values of a failed read that the user can fix (permissions) or must know of (a
+#: failing disk): one line, not a traceback; any other OSError stays a bug
+_UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO})
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Turn a failed read of ``path`` (no permission, an I/O error) into one
+    :class:`UnreadableFileError`; its transaction has rolled back already."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _UNREADABLE_ERRNOS:
+            raise
+        raise UnreadableFileError(path, exc) from None
 
 
 def _source_suites(store: Store, source_id: int) -> tuple[str, ...]:
@@ -385,10 +405,18 @@ class _Staging:
             if on_file is not None:
                 on_file(index, len(files), file)
             try:
-                self.add(
-                    _ingest(
+                with _reading(file):
+                    result = _ingest(
                         self.sources.store, file, format, options, group=self, named=file is path
                     )
+                self.add(result)
+            except UnreadableFileError as exc:
+                if file is path:
+                    self.report.errors.append(exc)
+                    continue
+                # one file a walk may not read must not stop it: skipped, with a warning
+                self.add(
+                    IngestResult(file, "", "skipped", message=f"{file}: skipped: {exc.reason}")
                 )
             except UnrecognisedFormatError as exc:
                 if file is path:

@@ -16,7 +16,7 @@ import gzip
 import io
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -118,24 +118,47 @@ def expanded_size(path: Path, limit: int) -> int:
 
 
 def check_expansion(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> None:
-    """Refuse a gzip ``path`` that expands beyond :data:`MAX_GZIP_RATIO` times its size
-    or beyond ``max_bytes`` (a gzip bomb), in one :class:`InputFormatError`, before any
-    reader holds its content; plain files pass (their size is what a reader gets)."""
+    """Refuse, in one :class:`InputFormatError` before any reader holds its content, a
+    gzip ``path`` that expands beyond :data:`MAX_GZIP_RATIO` times its size (a gzip bomb)
+    or beyond ``max_bytes`` bytes, and a plain file larger than ``max_bytes`` (the input
+    limit, ``--max-bytes``)."""
     if not is_gzip(path):
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputFormatError(
+                path,
+                f"holds {size} bytes, beyond {max_bytes} bytes (the input limit); "
+                "refused unread: pass a larger --max-bytes to read it",
+            )
         return
     packed = path.stat().st_size
     count, consumed = _count_expansion(path, max_bytes, MAX_GZIP_RATIO)
     if count > MAX_GZIP_RATIO * max(consumed, 1) and count >= _RATIO_AFTER:
         why = f"more than {MAX_GZIP_RATIO} times the bytes it was read from ({packed} in all)"
+        advice = (
+            "a gzip bomb or a damaged file; refused unread. Decompress it yourself "
+            "(gzip -dc) if it is a real result"
+        )
     elif count > max_bytes:
         why = f"beyond {max_bytes} bytes (the input limit)"
+        advice = "refused unread: pass a larger --max-bytes to read it"
     else:
         return
-    raise InputFormatError(
-        path,
-        f"gzip stream expands to {why}: a gzip bomb or a damaged file; refused unread. "
-        "Decompress it yourself (gzip -dc) if it is a real result",
-    )
+    raise InputFormatError(path, f"gzip stream expands to {why}: {advice}")
+
+
+_SIZE_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size as a user writes it: ``20GB``, ``20G``, ``500MB``, ``1.5T``,
+    ``1000000`` (decimal units: 1 GB = 10⁹ bytes); ``ValueError`` for anything else."""
+    value = text.strip().upper().removesuffix("B").strip()
+    unit = value[-1:] if value[-1:] in _SIZE_UNITS else ""
+    number = float(value[: len(value) - len(unit)])
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"not a positive size: {text!r}")
+    return int(number * _SIZE_UNITS[unit])
 
 
 def file_bytes(path: Path) -> bytes:
@@ -175,6 +198,30 @@ def open_decompressed(path: Path) -> BinaryIO:
     return cast(BinaryIO, gzip.open(path, "rb")) if packed else path.open("rb")
 
 
+def long_line(path: Path, limit: int) -> int | None:
+    """The number of the first line of ``path`` (decompressed) longer than ``limit``
+    bytes, or None. One streaming pass in 1 MiB chunks at the speed of ``bytes.count``
+    (about 0.3 s a GB): a line can only pass ``limit`` (> 1 MiB) across chunks that hold no
+    line end, so lines are counted, never split."""
+    number, run = 1, 0  # run: bytes since the last line end
+    with open_decompressed(path) as stream:
+        try:
+            while chunk := stream.read(_CHUNK):
+                first = chunk.find(b"\n")
+                if first == -1:
+                    run += len(chunk)
+                    if run > limit:
+                        return number
+                    continue
+                if run + first > limit:
+                    return number
+                number += chunk.count(b"\n")
+                run = len(chunk) - chunk.rfind(b"\n") - 1
+        except GZIP_ERRORS:
+            return None
+    return number if run > limit else None
+
+
 def quoted(value: object, limit: int = 40) -> str:
     """``repr`` of a value for a one-line message, cut after ``limit`` characters (a
     fuzzed cell can be a megabyte long)."""
@@ -184,16 +231,51 @@ def quoted(value: object, limit: int = 40) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+def _children(item: dict[Any, Any] | list[Any]) -> Iterator[Any]:
+    return iter(item.values() if isinstance(item, dict) else item)
+
+
 def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether containers nest more than ``limit`` levels in ``value`` (iterative walk)."""
-    stack = [(value, 1)]
+    """Whether containers nest more than ``limit`` levels in ``value``: a depth-first walk
+    holding one iterator per open level (memory by depth, not by the number of items: a
+    stack of every item's children took 700 MB for 10 million arrays)."""
+    stack = [_children(value)]
     while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+        child = next(stack[-1], _END)
+        if child is _END:
+            stack.pop()
+        elif isinstance(child, dict | list):
+            if len(stack) + 1 > limit:
+                return True
+            stack.append(_children(child))
     return False
+
+
+_END = object()
+
+#: Most JSON values read from one document (counted as its commas + 1, an upper bound):
+#: Python holds each parsed value in about 65 bytes, and the ingest copies them again, so
+#: 10 million values (a ClickBench result of 10 million queries, 140 MB) took 2.7 GB and
+#: ended in MemoryError. Real results and profiles hold thousands to a few hundred thousand.
+MAX_JSON_VALUES = 5_000_000
+#: texts shorter than this cannot hold MAX_JSON_VALUES values: not counted
+_COUNT_FROM = 2 * MAX_JSON_VALUES
+
+
+def check_value_count(text: str, *, path: Path) -> None:
+    """Refuse JSON ``text`` that may hold more than :data:`MAX_JSON_VALUES` values, in one
+    :class:`InputFormatError`, before it is parsed (a count of its commas: 0.1 s for 140
+    MB)."""
+    if len(text) < _COUNT_FROM:
+        return
+    values = text.count(",") + 1
+    if values > MAX_JSON_VALUES:
+        raise InputFormatError(
+            path,
+            f"holds up to {values:,} JSON values (counted by their commas; at most "
+            f"{MAX_JSON_VALUES:,} are read, as the file is read whole into memory): too many "
+            "for a result or profile file; split it",
+        )
 
 
 def _reject_constant(name: str) -> float:
@@ -217,6 +299,7 @@ def parse_json(
     :data:`MAX_JSON_DEPTH` levels are refused.
     """
     suffix = f"; expected {expected}" if expected else ""
+    check_value_count(text, path=path)
     try:
         value = json.loads(text, parse_constant=_reject_constant if finite else None)
     except json.JSONDecodeError as exc:
@@ -253,6 +336,7 @@ def parse_json_records(text: str, *, path: Path, expected: str) -> list[tuple[in
     record. Text with one value per line (JSONEachRow, ``TO_JSON`` output) gives one record per
     non-blank line, numbered by its file line; a bad line is an error naming that line.
     """
+    check_value_count(text, path=path)  # for the lines too, not only the whole
     try:
         doc = parse_json(text, path=path, expected=expected)
     except InputFormatError as whole:

@@ -25,7 +25,13 @@ import duckdb
 
 from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
-from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip, open_decompressed, quoted
+from toolkit.ingest.guarded import (
+    GZIP_ERRORS,
+    damaged_gzip,
+    long_line,
+    open_decompressed,
+    quoted,
+)
 from toolkit.ingest.registry import (
     Ingester,
     IngestOptions,
@@ -143,6 +149,8 @@ TC_PREFIX = "Number of samples in transaction"
 EMPTY_TC_PREFIX = "Number of samples in transaction : 0"
 
 _DELIMITERS = (",", "\t", ";", "|")
+#: Longest CSV record DuckDB reads (its max_line_size): far beyond a real sample's line
+MAX_CSV_LINE_BYTES = 16 << 20
 # a response message can be megabytes long; csv's default limit of 128 KiB per field would
 # make the first record unreadable (DuckDB reads up to max_line_size = 16 MiB)
 csv.field_size_limit(max(csv.field_size_limit(), 1 << 26))
@@ -575,8 +583,9 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-#: how far the head of a CSV JTL is read to hold its first record whole
-_HEAD_LIMIT = 64 << 20
+#: how far the head of a CSV JTL is read to hold its first record whole: the header and
+#: two records of DuckDB's longest line
+_HEAD_LIMIT = 2 * MAX_CSV_LINE_BYTES + (1 << 20)
 
 
 def _head_layout(
@@ -603,7 +612,7 @@ def _head_layout(
             body = (text.split("\n", 1)[1] if "\n" in text else "") if has_header else text
             if whole or _has_two_records(body, delim):
                 return delim, names, has_header, record
-        size *= 8
+        size = min(size * 8, _HEAD_LIMIT)  # never past the limit (was: 256 MiB read)
 
 
 def _has_two_records(text: str, delimiter: str) -> bool:
@@ -659,6 +668,19 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
         return
     with _utf8_copy(path, encoding) as copy:
         _load_utf8(writer, path, copy, False, options)
+
+
+def _refuse_long_line(path: Path, source: Path) -> None:
+    """The one-line error for the first line of ``source`` longer than DuckDB's
+    max_line_size, if it has one (one streaming pass, :func:`long_line`)."""
+    line = long_line(source, MAX_CSV_LINE_BYTES)
+    if line is not None:
+        raise InputFormatError(
+            path,
+            f"line longer than {MAX_CSV_LINE_BYTES >> 20} MiB: not a JMeter CSV record "
+            "(JMeter writes one sample a line); cut the line out or fix the file",
+            line=line,
+        )
 
 
 def _load_utf8(
@@ -723,12 +745,16 @@ def _load_utf8(
     is_tc = f"coalesce(starts_with({message}, {_sql_str(TC_PREFIX)}), false)"
     # a last record cut by a killed JMeter, found by a first read (ReadAgain): its line
     cut = int(options.extra["jtl_cut_line"]) if "jtl_cut_line" in options.extra else None
+    if gz or source.stat().st_size > MAX_CSV_LINE_BYTES:
+        # DuckDB 2.0.1 drops a last line of 300-500 MB without a word (100 MB: an error);
+        # a .gz is scanned decompressed (0.1 s for the 71 MB of a 1.6 MB real JTL)
+        _refuse_long_line(path, source)
     reader = (
         f"read_csv({_sql_str(str(source))}, delim={_sql_str(delim)}, quote='\"', "
         f"escape='\"', header={'true' if has_header else 'false'}, columns={columns_sql}, "
         f"auto_detect=false, null_padding=false, ignore_errors={str(cut is not None).lower()}, "
         f"compression={_sql_str('gzip' if gz else 'none')}, encoding='utf-8', "
-        "max_line_size=16777216)"
+        f"max_line_size={MAX_CSV_LINE_BYTES})"
     )
     # Strict reading: DuckDB stops at the first bad record and says where (also when read
     # in parallel). (A tolerant read with a rejects table stored the whole record once per
@@ -755,11 +781,18 @@ def _load_utf8(
             options.progress,
         )
     except duckdb.IOException as exc:
+        if "Could not write" in str(exc):
+            raise  # the store's disk, not this file: new_source says so (store.write_failure)
         # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
         first = " ".join(str(exc).replace(f": {source}", "").split())[:160]
         if gz:
             raise damaged_gzip(path, first) from None
         raise InputFormatError(path, f"cannot read the file ({first})") from None
+    except duckdb.NotImplementedException as exc:
+        # a line far beyond max_line_size: DuckDB's parallel reader gives up instead
+        if "full read" in str(exc):
+            _refuse_long_line(path, source)
+        raise
     except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
         if "CSV Error on Line" in str(exc):
             line = _cut_record_line(source, exc) if cut is None else None

@@ -51,6 +51,11 @@ _CHUNK = 1 << 20
 _XSTREAM_ESCAPES = re.compile(r"__|_-")
 #: rows per Arrow batch handed to DuckDB (Python holds at most this many parsed rows)
 _FLUSH_ROWS = 25_000
+#: Longest tag (a sample's attributes) or kept text (a failure message) read, in bytes: a
+#: JMeter sample's tag is under a kilobyte, a label kilobytes. expat holds an unfinished
+#: tag whole and re-scans it as it grows: a 20 MB attribute took 25 s and 700 MB, a 500 MB
+#: one ended in MemoryError after 130 s.
+MAX_TAG_BYTES = 4 << 20
 
 _INT_ATTRS = {
     "t": "elapsed_ms",
@@ -177,6 +182,7 @@ class _Parser:
         self.spilled = 0
         self.text_target: str | None = None
         self.text: list[str] = []
+        self.text_bytes = 0  # characters in ``text``
         self.assertion: dict[str, str] = {}
         self.decode = False  # URL-decode text attributes (testResults version 1.0)
         self.seen_root = False
@@ -224,6 +230,7 @@ class _Parser:
         elif tag in ("failure", "error", "failureMessage", "java.net.URL", "responseFile"):
             self.text_target = tag
             self.text = []
+            self.text_bytes = 0
 
     def _row(self, attrs: dict[str, str]) -> dict[str, Any]:
         decode = self.decode
@@ -270,8 +277,19 @@ class _Parser:
         return int(self.expat.CurrentLineNumber)
 
     def data(self, text: str) -> None:
-        if self.text_target is not None:
-            self.text.append(text)
+        if self.text_target is None:
+            return
+        if self.text_bytes + len(text) > MAX_TAG_BYTES:
+            if self.text_bytes <= MAX_TAG_BYTES:  # once per text
+                self.writer.warn(
+                    f"line {self.line()}: <{self.text_target}> text cut at "
+                    f"{MAX_TAG_BYTES >> 20} Mi characters (the rest is not stored)"
+                )
+            text = text[: max(MAX_TAG_BYTES - self.text_bytes, 0)]
+            self.text_bytes = MAX_TAG_BYTES + 1
+        else:
+            self.text_bytes += len(text)
+        self.text.append(text)
 
     def end(self, tag: str) -> None:
         if tag in _SAMPLE_TAGS and self.stack:
@@ -366,6 +384,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     def batches() -> Iterator[pa.RecordBatch]:
         nonlocal truncated
         carry = b""
+        fed = 0  # bytes given to the parser
         with path.open("rb") as raw, _open(raw) as handle:
             while True:
                 try:
@@ -413,6 +432,15 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
                         f"not a well-formed XML JTL: {code} (column {exc.offset})",
                         line=exc.lineno,
                     ) from None
+                fed += len(data)
+                # CurrentByteIndex: where the parser stands, the start of an unfinished tag
+                if fed - parser.CurrentByteIndex > MAX_TAG_BYTES:
+                    raise InputFormatError(
+                        path,
+                        f"a tag longer than {MAX_TAG_BYTES >> 20} MiB (an attribute value of "
+                        "megabytes?): not a JMeter sample; fix or cut the file",
+                        line=int(parser.CurrentLineNumber),
+                    )
                 if len(state.rows) >= _FLUSH_ROWS:
                     yield state.take_batch()
                 if report is not None:

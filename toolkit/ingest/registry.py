@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from toolkit.errors import ToolkitError
+from toolkit.ingest.guarded import MAX_INPUT_BYTES
 from toolkit.store import SourceWriter
 
 
@@ -50,6 +51,9 @@ class IngestOptions:
     #: ``REPORT_COLUMNS``): a scratch store for one analysis leaves the others NULL, unread
     #: (a value there is not checked either); None: every column, as ``warmup ingest``
     sample_columns: frozenset[str] | None = None
+    #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
+    #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
+    max_bytes: int = MAX_INPUT_BYTES
     #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
     #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
     #: from another thread

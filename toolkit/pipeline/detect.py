@@ -18,7 +18,7 @@ import polars as pl
 
 from toolkit.analyze.changepoints import PENALTY_FACTORS
 from toolkit.analyze.findings import Finding
-from toolkit.analyze.iteration_findings import iteration_findings
+from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS, iteration_findings
 from toolkit.analyze.resolution import FORMAT_RESOLUTION_S
 from toolkit.analyze.warmup import (
     SeriesAnalysis,
@@ -97,6 +97,8 @@ class SeriesDetection:
     times: tuple[float, ...] = ()
     #: the timer resolution its format declares, seconds (ClickBench: 1 ms; 0 = none)
     resolution_s: float = 0.0
+    #: runs beyond :data:`~toolkit.analyze.iteration_findings.MAX_SERIES_RUNS`, not read
+    runs_not_analysed: int = 0
 
     @property
     def min_hot_s(self) -> float | None:
@@ -142,12 +144,21 @@ def detect_series(
     ).fetchall():
         step = FORMAT_RESOLUTION_S.get(str(fmt), 0.0)
         declared[int(suite_id)] = max(declared.get(int(suite_id), 0.0), step)
+    # the first MAX_SERIES_RUNS runs of each series: memory bounded whatever the input
     frame = store.frame(
         "SELECT suite_id, query, query_index, process, iteration, seconds FROM iterations "
-        "WHERE list_contains(?, suite_id) "
+        "WHERE list_contains(?, suite_id) AND iteration < ? "
         "ORDER BY suite_id, query_index, process, iteration",
-        [ids],
+        [ids, MAX_SERIES_RUNS],
     )
+    beyond = {
+        (int(s), int(q), int(p)): int(n)
+        for s, q, p, n in store.con.execute(
+            "SELECT suite_id, query_index, process, count(*) FROM iterations "
+            "WHERE list_contains(?, suite_id) AND iteration >= ? GROUP BY ALL",
+            [ids, MAX_SERIES_RUNS],
+        ).fetchall()
+    }
     out: list[SeriesDetection] = []
     if frame.height == 0:
         return out
@@ -187,6 +198,7 @@ def detect_series(
                 analysis,
                 tuple(float(v) for v in series),
                 declared.get(s, 0.0),
+                beyond.get((s, int(qidx[a]), int(proc[a])), 0),
             )
         )
     return out

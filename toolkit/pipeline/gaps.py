@@ -19,7 +19,11 @@ from toolkit.analyze.gaps import (
     hot_pair_spread,
     iteration_gaps,
 )
-from toolkit.analyze.iteration_findings import IterationSettings, iteration_findings
+from toolkit.analyze.iteration_findings import (
+    MAX_SERIES_RUNS,
+    IterationSettings,
+    iteration_findings,
+)
 from toolkit.analyze.window_error import (
     AGGREGATORS,
     WindowError,
@@ -139,8 +143,8 @@ def gap_tables(
     for suite_id in ids:
         frame = store.frame(
             "SELECT query, query_index, process, iteration, seconds FROM iterations "
-            "WHERE suite_id = ? ORDER BY query_index, process, iteration",
-            [suite_id],
+            "WHERE suite_id = ? AND iteration < ? ORDER BY query_index, process, iteration",
+            [suite_id, MAX_SERIES_RUNS],
         )
         if frame.height == 0:
             continue

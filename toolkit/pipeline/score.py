@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.analyze.findings import named, rank_findings
+from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
 from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores, score_findings
 from toolkit.errors import UsageError
 from toolkit.store import Store
@@ -50,8 +51,8 @@ class SuiteScores:
 def _entry(store: Store, suite: dict[str, Any]) -> ScoreEntry:
     frame = store.frame(
         "SELECT query_index, process, iteration, seconds FROM iterations "
-        "WHERE suite_id = ? ORDER BY query_index, process, iteration",
-        [suite["suite_id"]],
+        "WHERE suite_id = ? AND iteration < ? ORDER BY query_index, process, iteration",
+        [suite["suite_id"], MAX_SERIES_RUNS],
     )
     # one process per query: the first (ClickBench files have exactly one)
     first = frame.group_by("query_index").agg(pl.col("process").min().alias("first"))
@@ -197,12 +198,14 @@ def score_entries(store: Store, names: Sequence[str]) -> list[ScoreEntry]:
             """WITH kept AS (
                    SELECT i.suite_id, i.query_index, i.process, i.iteration, i.seconds
                    FROM iterations i JOIN suites s USING (suite_id)
-                   JOIN _score_names n ON s.name = n.name AND s.kind = 'iterations')
+                   JOIN _score_names n ON s.name = n.name AND s.kind = 'iterations'
+                   WHERE i.iteration < ?)
                SELECT suite_id, query_index, iteration, seconds FROM kept
                WHERE process = (SELECT min(process) FROM kept k
                                 WHERE k.suite_id = kept.suite_id
                                   AND k.query_index = kept.query_index)
-               ORDER BY suite_id, query_index, iteration"""
+               ORDER BY suite_id, query_index, iteration""",
+            [MAX_SERIES_RUNS],
         )
     finally:
         store.con.unregister("_score_names")

@@ -7,6 +7,7 @@ older store runs the ones above its ``meta.schema_version``, a newer store is re
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -218,6 +219,19 @@ class Store:
             parts.append(f"{count} {noun}{'' if count == 1 else 's'} ({command})")
         return f"; the input holds {' and '.join(parts)}" if parts else ""
 
+    def last_source_id(self) -> int:
+        """The highest source id stored (0 for none): a mark before an ingest."""
+        row = self.con.execute("SELECT coalesce(max(source_id), 0) FROM sources").fetchone()
+        return int(row[0]) if row else 0
+
+    def source_paths_after(self, mark: int) -> list[str]:
+        """The paths of the sources committed since :meth:`last_source_id` returned
+        ``mark``, in the order they were stored (what an interrupted ingest did keep)."""
+        rows = self.con.execute(
+            "SELECT path FROM sources WHERE source_id > ? ORDER BY source_id", [mark]
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
     # -- writing ----------------------------------------------------------------------
     def find_source(self, sha256: str) -> int | None:
         """The id of the source with this SHA-256, or None."""
@@ -286,6 +300,13 @@ class Store:
             if writer.fail_before_commit is not None:
                 writer.fail_before_commit()
             self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            failed = write_failure(exc, self.path, f"{path}: not stored")
+            if failed is None:
+                raise
+            raise failed from None
         except BaseException:
             with contextlib.suppress(duckdb.Error):
                 self.con.execute("ROLLBACK")
@@ -607,6 +628,9 @@ class SourceGroup:
             self.forget()
             first, last = staged[0][0].path, staged[-1][0].path
             what = f"{first}" if len(staged) == 1 else f"{len(staged)} files ({first} … {last})"
+            failed = write_failure(exc, self.store.path, f"{what}: none of them was stored")
+            if failed is not None:
+                raise failed from None
             message = " ".join(str(exc).split())[:200]
             raise StoreError(
                 f"{what}: writing to the store failed ({message}); none of them was stored"
@@ -677,6 +701,33 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+#: What DuckDB says when the operating system refuses a write of the store file or its
+#: WAL (a full disk, a quota, a file-size limit, a read-only or failing disk)
+_WRITE_FAILURES = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "File too large",
+    "Read-only file system",
+    "Input/output error",
+)
+
+
+def write_failure(exc: BaseException, store: Path | None, what: str) -> StoreError | None:
+    """The one line for a write of the store refused by the operating system (``what``:
+    which files were not stored), or None when ``exc`` is something else. DuckDB rolls
+    the transaction back and truncates its WAL to where it was: the store keeps every
+    commit before this one."""
+    text = str(exc)
+    reason = next((r for r in _WRITE_FAILURES if r in text), None)
+    if reason is None:
+        return None
+    where = f"the disk of {store}" if store is not None else "memory"
+    return StoreError(
+        f"{what}: writing to the store failed ({reason}); the store is as it was before "
+        f"this file. Free space on {where} (or lift the limit) and ingest again"
+    )
 
 
 def damaged_store_error(
@@ -1008,6 +1059,7 @@ def _create(path: Path) -> None:
     # one name per process: two commands creating the same store must not share it
     temporary = path.with_name(f".{path.name}.{os.getpid()}.creating")
     wal = temporary.with_name(temporary.name + _WAL_SUFFIX)
+    _remove_dead_creations(path)
     try:
         for leftover in (temporary, wal):
             leftover.unlink(missing_ok=True)
@@ -1029,11 +1081,27 @@ def _create(path: Path) -> None:
                     temporary.replace(path)
             finally:
                 temporary.unlink(missing_ok=True)
-    except BaseException:
+    except BaseException as exc:
         for leftover in (temporary, wal):
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
+        failed = write_failure(exc, path, f"{path}: the store was not created")
+        if failed is not None:
+            raise failed from None
         raise
+
+
+def _remove_dead_creations(path: Path) -> None:
+    """Remove the temporary files beside ``path`` of creations whose process is gone (a
+    SIGKILL during :func:`_create`); a live process's are its own."""
+    from toolkit.store.scratch import pid_alive
+
+    prefix = f".{path.name}."
+    with contextlib.suppress(OSError):
+        for leftover in path.parent.glob(f"{glob.escape(prefix)}*.creating*"):
+            pid = leftover.name[len(prefix) :].split(".", 1)[0]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                leftover.unlink(missing_ok=True)
 
 
 def open_store(

@@ -4,7 +4,12 @@ The root node holds the query metrics (``latency`` in seconds, ``cpu_time``,
 ``total_bytes_read`` when enabled, ``query_name``), ``children`` the operator tree
 (``operator_type``, ``operator_timing`` in seconds summed over threads,
 ``operator_cardinality``, ``operator_rows_scanned``, ``extra_info``). DuckDB 2.0's
-``group.metric`` names (``query.total_time``, ``operator.timing``, …) are read too.
+``group.metric`` names (``query.total_time``, ``operator.timing``, …) are read too, and so
+is the nested layout DuckDB 2.0.1 writes: groups as objects (``query.total_time`` in
+seconds, ``query.cpu_time``, ``query.sql``, ``io.total_bytes_read``,
+``system.peak_buffer_memory``) and the plan under ``operator`` (a list of root operators,
+each with ``name``, ``type``, ``timing`` in seconds, ``intermediate_rows`` out,
+``rows_scanned``, ``extra_info``, ``children``).
 
 There is no remote/local split in the JSON (split ``unavailable``). A series is one query
 text reading one set of sources (the scans' ``Table`` or ``Function``); the scan share is
@@ -14,6 +19,7 @@ the scans' share of summed operator time.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +40,41 @@ NAME = "duckdb-profile"
 EXPECTED = "a DuckDB JSON profile (enable_profiling='json': latency, children)"
 
 
+#: DuckDB 2.0.1's nested layout: the plan is a list under "operator" whose nodes time
+#: themselves in "timing" (the groups come in key order: "io" first, "query" last)
+_NESTED_PLAN = re.compile(rb'"operator"\s*:\s*\[')
+
+
 def _sniff(path: Path, head: bytes) -> bool:
     text = head.lstrip()
     if not text.startswith(b"{"):
         return False
-    return (b'"query_name"' in head and (b'"latency"' in head or b'"children"' in head)) or (
-        b'"query.total_time"' in head and b'"children"' in head
+    return (
+        (b'"query_name"' in head and (b'"latency"' in head or b'"children"' in head))
+        or (b'"query.total_time"' in head and b'"children"' in head)
+        or (_NESTED_PLAN.search(head) is not None and b'"timing"' in head)
     )
+
+
+def _flattened(doc: dict[str, Any]) -> dict[str, Any]:
+    """A DuckDB 2.0.1 profile (metric groups as objects, the plan under ``operator``) as
+    the 1.x root node the rest of this module reads; other profiles unchanged."""
+    query = doc.get("query")
+    plan = doc.get("operator")
+    if not isinstance(query, dict) or not isinstance(plan, list):
+        return doc
+    io: dict[str, Any] = doc["io"] if isinstance(doc.get("io"), dict) else {}
+    system: dict[str, Any] = doc["system"] if isinstance(doc.get("system"), dict) else {}
+    return {
+        "query_name": query.get("sql"),
+        "latency": query.get("total_time"),
+        "cpu_time": query.get("cpu_time"),
+        "cumulative_rows_scanned": query.get("total_rows_scanned"),
+        "total_bytes_read": io.get("total_bytes_read"),
+        "system_peak_buffer_memory": system.get("peak_buffer_memory"),
+        "system_peak_temp_dir_size": system.get("peak_temp_dir_size"),
+        "children": plan,
+    }
 
 
 def _get(node: dict[str, Any], *names: str) -> Any:
@@ -55,21 +89,29 @@ def _walk(node: dict[str, Any], path: str, parent: str | None, out: list[Profile
         if not isinstance(child, dict):
             continue
         op_id = f"{path}.{i}" if path else str(i)
-        timing = number(_get(child, "operator_timing", "operator.timing"))
+        timing = number(_get(child, "operator_timing", "operator.timing", "timing"))
         extra = child.get("extra_info") if isinstance(child.get("extra_info"), dict) else {}
         out.append(
             ProfileOperator(
                 operator_id=op_id,
-                operator_type=str(_get(child, "operator_type", "operator.type") or "?"),
+                operator_type=str(_get(child, "operator_type", "operator.type", "type") or "?"),
                 parent_id=parent,
                 time_ms=None if timing is None else timing * 1000.0,
                 io={
-                    "operator_name": str(child.get("operator_name") or "").strip() or None,
+                    "operator_name": str(_get(child, "operator_name", "name") or "").strip()
+                    or None,
                     "cardinality": integer(
-                        _get(child, "operator_cardinality", "operator.cardinality")
+                        _get(
+                            child,
+                            "operator_cardinality",
+                            "operator.cardinality",
+                            "intermediate_rows",
+                        )
                     ),
                     "rows_scanned": integer(
-                        _get(child, "operator_rows_scanned", "operator.rows_scanned")
+                        _get(
+                            child, "operator_rows_scanned", "operator.rows_scanned", "rows_scanned"
+                        )
                     ),
                     "extra_info": extra,
                 },
@@ -82,6 +124,7 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     doc = read_json(path, options.encoding, EXPECTED)
     if not isinstance(doc, dict):
         raise missing(path, EXPECTED, "latency")
+    doc = _flattened(doc)
     latency = number(_get(doc, "latency", "query.total_time", "total_time"))
     if latency is None:
         raise missing(path, EXPECTED, "latency")

@@ -32,14 +32,19 @@ if TYPE_CHECKING:
 
 
 def iteration_frame(store: Store) -> pl.DataFrame:
-    """Every timed run with its suite's name and system, in suite/query/process/iteration order."""
+    """Every timed run analysed (the first :data:`MAX_SERIES_RUNS` of each series) with its
+    suite's name and system, in suite/query/process/iteration order."""
+    from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
+
     return store.frame(
         """
         SELECT s.suite_id, s.name AS suite, s.system, i.query, i.query_index, i.process,
                i.iteration, i.seconds
         FROM iterations i JOIN suites s USING (suite_id)
+        WHERE i.iteration < ?
         ORDER BY s.suite_id, i.query_index, i.query, i.process, i.iteration
-        """
+        """,
+        [MAX_SERIES_RUNS],
     )
 
 
