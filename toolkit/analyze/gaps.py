@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+import numpy as np
 import polars as pl
 
 from toolkit.analyze.warmup import revealed_resolution
@@ -268,29 +269,35 @@ def iteration_gaps(
         pl.col("process").cast(pl.Int64),
         pl.col("iteration").cast(pl.Int64),
         pl.col("seconds").cast(pl.Float64),
-    ).sort("query_index", "process", "iteration")
-    iterations: list[int] = work.get_column("iteration").to_list()
-    n_runs = max(iterations) + 1 if iterations else 0
+    ).sort("query_index", "query", "process", "iteration")
+    iterations = work.get_column("iteration").to_numpy()
+    n_runs = int(iterations.max()) + 1 if len(iterations) else 0
     n_hot = max(n_runs - 1, 0)
     series: list[QueryGaps] = []
-    for (query, _index, process), part in work.group_by(
-        "query", "query_index", "process", maintain_order=True
-    ):
-        by_iteration: dict[int, float | None] = dict(
-            zip(
-                part.get_column("iteration").to_list(),
-                part.get_column("seconds").to_list(),
-                strict=True,
-            )
-        )
-        runs = [by_iteration.get(i) for i in range(n_runs)]
+    # each (query, process) series is a run of consecutive rows of the sorted frame: its
+    # bounds from one vectorised pass, not a polars group_by iterated in Python (issue 19)
+    query_index = work.get_column("query_index").to_numpy()
+    processes = work.get_column("process").to_numpy()
+    queries: list[str] = work.get_column("query").to_list()
+    seconds: list[float | None] = work.get_column("seconds").to_list()
+    changed = (np.diff(query_index) != 0) | (np.diff(processes) != 0)
+    if len(queries) > 1:
+        names = np.array(queries, dtype=object)
+        changed |= names[1:] != names[:-1]
+    starts = np.concatenate(([0], np.flatnonzero(changed) + 1)).tolist()
+    ends = [*starts[1:], len(queries)]
+    for start, end in zip(starts, ends, strict=True):
+        runs: list[float | None] = [None] * n_runs
+        for i in range(start, end):
+            runs[int(iterations[i])] = seconds[i]
+        query = str(queries[start])
         series.append(
             series_gaps(
-                str(query),
+                query,
                 runs,
-                process=int(process),
+                process=int(processes[start]),
                 hot_runs=n_hot,
-                reference_s=None if reference_s is None else reference_s.get(str(query)),
+                reference_s=None if reference_s is None else reference_s.get(query),
                 use_reference=reference_s is not None,
                 tolerance=tolerance,
             )
