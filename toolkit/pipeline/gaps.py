@@ -1,6 +1,7 @@
 """Gap tables of the iteration suites in a store, and the ``warmup gaps --json`` payload.
 
-Reads ``iterations`` of every suite in one query, calls :func:`toolkit.analyze.gaps.iteration_gaps` and
+Reads ``iterations`` of every suite in one query, calls
+:func:`toolkit.analyze.gaps.iteration_gaps_by_suite` and
 builds the payload whose keys DESIGN.md fixes (``schemas/gaps.schema.json``).
 """
 
@@ -11,15 +12,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import numpy as np
-
 from toolkit.analyze.findings import Finding
 from toolkit.analyze.gaps import (
     DEFAULT_TARGET,
     DEFAULT_TOLERANCE,
     GapTable,
     hot_pair_spread,
-    iteration_gaps,
+    iteration_gaps_by_suite,
 )
 from toolkit.analyze.iteration_findings import IterationSettings, iteration_findings
 from toolkit.analyze.window_error import (
@@ -112,6 +111,7 @@ def gap_tables(
     grid: GridOptions | None = None,
     window: int = 2,
     detections: Sequence[SeriesDetection] | None = None,
+    suite_findings: bool = True,
 ) -> list[SuiteGaps]:
     """The gap table of every iteration suite in ``store`` (or of the named ``suites``).
 
@@ -122,7 +122,8 @@ def gap_tables(
     steady state, :func:`toolkit.analyze.iteration_findings.iteration_findings`.
     ``grid`` adds the short-window error grid (:func:`toolkit.analyze.window_error.
     window_error_grid`) of the series with a steady state. Suites without iteration rows
-    are left out.
+    are left out. Without ``suite_findings`` each suite's ``findings`` stay empty, for
+    callers that show the findings engine's list instead (the report, the summary table).
     """
     if reference not in REFERENCES:
         raise UsageError(f"unknown reference {reference!r}; use one of: {', '.join(REFERENCES)}")
@@ -140,7 +141,7 @@ def gap_tables(
     out: list[SuiteGaps] = []
     if not ids:
         return out
-    # the whole selection in two queries, each suite a zero-copy slice of the sorted frame
+    # the whole selection in two queries and one sort, each suite a slice of its arrays
     # (issue 19: a query per suite was 18 % of `warmup gaps` on 2,000 results)
     frame = store.frame(
         "SELECT suite_id, query, query_index, process, iteration, seconds FROM iterations "
@@ -155,24 +156,19 @@ def gap_tables(
             [ids],
         ).fetchall()
     }
-    suite_of_row = frame.get_column("suite_id").to_numpy()
-    cuts = np.flatnonzero(np.diff(suite_of_row)) + 1
-    bounds = {
-        int(suite_of_row[a]): (int(a), int(b))
-        for a, b in zip(
-            np.concatenate(([0], cuts)), np.concatenate((cuts, [frame.height])), strict=True
-        )
-        if b > a
-    }
+    references = None
+    if reference == "steady":
+        references = {i: steady_reference_of(by_suite.get(i, [])) for i in ids}
+    tables = iteration_gaps_by_suite(
+        frame, tolerance=tolerance, target=target, reference=reference, reference_s=references
+    )
     for suite_id in ids:
-        if suite_id not in bounds:
+        table = tables.get(suite_id)
+        if table is None:
             continue
-        start, end = bounds[suite_id]
-        rows = frame.slice(start, end - start)
         name, system, machine, run_date = meta[suite_id]
         mine = by_suite.get(suite_id, [])
-        ref_s = steady_reference_of(mine) if reference == "steady" else None
-        findings = tuple(iteration_findings(mine, settings))
+        findings = tuple(iteration_findings(mine, settings)) if suite_findings else ()
         suite_grid = None
         if grid is not None:
             suite_grid = window_error_grid(
@@ -181,9 +177,6 @@ def gap_tables(
                 max_window=grid.max_window,
                 seed=grid.seed,
             )
-        table = iteration_gaps(
-            rows, tolerance=tolerance, target=target, reference=reference, reference_s=ref_s
-        )
         out.append(
             SuiteGaps(suite_id, name, system, machine, run_date, table, findings, suite_grid)
         )

@@ -56,6 +56,8 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
             tolerance=ctx.params.tolerance,
             window=ctx.params.window,
             detections=detections(ctx)[0],
+            # the report shows the findings engine's list, not each suite's
+            suite_findings=False,
         )
         payload = payload_of(results)
         for item, suite in zip(results, payload["suites"], strict=True):
