@@ -1,8 +1,11 @@
 // Sortable tables and re-orderable small multiples. Tables are readable without this script.
 (function () {
   "use strict";
-  function key(cell) {
+  // a numeric column's cell without data-sort sorts by its text read as a number (the
+  // report leaves data-sort out where it equals the text), else by the text
+  function key(cell, numeric) {
     var v = cell.getAttribute("data-sort");
+    if (v === null && numeric && cell.textContent.trim() !== "") { v = cell.textContent; }
     if (v !== null && v !== "" && !isNaN(Number(v))) { return { n: Number(v) }; }
     return { s: (v !== null ? v : cell.textContent).toLowerCase() };
   }
@@ -24,8 +27,9 @@
         Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", asc ? "ascending" : "descending");
         var rows = Array.prototype.slice.call(body.rows);
+        var numeric = th.classList.contains("num");
         rows.sort(function (r1, r2) {
-          var c = compare(key(r1.cells[col]), key(r2.cells[col]));
+          var c = compare(key(r1.cells[col], numeric), key(r2.cells[col], numeric));
           return asc ? c : -c;
         });
         rows.forEach(function (r) { body.appendChild(r); });
