@@ -219,3 +219,33 @@ def test_gap_columns_per_suite_are_a_few_hundred_bytes(tmp_path: Path) -> None:
     size = len(json.dumps(gaps, separators=(",", ":")))
     assert len(gaps["suites"]["suite"]) == 200
     assert size / 200 < 250, f"{size / 200:.0f} bytes of gaps data per suite"
+
+
+def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
+    """The system picker's runs (issue 19 §7) as one flat array: they decode to each scored
+    suite's runs as stored (first process, null rows kept), and cost the digits of a run
+    and a comma plus ~120 bytes per system (label, flags, run counts); an array per query
+    and an object per system cost ~190."""
+    from toolkit.report.sections.score import decode_score_runs
+
+    write_results(tmp_path / "cb", 200)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+        truth = stored_runs(store)
+        names = dict(store.con.execute("SELECT name, suite_id FROM suites").fetchall())
+    score = data["sections"]["score"]
+    decoded = decode_score_runs(score["runs"])
+    assert len(decoded) == len(score["entries"]) == 200
+    for entry, got in zip(score["entries"], decoded, strict=True):
+        suite_id = names[entry["suite"]]
+        want = []
+        for q in range(43):
+            (points,) = truth[(suite_id, f"Q{q}")].values()
+            values = [v for _, v in points]
+            want.append(None if all(v is None for v in values) else values)
+        assert got["result"] == want
+    runs = json.dumps(score["runs"], separators=(",", ":"))
+    digits = sum(len(json.dumps(v)) + 1 for v in score["runs"]["seconds"])
+    assert len(runs) < digits + 200 * 130, f"{len(runs) - digits} bytes beyond the runs"
