@@ -48,8 +48,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from toolkit.analyze.resolution import MIN_EFFECT_STEPS
-from toolkit.analyze.warmup import revealed_resolution
+from toolkit.analyze.warmup import revealed_resolution, revealed_resolutions
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -476,7 +475,7 @@ def _series_gaps_many(
     first_k = np.zeros(n_series, dtype=np.int64)
     if n_hot:
         first_k = np.where(within.any(axis=1), within.argmax(axis=1) + 1, 0)
-    resolution = _revealed_resolutions(runs)
+    resolution = revealed_resolutions(runs)
     cold = runs[:, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
         measurable = has_reference & (reference > 0) & (reference >= resolution)
@@ -525,27 +524,6 @@ def _nullable(values: npt.NDArray[np.float64]) -> list[Any]:
     if values.ndim == 1:
         return [None if math.isnan(v) else v for v in values.tolist()]
     return [[None if math.isnan(v) else v for v in row] for row in values.tolist()]
-
-
-def _revealed_resolutions(runs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """:func:`toolkit.analyze.warmup.revealed_resolution` of every row of ``runs``: the
-    smallest step between its distinct finite values (rounded to 1e-12 s, as
-    :func:`toolkit.analyze.resolution.series_resolution` rounds it) when the row spans at
-    least ``MIN_EFFECT_STEPS`` such steps, else 0."""
-    finite = np.isfinite(runs)
-    ordered = np.sort(np.where(finite, runs, np.nan), axis=1)  # NaN sort last
-    with np.errstate(invalid="ignore"):
-        steps = np.diff(ordered, axis=1)
-        steps = np.where(steps > 0, steps, np.inf)
-    smallest = steps.min(axis=1, initial=np.inf)
-    rounded = {v: round(v, 12) for v in set(smallest.tolist()) if math.isfinite(v)}
-    step = np.array([rounded.get(v, 0.0) for v in smallest.tolist()], dtype=np.float64)
-    high = np.where(finite, runs, -np.inf).max(axis=1, initial=-np.inf)
-    low = np.where(finite, runs, np.inf).min(axis=1, initial=np.inf)
-    with np.errstate(invalid="ignore"):
-        span = high - low
-        keep = (step > 0) & ~(span < MIN_EFFECT_STEPS * step)
-    return np.where(keep, step, 0.0)
 
 
 #: the hot window ClickBench reports: min(run 2, run 3) = hot(2) (research/clickbench.md §2.1)

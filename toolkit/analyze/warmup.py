@@ -702,6 +702,29 @@ def revealed_resolution(values: npt.ArrayLike) -> float:
     return step
 
 
+def revealed_resolutions(runs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """:func:`revealed_resolution` of every row of ``runs`` (NaN pads a short row) in
+    whole-array passes, seconds: the smallest step between the row's distinct finite
+    values (rounded to 1e-12 s, as :func:`toolkit.analyze.resolution.series_resolution`
+    rounds it) when the row spans at least ``MIN_EFFECT_STEPS`` such steps, else 0. For
+    the 83,000 series of 2,000 ClickBench results (issue 19), where a call per series
+    cost more than the 3-run arrays."""
+    finite = np.isfinite(runs)
+    ordered = np.sort(np.where(finite, runs, np.nan), axis=1)  # NaN sort last
+    with np.errstate(invalid="ignore"):
+        steps = np.diff(ordered, axis=1)
+        steps = np.where(steps > 0, steps, np.inf)
+    smallest = steps.min(axis=1, initial=np.inf)
+    rounded = {v: round(v, 12) for v in set(smallest.tolist()) if math.isfinite(v)}
+    step = np.array([rounded.get(v, 0.0) for v in smallest.tolist()], dtype=np.float64)
+    high = np.where(finite, runs, -np.inf).max(axis=1, initial=-np.inf)
+    low = np.where(finite, runs, np.inf).min(axis=1, initial=np.inf)
+    with np.errstate(invalid="ignore"):
+        span = high - low
+        keep = (step > 0) & ~(span < MIN_EFFECT_STEPS * step)
+    return np.where(keep, step, 0.0)
+
+
 #: Series shorter than this (after spikes and outliers are set aside) that show no change
 #: point at Barrett's 15·ln n but a monotone trend are segmented again at 4·ln n
 #: (:func:`analyze_series`).
