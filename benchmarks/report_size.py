@@ -66,14 +66,20 @@ def generate(path: Path, rows: int) -> float:
     return time.perf_counter() - start
 
 
-def run(args: list[str]) -> dict[str, Any]:
-    """Run ``python -m toolkit ARGS`` as a user would: wall and CPU seconds (user + system)
-    and peak RSS (MB) of that child alone (``os.wait4``), its stdout."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1700000000"}
+def run(args: list[str], code: Path = ROOT) -> dict[str, Any]:
+    """Run ``python -m toolkit ARGS`` as a user would, with the toolkit of checkout
+    ``code``: wall and CPU seconds (user + system) and peak RSS (MB) of that child alone
+    (``os.wait4``), its stdout."""
+    env = {**os.environ, "PYTHONPATH": str(code), "SOURCE_DATE_EPOCH": "1700000000"}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, "-m", "toolkit", *args], env=env, stdout=out, stderr=err
+            # from ``code``: ``python -m`` puts the working folder first on sys.path
+            [sys.executable, "-m", "toolkit", *args],
+            env=env,
+            stdout=out,
+            stderr=err,
+            cwd=code,
         )
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
@@ -91,9 +97,9 @@ def run(args: list[str]) -> dict[str, Any]:
     }
 
 
-def report(source: Path, out: Path) -> dict[str, Any]:
+def report(source: Path, out: Path, code: Path = ROOT) -> dict[str, Any]:
     """``warmup report SOURCE -o OUT``: :func:`run`'s figures and the report's size."""
-    done = run(["report", str(source), "-o", str(out)])
+    done = run(["report", str(source), "-o", str(out)], code)
     return {**done, "bytes": out.stat().st_size}
 
 
@@ -166,9 +172,10 @@ def browse(path: Path) -> dict[str, Any]:
     }
 
 
-def clickbench_runs(results: int) -> list[dict[str, Any]]:
+def clickbench_runs(results: int, before: Path | None = None) -> list[dict[str, Any]]:
     """The 44 real ClickBench files in place and ``results`` copies of them: report
-    (size, times, parts), chromium, ``warmup gaps DIR``."""
+    (size, times, parts), chromium, ``warmup gaps DIR``; with ``before`` (another
+    checkout) its report and ``gaps DIR`` too, run right after these, side by side."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from clickbench_copies import real_results, write_copies
 
@@ -185,6 +192,11 @@ def clickbench_runs(results: int) -> list[dict[str, Any]]:
         web = browse(out)
         gaps = run(["gaps", str(folder)])
         runs.append({"results": count, **rep, "parts": data_parts(out), "web": web, "gaps": gaps})
+        if before is not None:
+            runs[-1]["before"] = {
+                "report": report(folder, DATA / f"report-clickbench-{count}-before.html", before),
+                "gaps": run(["gaps", str(folder)], before),
+            }
         paint = web["first_paint_s"]
         print(
             f"{count:>6,} ClickBench results: report {rep['bytes'] / 1e6:.2f} MB in "
@@ -218,6 +230,33 @@ def clickbench_lines(runs: list[dict[str, Any]], bundle: int) -> tuple[list[str]
             + f" | {r['web']['drawn']}/{r['web']['figures']} | {len(r['web']['errors'])} | "
             f"{r['gaps']['seconds']:.1f} s | {r['gaps']['cpu_s']:.1f} s |"
         )
+    compared = [r for r in runs if "before" in r]
+    if compared:
+        lines += [
+            "",
+            f"Side by side in this run with the toolkit at `{compared[0]['before_name']}` "
+            "(before) on the same inputs; ratio = now / before:",
+            "",
+            "| results | report before | report now | ratio | report CPU before | now | ratio "
+            "| `gaps DIR` before | now | ratio | `gaps DIR` CPU before | now | ratio |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in compared:
+            b = r["before"]
+            cells = [
+                (b["report"]["bytes"] / 1e6, r["bytes"] / 1e6, "MB"),
+                (b["report"]["cpu_s"], r["cpu_s"], "s"),
+                (b["gaps"]["seconds"], r["gaps"]["seconds"], "s"),
+                (b["gaps"]["cpu_s"], r["gaps"]["cpu_s"], "s"),
+            ]
+            lines.append(
+                f"| {r['results']:,} | "
+                + " | ".join(
+                    f"{old:.2f} {unit} | {new:.2f} {unit} | {new / old:.2f}"
+                    for old, new, unit in cells
+                )
+                + " |"
+            )
     lines += [
         "",
         "Where the bytes are (MB; report-data parts as compact JSON):",
@@ -266,6 +305,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--anchor-rows", type=int, default=100_000)
     parser.add_argument("--results", type=int, default=2_000, help="ClickBench results")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. `git archive` of main) to run side by side on ClickBench",
+    )
+    parser.add_argument("--before-name", default="", help="what --before is, for RESULTS.md")
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0]  # before this benchmark's own work raises it
@@ -287,7 +333,9 @@ def main() -> None:
             f"figures drawn, {len(web['errors'])} errors, {len(web['requests'])} requests, "
             f"{web['seconds']:.1f} s"
         )
-    clickbench = clickbench_runs(args.results)
+    clickbench = clickbench_runs(args.results, args.before)
+    for r in clickbench:
+        r["before_name"] = args.before_name or str(args.before)
     small, big = runs
     ok = (
         big["bytes"] <= LIMIT_BYTES
