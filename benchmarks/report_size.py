@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -68,14 +69,23 @@ def generate(path: Path, rows: int) -> float:
 
 def run(args: list[str], code: Path = ROOT) -> dict[str, Any]:
     """Run ``python -m toolkit ARGS`` as a user would, with the toolkit of checkout
-    ``code``: wall and CPU seconds (user + system) and peak RSS (MB) of that child alone
-    (``os.wait4``), its stdout."""
+    ``code``: wall and CPU seconds (user + system, ``os.wait4``) and peak RSS (MB) of that
+    command alone, its stdout. The RSS comes from GNU time's %M: a child forked from this
+    process would report this process's peak (Linux keeps it across exec)."""
     env = {**os.environ, "PYTHONPATH": str(code), "SOURCE_DATE_EPOCH": "1700000000"}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as rss,
+    ):
+        command = [sys.executable, "-m", "toolkit", *args]
+        if Path(gnu_time).exists():
+            command = [gnu_time, "-f", "%M", "-o", rss.name, *command]
         start = time.perf_counter()
         child = subprocess.Popen(
             # from ``code``: ``python -m`` puts the working folder first on sys.path
-            [sys.executable, "-m", "toolkit", *args],
+            command,
             env=env,
             stdout=out,
             stderr=err,
@@ -89,10 +99,11 @@ def run(args: list[str], code: Path = ROOT) -> dict[str, Any]:
         if child.returncode != 0:
             raise SystemExit(f"warmup {' '.join(args)} failed:\n{err.read().decode()}")
         stdout = out.read().decode("utf-8", "replace")
+        peak_kb = rss.read().strip().splitlines()
     return {
         "seconds": seconds,
         "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "peak_rss_mb": int(peak_kb[-1]) / 1024 if peak_kb else math.nan,
         "stdout": stdout,
     }
 
@@ -277,8 +288,10 @@ def clickbench_lines(runs: list[dict[str, Any]], bundle: int) -> tuple[list[str]
     big = runs[-1]
     holds = {
         "report ≤ 8 MB": big["bytes"] <= LIMIT_BYTES,
-        f"report ≤ {REPORT_LIMIT_S:.0f} s": big["seconds"] <= REPORT_LIMIT_S,
-        f"`gaps DIR` ≤ {GAPS_LIMIT_S:.0f} s": big["gaps"]["seconds"] <= GAPS_LIMIT_S,
+        f"report ≤ {REPORT_LIMIT_S:.0f} s wall": big["seconds"] <= REPORT_LIMIT_S,
+        f"report ≤ {REPORT_LIMIT_S:.0f} s CPU": big["cpu_s"] <= REPORT_LIMIT_S,
+        f"`gaps DIR` ≤ {GAPS_LIMIT_S:.0f} s wall": big["gaps"]["seconds"] <= GAPS_LIMIT_S,
+        f"`gaps DIR` ≤ {GAPS_LIMIT_S:.0f} s CPU": big["gaps"]["cpu_s"] <= GAPS_LIMIT_S,
         "every figure drawn, no errors": all(
             r["web"]["drawn"] == r["web"]["figures"] > 0
             and not r["web"]["errors"]
@@ -292,7 +305,8 @@ def clickbench_lines(runs: list[dict[str, Any]], bundle: int) -> tuple[list[str]
         + "; ".join(
             f"{name}: **{'holds' if ok else 'DOES NOT HOLD'}**" for name, ok in holds.items()
         )
-        + " (wall times; CPU times beside them).",
+        + " (CPU = user + system time of the command; on a shared machine the wall time also "
+        "waits for a core).",
         "",
     ]
     return lines, all(holds.values())
