@@ -1,5 +1,6 @@
 """Report size and time for a 10M-sample JMeter test (issue 6: "a 10M-sample load test gives
-a report <= 8 MB and renders in Chromium without errors").
+a report <= 8 MB and renders in Chromium without errors") and for ClickBench results (issue
+19 item 7: "at 2,000 ClickBench results: report <= 8 MB and <= 15 s; warmup gaps DIR <= 5 s").
 
 Generates ``benchmarks/_data/big.jtl`` (10,000,000 samples, JMeter's default CSV layout,
 600 s with a 60 s warm-up; ``toolkit.synthetic.write_jtl``) and a 100,000-sample anchor with
@@ -9,19 +10,30 @@ other request blocked): no console or page error, every figure drawn (``.main-sv
 
 Side by side in one run: the 10M report against the 8 MB limit, against the inlined
 plotly.js bundle, and against the 100k report (the size must not grow with samples).
+
+ClickBench: the real result files of ``../shared/real/clickbench`` read in place (44 files)
+and those files copied to 2,000 (``clickbench_copies.write_copies``: systems and dates
+varied, into ``benchmarks/_data/``): ``warmup report DIR`` (size, wall and CPU time, each
+part of the embedded report data), the report's first paint in chromium, and ``warmup gaps
+DIR`` (wall and CPU time).
+
 Writes its section of benchmarks/RESULTS.md.
 
-Run: ``python benchmarks/report_size.py [--rows N]`` (from the checkout; ~2 min, ~1 GB JTL).
+Run: ``python benchmarks/report_size.py [--rows N] [--results N]`` (from the checkout;
+~5 min, ~1 GB JTL).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
-import resource
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +44,10 @@ from results import RESULTS, markers, write_section
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "_data"
 LIMIT_BYTES = 8_000_000
+#: issue 19 item 7: the 2,000-result ClickBench report within 15 s, warmup gaps DIR within 5 s
+REPORT_LIMIT_S = 15.0
+GAPS_LIMIT_S = 5.0
+REAL_CLICKBENCH = ROOT.parent / "shared" / "real" / "clickbench"
 START, END = markers("report_size")
 SECTION = "## Report size (`benchmarks/report_size.py`)"
 
@@ -51,27 +67,71 @@ def generate(path: Path, rows: int) -> float:
     return time.perf_counter() - start
 
 
-def report(jtl: Path, out: Path) -> dict[str, Any]:
-    """Run ``warmup report`` as a user would; wall time, peak RSS of the child, size."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOURCE_DATE_EPOCH": "1700000000"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "toolkit", "report", str(jtl), "-o", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"warmup report failed on {jtl}:\n{done.stderr}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run(args: list[str], code: Path = ROOT) -> dict[str, Any]:
+    """Run ``python -m toolkit ARGS`` as a user would, with the toolkit of checkout
+    ``code``: wall and CPU seconds (user + system, ``os.wait4``) and peak RSS (MB) of that
+    command alone, its stdout. The RSS comes from GNU time's %M: a child forked from this
+    process would report this process's peak (Linux keeps it across exec)."""
+    env = {**os.environ, "PYTHONPATH": str(code), "SOURCE_DATE_EPOCH": "1700000000"}
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as rss,
+    ):
+        command = [sys.executable, "-m", "toolkit", *args]
+        if Path(gnu_time).exists():
+            command = [gnu_time, "-f", "%M", "-o", rss.name, *command]
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            # from ``code``: ``python -m`` puts the working folder first on sys.path
+            command,
+            env=env,
+            stdout=out,
+            stderr=err,
+            cwd=code,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if child.returncode != 0:
+            raise SystemExit(f"warmup {' '.join(args)} failed:\n{err.read().decode()}")
+        stdout = out.read().decode("utf-8", "replace")
+        peak_kb = rss.read().strip().splitlines()
     return {
         "seconds": seconds,
-        "bytes": out.stat().st_size,
-        "peak_rss_mb": max(peak, before) / 1024,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mb": int(peak_kb[-1]) / 1024 if peak_kb else math.nan,
+        "stdout": stdout,
     }
+
+
+def report(source: Path, out: Path, code: Path = ROOT) -> dict[str, Any]:
+    """``warmup report SOURCE -o OUT``: :func:`run`'s figures and the report's size."""
+    done = run(["report", str(source), "-o", str(out)], code)
+    return {**done, "bytes": out.stat().st_size}
+
+
+def data_parts(path: Path) -> dict[str, int]:
+    """Bytes of each part of a report: the embedded report data (``report-data``, each
+    section's part of it as compact JSON), the inlined plotly.js and the rest (HTML tables,
+    figures, CSS, the page's script)."""
+    html = path.read_text(encoding="utf-8")
+    match = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
+    )
+    if match is None:
+        raise SystemExit(f"{path}: no report-data")
+    raw = match.group(1)
+    parts = {"report-data": len(raw.encode("utf-8"))}
+    data = json.loads(raw)
+    for name, section in data["sections"].items():
+        parts[f"report-data: {name}"] = len(
+            json.dumps(section, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        )
+    return parts
 
 
 def browse(path: Path) -> dict[str, Any]:
@@ -104,6 +164,10 @@ def browse(path: Path) -> dict[str, Any]:
         start = time.perf_counter()
         page.goto(path.resolve().as_uri())
         page.wait_for_load_state("load")
+        paint = page.evaluate(
+            "() => { const p = performance.getEntriesByType('paint')"
+            ".find(e => e.name === 'first-contentful-paint'); return p ? p.startTime : null; }"
+        )
         ids = page.eval_on_selector_all("div.plotly-graph-div", "els => els.map(e => e.id)")
         drawn = sum(1 for i in ids if page.locator(f"#{i} .main-svg").count() >= 1)
         seconds = time.perf_counter() - start
@@ -115,7 +179,137 @@ def browse(path: Path) -> dict[str, Any]:
         "errors": errors,
         "requests": requests,
         "seconds": seconds,
+        "first_paint_s": None if paint is None else paint / 1000,
     }
+
+
+def clickbench_runs(results: int, before: Path | None = None) -> list[dict[str, Any]]:
+    """The 44 real ClickBench files in place and ``results`` copies of them: report
+    (size, times, parts), chromium, ``warmup gaps DIR``; with ``before`` (another
+    checkout) its report and ``gaps DIR`` too, run right after these, side by side."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from clickbench_copies import real_results, write_copies
+
+    if not REAL_CLICKBENCH.is_dir():
+        raise SystemExit(f"{REAL_CLICKBENCH} not present (the real ClickBench files)")
+    copies = DATA / f"clickbench-{results}"
+    if len(list(copies.glob("*.json"))) != results:
+        shutil.rmtree(copies, ignore_errors=True)
+        write_copies(REAL_CLICKBENCH, copies, results)
+    runs = []
+    for folder, count in ((REAL_CLICKBENCH, len(real_results(REAL_CLICKBENCH))), (copies, results)):
+        out = DATA / f"report-clickbench-{count}.html"
+        rep = report(folder, out)
+        web = browse(out)
+        gaps = run(["gaps", str(folder)])
+        runs.append({"results": count, **rep, "parts": data_parts(out), "web": web, "gaps": gaps})
+        if before is not None:
+            runs[-1]["before"] = {
+                "report": report(folder, DATA / f"report-clickbench-{count}-before.html", before),
+                "gaps": run(["gaps", str(folder)], before),
+            }
+        paint = web["first_paint_s"]
+        print(
+            f"{count:>6,} ClickBench results: report {rep['bytes'] / 1e6:.2f} MB in "
+            f"{rep['seconds']:.1f} s ({rep['cpu_s']:.1f} s CPU); first paint "
+            + ("-" if paint is None else f"{paint:.2f} s")
+            + f", {web['drawn']}/{web['figures']} figures, {len(web['errors'])} errors; "
+            f"warmup gaps {gaps['seconds']:.1f} s ({gaps['cpu_s']:.1f} s CPU)"
+        )
+    return runs
+
+
+def clickbench_lines(runs: list[dict[str, Any]], bundle: int) -> tuple[list[str], bool]:
+    """The ClickBench part of the section, and whether the 2,000-result targets hold."""
+    lines = [
+        "",
+        "`warmup report DIR -o report.html` and `warmup gaps DIR` on the 44 real ClickBench "
+        "result files (`../shared/real/clickbench`, read in place) and on those files copied "
+        "to 2,000 (`clickbench_copies.py`: systems and dates varied, each copy its own "
+        "suite); first contentful paint of the report in chromium (Playwright, file://).",
+        "",
+        "| results | report | report / 8 MB | report wall | report CPU | peak RSS | "
+        "first paint | figures drawn | console errors | `gaps DIR` wall | `gaps DIR` CPU |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in runs:
+        paint = r["web"]["first_paint_s"]
+        lines.append(
+            f"| {r['results']:,} | {r['bytes'] / 1e6:.2f} MB | {r['bytes'] / LIMIT_BYTES:.2f} | "
+            f"{r['seconds']:.1f} s | {r['cpu_s']:.1f} s | {r['peak_rss_mb']:,.0f} MB | "
+            + ("–" if paint is None else f"{paint:.2f} s")
+            + f" | {r['web']['drawn']}/{r['web']['figures']} | {len(r['web']['errors'])} | "
+            f"{r['gaps']['seconds']:.1f} s | {r['gaps']['cpu_s']:.1f} s |"
+        )
+    compared = [r for r in runs if "before" in r]
+    if compared:
+        lines += [
+            "",
+            f"Side by side in this run with the toolkit at `{compared[0]['before_name']}` "
+            "(before) on the same inputs; ratio = now / before:",
+            "",
+            "| results | report before | report now | ratio | report CPU before | now | ratio "
+            "| `gaps DIR` before | now | ratio | `gaps DIR` CPU before | now | ratio |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in compared:
+            b = r["before"]
+            cells = [
+                (b["report"]["bytes"] / 1e6, r["bytes"] / 1e6, "MB"),
+                (b["report"]["cpu_s"], r["cpu_s"], "s"),
+                (b["gaps"]["seconds"], r["gaps"]["seconds"], "s"),
+                (b["gaps"]["cpu_s"], r["gaps"]["cpu_s"], "s"),
+            ]
+            lines.append(
+                f"| {r['results']:,} | "
+                + " | ".join(
+                    f"{old:.2f} {unit} | {new:.2f} {unit} | {new / old:.2f}"
+                    for old, new, unit in cells
+                )
+                + " |"
+            )
+    lines += [
+        "",
+        "Where the bytes are (MB; report-data parts as compact JSON):",
+        "",
+        "| part | " + " | ".join(f"{r['results']:,} results" for r in runs) + " |",
+        "|---|" + "---:|" * len(runs),
+    ]
+    names = sorted({k for r in runs for k in r["parts"]}, key=lambda k: (k != "report-data", k))
+    rows = [("whole report", [r["bytes"] for r in runs]), ("plotly.js", [bundle] * len(runs))]
+    rows += [(k, [r["parts"].get(k, 0) for r in runs]) for k in names]
+    rows.append(
+        (
+            "HTML, figures, CSS, script",
+            [r["bytes"] - bundle - r["parts"]["report-data"] for r in runs],
+        )
+    )
+    lines += [f"| {k} | " + " | ".join(f"{v / 1e6:.2f}" for v in vs) + " |" for k, vs in rows]
+    big = runs[-1]
+    holds = {
+        "report ≤ 8 MB": big["bytes"] <= LIMIT_BYTES,
+        f"report ≤ {REPORT_LIMIT_S:.0f} s wall": big["seconds"] <= REPORT_LIMIT_S,
+        f"report ≤ {REPORT_LIMIT_S:.0f} s CPU": big["cpu_s"] <= REPORT_LIMIT_S,
+        f"`gaps DIR` ≤ {GAPS_LIMIT_S:.0f} s wall": big["gaps"]["seconds"] <= GAPS_LIMIT_S,
+        f"`gaps DIR` ≤ {GAPS_LIMIT_S:.0f} s CPU": big["gaps"]["cpu_s"] <= GAPS_LIMIT_S,
+        "every figure drawn, no errors": all(
+            r["web"]["drawn"] == r["web"]["figures"] > 0
+            and not r["web"]["errors"]
+            and not r["web"]["requests"]
+            for r in runs
+        ),
+    }
+    lines += [
+        "",
+        f"At {big['results']:,} results: "
+        + "; ".join(
+            f"{name}: **{'holds' if ok else 'DOES NOT HOLD'}**" for name, ok in holds.items()
+        )
+        + " (CPU = user + system time of the command; on a shared machine the wall time also "
+        "waits for a core).",
+        "",
+    ]
+    return lines, all(holds.values())
 
 
 def main() -> None:
@@ -124,6 +318,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--anchor-rows", type=int, default=100_000)
+    parser.add_argument("--results", type=int, default=2_000, help="ClickBench results")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. `git archive` of main) to run side by side on ClickBench",
+    )
+    parser.add_argument("--before-name", default="", help="what --before is, for RESULTS.md")
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0]  # before this benchmark's own work raises it
@@ -145,6 +347,9 @@ def main() -> None:
             f"figures drawn, {len(web['errors'])} errors, {len(web['requests'])} requests, "
             f"{web['seconds']:.1f} s"
         )
+    clickbench = clickbench_runs(args.results, args.before)
+    for r in clickbench:
+        r["before_name"] = args.before_name or str(args.before)
     small, big = runs
     ok = (
         big["bytes"] <= LIMIT_BYTES
@@ -183,11 +388,12 @@ def main() -> None:
         f"**{big['bytes'] / small['bytes']:.3f}** ({big['rows'] // small['rows']}x the samples); "
         f"plotly.js inlined once is {bundle / 1e6:.2f} MB of it. Verdict: "
         + ("**holds** (≤ 8 MB, every figure drawn, no errors)." if ok else "**DOES NOT HOLD**."),
-        "",
     ]
+    more, clickbench_ok = clickbench_lines(clickbench, bundle)
+    lines += more
     write_section("\n".join([*lines, END]), "report_size")
     print(f"wrote {RESULTS}")
-    if not ok:
+    if not (ok and clickbench_ok):
         raise SystemExit(1)
 
 

@@ -1,8 +1,11 @@
 // Sortable tables. Tables are readable without this script.
 (function () {
   "use strict";
-  function key(cell) {
+  // a numeric column's cell without data-sort sorts by its text read as a number (the
+  // report leaves data-sort out where it equals the text), else by the text
+  function key(cell, numeric) {
     var v = cell.getAttribute("data-sort");
+    if (v === null && numeric && cell.textContent.trim() !== "") { v = cell.textContent; }
     if (v !== null && v !== "" && !isNaN(Number(v))) { return { n: Number(v) }; }
     return { s: (v !== null ? v : cell.textContent).toLowerCase() };
   }
@@ -24,8 +27,9 @@
         Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", asc ? "ascending" : "descending");
         var rows = Array.prototype.slice.call(body.rows);
+        var numeric = th.classList.contains("num");
         rows.sort(function (r1, r2) {
-          var c = compare(key(r1.cells[col]), key(r2.cells[col]));
+          var c = compare(key(r1.cells[col], numeric), key(r2.cells[col], numeric));
           return asc ? c : -c;
         });
         rows.forEach(function (r) { body.appendChild(r); });
@@ -122,7 +126,24 @@
   if (!holder || !bars || !heat || typeof Plotly === "undefined") { return; }
   var score = JSON.parse(holder.textContent).sections.score;
   if (!score || !score.runs) { return; }
-  var runs = score.runs.entries;
+  // the runs as columns (toolkit/report/sections/score.py score_runs): back to one entry
+  // per system with its result, per query the runs (null: a null row)
+  function decodeRuns(c) {
+    var n = c.label.length, out = [], row = 0, pos = 0;
+    for (var i = 0; i < n; i += 1) {
+      var rows = typeof c.rows === "number" ? c.rows : c.rows[i], result = [];
+      for (var q = 0; q < rows; q += 1) {
+        var len = typeof c.runs === "number" ? c.runs : c.runs[row];
+        result.push(len === 0 ? null : c.seconds.slice(pos, pos + len));
+        pos += len;
+        row += 1;
+      }
+      out.push({ label: c.label[i], result: result, in_memory: c.in_memory[i],
+                 load_time_s: c.load_time_s[i], data_size_bytes: c.data_size_bytes[i] });
+    }
+    return out;
+  }
+  var runs = decodeRuns(score.runs);
   var ADD = 0.01, PENALTY = 2.0, MISSING = 300.0;
 
   function run(row, j) { return row === null || j >= row.length ? null : row[j]; }

@@ -17,6 +17,7 @@ from toolkit.analyze.findings import Finding, rank_findings, reaches
 from toolkit.cli.common import app
 from toolkit.config import ConfigError, Settings, find_config, load_settings
 from toolkit.report.junit import junit_xml
+from toolkit.report.sections.gaps import decode_gaps
 
 
 def _f(rule: str, severity: str, effect: float | None = None, subject: str = "s") -> Finding:
@@ -183,7 +184,7 @@ def test_pyproject_tolerance_changes_the_gap_table_and_is_in_the_provenance(
 
     def within(data: dict[str, object]) -> list[int]:
         gaps = data["sections"]["gaps"]  # type: ignore[index]
-        return [r["within_tolerance"] for s in gaps["suites"] for r in s["rows"]]
+        return [r["within_tolerance"] for s in decode_gaps(gaps) for r in s["rows"]]
 
     monkeypatch.chdir(tmp_path)
     assert runner.invoke(app, ["report", src, "-o", "plain.html"]).exit_code == 0

@@ -395,3 +395,55 @@ def test_zero_second_reference_is_kept() -> None:
     assert t.rows[0].gap == pytest.approx(0.26 / 0.25)
     only_zero = iteration_gaps(_frame({"Q0": [0.45, 0.01, 0.0]}))
     assert [r.gap for r in only_zero.rows] == [None, None]
+
+
+#: run times that stress the equality: repeats, 0 s, sub-ms and 1 ms steps, failures
+_RUN_VALUES = st.one_of(
+    st.none(),
+    st.just(float("nan")),
+    st.sampled_from([0.0, 0.001, 0.002, 0.0015, 0.01, 0.0101, 0.042, 0.043, 1.0, 1.1, 9.83]),
+    st.floats(0.0, 50.0, allow_nan=False),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    series=st.lists(st.lists(_RUN_VALUES, min_size=1, max_size=7), min_size=1, max_size=6),
+    processes=st.integers(1, 2),
+    steady=st.one_of(
+        st.none(),
+        st.lists(st.one_of(st.none(), st.floats(-1.0, 20.0), st.just(float("nan"))), max_size=6),
+    ),
+    tolerance=st.sampled_from([0.0, 0.05, 0.10, 0.5]),
+)
+def test_iteration_gaps_equals_series_gaps(
+    series: list[list[float | None]],
+    processes: int,
+    steady: list[float | None] | None,
+    tolerance: float,
+) -> None:
+    """The table's per-query part, computed for all series at once in arrays (issue 19: a
+    Python call per series was most of `warmup gaps` on 2,000 results), equals
+    :func:`series_gaps` of each series value for value: hot(k), reference, cold/hot ratio
+    (timer resolution included), first k within, failed runs and exclusions, with
+    series of unequal length (missing runs), failed runs, 0 s runs and supplied references
+    that are missing, NaN or negative."""
+    frames = [_frame({f"q{i}": runs for i, runs in enumerate(series)}, p) for p in range(processes)]
+    frame = pl.concat(frames)
+    reference_s = None if steady is None else {f"q{i}": v for i, v in enumerate(steady)}
+    table = iteration_gaps(frame, tolerance=tolerance, reference_s=reference_s)
+    n_runs = max(len(runs) for runs in series)
+    expected = [
+        series_gaps(
+            f"q{i}",
+            [*runs, *[None] * (n_runs - len(runs))],
+            process=p,
+            hot_runs=n_runs - 1,
+            reference_s=None if reference_s is None else reference_s.get(f"q{i}"),
+            use_reference=reference_s is not None,
+            tolerance=tolerance,
+        )
+        for i, runs in enumerate(series)
+        for p in range(processes)
+    ]
+    assert table.per_query == tuple(expected)

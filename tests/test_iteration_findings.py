@@ -15,6 +15,7 @@ import pytest
 from report_checks import report_of
 
 from toolkit.cli import app
+from toolkit.report.sections.gaps import decode_gaps
 from toolkit.resources import resource_dir
 
 TARGET = 0.05
@@ -341,7 +342,7 @@ def test_report_three_runs_said_once_with_the_pair_table(fixtures_dir: Path) -> 
     part = part[: part.index("</section>")]
     assert part.count("has nothing beyond it") == 1
     assert 'id="table-hot-pair"' in part and 'id="table-gaps-0"' not in part
-    (suite,) = data["sections"]["gaps"]["suites"]
+    (suite,) = decode_gaps(data["sections"]["gaps"])
     pair = suite["hot_pair"]
     assert pair["spread_share"] == pytest.approx(0.25)
     assert pair["queries"] == 42

@@ -182,3 +182,110 @@ def test_panel_columns_carry_resolution_and_the_gap_tables_values(tmp_path: Path
     # only the short suite's gap is sent; the rest the page derives
     assert payload["gap"]["series"] == [list(series).index(("short", "c"))]
     assert payload["gap"]["gap"] == [0] and payload["reference"]["series"] == []
+
+
+def raw_gap_rows(store: Store) -> dict[str, list[tuple[float, int]]]:
+    """The truth for the gap rows, from the stored runs: per suite and k, the sum over the
+    queries with every hot run of min(hot runs 1..k), and how many of them are within ±10 %
+    of their min of all hot runs."""
+    names = dict(store.con.execute("SELECT suite_id, name FROM suites").fetchall())
+    runs = stored_runs(store)
+    longest: dict[int, int] = {}
+    for (suite_id, _), processes in runs.items():
+        for points in processes.values():
+            longest[suite_id] = max(longest.get(suite_id, 0), max(it for it, _ in points) + 1)
+    out: dict[str, list[tuple[float, int]]] = {}
+    for suite_id, n_runs in longest.items():
+        hot_series = []
+        for (sid, _), processes in runs.items():
+            for points in processes.values():
+                if sid != suite_id:
+                    continue
+                by_it = dict(points)
+                hot = [by_it.get(i) for i in range(1, n_runs)]
+                if all(v is not None for v in hot):
+                    hot_series.append([float(v) for v in hot if v is not None])
+        rows = []
+        for k in range(1, n_runs):
+            firsts = [min(h[:k]) for h in hot_series]
+            within = sum(
+                abs(f - min(h)) <= 0.10 * min(h) + 1e-9
+                for f, h in zip(firsts, hot_series, strict=True)
+            )
+            rows.append((sum(firsts), within))
+        out[names[suite_id]] = rows
+    return out
+
+
+def test_real_clickbench_gap_columns_hold_every_suite(
+    real_dir: Path, need: Callable[[bool, str], None]
+) -> None:
+    """The gaps section's columns (issue 19 §7: 1.5 MB of objects at 2,000 results, 0.5 MB
+    as columns) decode to the ``warmup gaps --json`` suites without their per-query lists,
+    and their rows are the sums and counts computed here from the stored runs."""
+    from toolkit.pipeline.gaps import gap_tables, gaps_payload
+    from toolkit.report.sections.gaps import decode_gaps, suite_summary
+
+    folder = real_dir / "clickbench"
+    need(folder.is_dir(), f"{folder} not present")
+    with toolkit.open_store() as store:
+        for path in sorted(folder.glob("*.json")):
+            try:
+                toolkit.ingest_file(store, path)
+            except toolkit.ToolkitError:
+                continue  # the error-only entry
+        data = report_data(build_report(store))
+        payload = gaps_payload(gap_tables(store, suite_findings=False))
+        truth = raw_gap_rows(store)
+    decoded = decode_gaps(data["sections"]["gaps"])
+    expected = [suite_summary(s) for s in payload["suites"] if len(s["rows"]) >= 2]
+    assert len(decoded) == len(expected) > 40
+    for got, want in zip(decoded, expected, strict=True):
+        assert got == {**want, "suite_id": got["suite_id"]}
+        assert [(r["suite_sum_s"], r["within_tolerance"]) for r in got["rows"]] == [
+            (pytest.approx(s, rel=1e-12), n) for s, n in truth[got["suite"]]
+        ]
+
+
+def test_gap_columns_per_suite_are_a_few_hundred_bytes(tmp_path: Path) -> None:
+    """200 results of 3 runs: the gaps section took ~750 bytes per suite as objects (keys
+    repeated per suite and per row); as columns, under 250."""
+    write_results(tmp_path / "cb", 200)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+    gaps = data["sections"]["gaps"]
+    size = len(json.dumps(gaps, separators=(",", ":")))
+    assert len(gaps["suites"]["suite"]) == 200
+    assert size / 200 < 250, f"{size / 200:.0f} bytes of gaps data per suite"
+
+
+def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
+    """The system picker's runs (issue 19 §7) as one flat array: they decode to each scored
+    suite's runs as stored (first process, null rows kept), and cost the digits of a run
+    and a comma plus ~120 bytes per system (label, flags, run counts); an array per query
+    and an object per system cost ~190."""
+    from toolkit.report.sections.score import decode_score_runs
+
+    write_results(tmp_path / "cb", 200)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+        truth = stored_runs(store)
+        names = dict(store.con.execute("SELECT name, suite_id FROM suites").fetchall())
+    score = data["sections"]["score"]
+    decoded = decode_score_runs(score["runs"])
+    assert len(decoded) == len(score["entries"]) == 200
+    for entry, got in zip(score["entries"], decoded, strict=True):
+        suite_id = names[entry["suite"]]
+        want = []
+        for q in range(43):
+            (points,) = truth[(suite_id, f"Q{q}")].values()
+            values = [v for _, v in points]
+            want.append(None if all(v is None for v in values) else values)
+        assert got["result"] == want
+    runs = json.dumps(score["runs"], separators=(",", ":"))
+    digits = sum(len(json.dumps(v)) + 1 for v in score["runs"]["seconds"])
+    assert len(runs) < digits + 200 * 130, f"{len(runs) - digits} bytes beyond the runs"

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolkit
 from toolkit.analyze.changepoints import Segment
@@ -19,6 +21,8 @@ from toolkit.analyze.warmup import (
     georges_cov,
     outlier_mask,
     quantization_floor,
+    revealed_resolution,
+    revealed_resolutions,
     segment_equivalence,
     short_series,
     single_iteration_spikes,
@@ -370,3 +374,31 @@ def test_short_warmup_without_a_barrett_change_point_is_segmented_again() -> Non
         flat = 0.3 * (1 + 0.03 * np.random.default_rng(seed).standard_normal(9))
         still = analyze_series(flat, resamples=100)
         assert still.series_class == "flat" and still.changepoints == (), seed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.just(float("nan")),
+                st.just(float("inf")),
+                st.sampled_from([0.0, 0.001, 0.002, 0.0015, 0.01, 0.011, 0.1, 1.0, 1.5]),
+                st.floats(0.0, 20.0, allow_nan=False),
+            ),
+            min_size=0,
+            max_size=12,
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_revealed_resolutions_equal_one_call_per_row(rows: list[list[float]]) -> None:
+    """The timer resolution of many series at once (issue 19: 83,000 calls for 2,000
+    ClickBench results) equals :func:`revealed_resolution` of each series, NaN padding a
+    short one: 1 ms grids, repeats, sub-resolution spans, inf and failed runs."""
+    width = max(len(r) for r in rows)
+    padded = np.array([r + [float("nan")] * (width - len(r)) for r in rows]).reshape(
+        len(rows), width
+    )
+    assert revealed_resolutions(padded).tolist() == [revealed_resolution(r) for r in rows]

@@ -233,7 +233,7 @@ def clickbench_scores(entries: Sequence[ScoreEntry]) -> ScoreTable:
     disk = [e for e in entries if not e.in_memory]
     disk_cold = dict(zip((id(e) for e in disk), _scores(disk, _cold, n_runs), strict=True))
     disk_hot = dict(
-        zip((id(e) for e in disk), _scores(disk, _hot_selector(2), n_runs), strict=True)
+        zip((id(e) for e in disk), _scores(disk, _hot_selector(2, minima), n_runs), strict=True)
     )
     loads = [e.load_time_s for e in disk if e.load_time_s and e.load_time_s > 5]
     sizes = [e.data_size_bytes for e in disk if e.data_size_bytes and e.data_size_bytes > 1e9]

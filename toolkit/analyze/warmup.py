@@ -410,12 +410,15 @@ def short_series(
     hot = x[1:][np.isfinite(x[1:])]
     if hot.size == 0:
         return ShortSeries(r, cold, None, None, None, None, False, "single-run")
+    # ndarray methods, not np.ptp/np.all: this runs once per series (83,000 for 2,000
+    # ClickBench results) and the functions' dispatch cost more than the 2-run arrays
     hmin = float(hot.min())
+    hmax = float(hot.max())
     measurable = hmin > 0 and hmin >= resolution
     ratio = cold / hmin if measurable and math.isfinite(cold) else math.nan
-    spread = float((hot.max() - hmin) / hmin) if measurable else None
+    spread = (hmax - hmin) / hmin if measurable else None
     rho: float | None = None
-    if hot.size >= 3 and np.ptp(hot) > 0:  # equal hot runs have no rank correlation
+    if hot.size >= 3 and hmax - hmin > 0:  # equal hot runs have no rank correlation
         from scipy.stats import spearmanr
 
         res = spearmanr(np.arange(hot.size), hot)
@@ -427,7 +430,7 @@ def short_series(
         warming = drop > noise_rel * earlier and drop > noise_abs_s
         if hot.size >= 3 and rho is not None:
             warming = warming and rho < 0
-    noise_ok = (spread is not None and spread <= noise_rel) or (float(hot.max()) - hmin) <= max(
+    noise_ok = (spread is not None and spread <= noise_rel) or (hmax - hmin) <= max(
         noise_abs_s, resolution
     )
     cls: ShortClass
@@ -441,7 +444,7 @@ def short_series(
         cls = "no-cache-effect"
     # ClickBench: hot = min(run 2, run 3), null when either failed
     pair = x[1:3]
-    hot_s = float(pair.min()) if pair.size and np.all(np.isfinite(pair)) else None
+    hot_s = float(pair.min()) if pair.size and np.isfinite(pair).all() else None
     return ShortSeries(
         r, cold, hot_s, None if math.isnan(ratio) else ratio, spread, rho, warming, cls
     )
@@ -694,9 +697,32 @@ def revealed_resolution(values: npt.ArrayLike) -> float:
     x = np.asarray(values, dtype=np.float64).ravel()
     x = x[np.isfinite(x)]
     step = series_resolution(x.tolist())
-    if step <= 0 or float(np.ptp(x)) < MIN_EFFECT_STEPS * step:
+    if step <= 0 or float(x.max() - x.min()) < MIN_EFFECT_STEPS * step:
         return 0.0
     return step
+
+
+def revealed_resolutions(runs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """:func:`revealed_resolution` of every row of ``runs`` (NaN pads a short row) in
+    whole-array passes, seconds: the smallest step between the row's distinct finite
+    values (rounded to 1e-12 s, as :func:`toolkit.analyze.resolution.series_resolution`
+    rounds it) when the row spans at least ``MIN_EFFECT_STEPS`` such steps, else 0. For
+    the 83,000 series of 2,000 ClickBench results (issue 19), where a call per series
+    cost more than the 3-run arrays."""
+    finite = np.isfinite(runs)
+    ordered = np.sort(np.where(finite, runs, np.nan), axis=1)  # NaN sort last
+    with np.errstate(invalid="ignore"):
+        steps = np.diff(ordered, axis=1)
+        steps = np.where(steps > 0, steps, np.inf)
+    smallest = steps.min(axis=1, initial=np.inf)
+    rounded = {v: round(v, 12) for v in set(smallest.tolist()) if math.isfinite(v)}
+    step = np.array([rounded.get(v, 0.0) for v in smallest.tolist()], dtype=np.float64)
+    high = np.where(finite, runs, -np.inf).max(axis=1, initial=-np.inf)
+    low = np.where(finite, runs, np.inf).min(axis=1, initial=np.inf)
+    with np.errstate(invalid="ignore"):
+        span = high - low
+        keep = (step > 0) & ~(span < MIN_EFFECT_STEPS * step)
+    return np.where(keep, step, 0.0)
 
 
 #: Series shorter than this (after spikes and outliers are set aside) that show no change

@@ -374,6 +374,8 @@ def gaps(
             target=settings.target,
             grid=options,
             detections=detections,
+            # only --json lists each suite's findings; the tables print the family's
+            suite_findings=as_json,
         )
         elsewhere = store.suites_elsewhere("iterations") if not results else ""
     if not results:

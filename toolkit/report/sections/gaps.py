@@ -61,6 +61,8 @@ def gaps_payload(ctx: ReportContext) -> dict[str, Any]:
             tolerance=ctx.params.tolerance,
             window=ctx.params.window,
             detections=detections(ctx)[0],
+            # the report shows the findings engine's list, not each suite's
+            suite_findings=False,
         )
         payload = payload_of(results)
         for item, suite in zip(results, payload["suites"], strict=True):
@@ -304,7 +306,7 @@ def gaps_section(ctx: ReportContext) -> Section | None:
             "The findings measure the window against the warm-up engine's steady state."
         ),
         tuple(blocks),
-        {"suites": [suite_summary(s) for s in suites]},
+        gap_columns([suite_summary(s) for s in suites]),
     )
 
 
@@ -320,4 +322,104 @@ def suite_summary(suite: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in suite.items() if k not in PER_QUERY_KEYS}
     if isinstance(out.get("hot_pair"), dict):
         out["hot_pair"] = {k: v for k, v in out["hot_pair"].items() if k != "per_query"}
+    return out
+
+
+#: Layout of the gaps section's report-data (:func:`gap_columns`).
+GAPS_LAYOUT = "columns-1"
+#: Per-suite fields of :func:`gap_columns`, as the gaps payload names them.
+SUITE_KEYS = (
+    "suite",
+    "suite_id",
+    "system",
+    "machine",
+    "date",
+    "queries",
+    "included",
+    "runs",
+    "k_for_target",
+    "runs_for_target",
+)
+#: Fields of the 3-run summary ``hot_pair``, one entry per suite.
+HOT_PAIR_KEYS = (
+    "queries",
+    "spread_sum_s",
+    "window_sum_s",
+    "spread_share",
+    "cold_sum_s",
+    "cold_hot_ratio",
+)
+#: Fields of a gap table row that change with k (the rest are the suite's).
+ROW_KEYS = ("suite_sum_s", "gap", "within_tolerance")
+#: The report's parameters, the same for every suite of one report.
+SHARED_KEYS = ("reference", "tolerance", "target")
+
+
+def _one_or_list(values: Sequence[Any]) -> Any:
+    """One value when every value is equal (and there is one), else the list."""
+    if values and all(v == values[0] and type(v) is type(values[0]) for v in values):
+        return values[0]
+    return list(values)
+
+
+def gap_columns(suites: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The gaps section's report-data: every suite's table (:func:`suite_summary` dicts) as
+    columns, one array per field instead of an object per suite and per row (issue 19 §7:
+    1.5 MB -> 0.6 MB at 2,000 ClickBench results). :func:`decode_gaps` gives the dicts back.
+
+    Layout ``columns-1``: ``reference``, ``tolerance``, ``target`` once; ``suites``: one
+    entry per suite for each of :data:`SUITE_KEYS`, ``reference_sum_s`` and ``rows`` (the
+    number of rows: k = 1…rows; one integer when all are equal); ``rows``: the rows of
+    every suite, suite after suite, for each of :data:`ROW_KEYS` (a row's other fields
+    are its suite's: total runs k + 1, queries = included, excluded = queries − included);
+    ``hot_pair``: one entry per suite for each of :data:`HOT_PAIR_KEYS`."""
+    for suite in suites:
+        for key in SHARED_KEYS:
+            if suite[key] != suites[0][key]:
+                raise ValueError(f"suites of one report differ in {key}")
+    rows = [r for s in suites for r in s["rows"]]
+    return {
+        "layout": GAPS_LAYOUT,
+        **{key: suites[0][key] if suites else None for key in SHARED_KEYS},
+        "suites": {
+            **{key: [s[key] for s in suites] for key in SUITE_KEYS},
+            "reference_sum_s": [
+                s["rows"][0]["reference_sum_s"] if s["rows"] else None for s in suites
+            ],
+            "rows": _one_or_list([len(s["rows"]) for s in suites]),
+        },
+        "rows": {key: [r[key] for r in rows] for key in ROW_KEYS},
+        "hot_pair": {key: [s["hot_pair"][key] for s in suites] for key in HOT_PAIR_KEYS},
+    }
+
+
+def decode_gaps(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The suites of a ``columns-1`` gaps payload as :func:`suite_summary` dicts (the
+    ``warmup gaps --json`` suites without their per-query lists): what the page holds."""
+    if data.get("layout") != GAPS_LAYOUT:
+        raise ValueError(f"not a {GAPS_LAYOUT} gaps payload: {data.get('layout')!r}")
+    columns = data["suites"]
+    n_suites = len(columns["suite"])
+    counts = columns["rows"]
+    counts = [counts] * n_suites if isinstance(counts, int) else counts
+    out = []
+    pos = 0
+    for n in range(n_suites):
+        suite = {key: columns[key][n] for key in SUITE_KEYS}
+        suite.update({key: data[key] for key in SHARED_KEYS})
+        included = suite["included"]
+        suite["rows"] = [
+            {
+                "hot_iterations": k,
+                "total_runs": k + 1,
+                **{key: data["rows"][key][pos + k - 1] for key in ROW_KEYS},
+                "reference_sum_s": columns["reference_sum_s"][n],
+                "queries": included,
+                "excluded": suite["queries"] - included,
+            }
+            for k in range(1, counts[n] + 1)
+        ]
+        pos += counts[n]
+        suite["hot_pair"] = {key: data["hot_pair"][key][n] for key in HOT_PAIR_KEYS}
+        out.append(suite)
     return out

@@ -52,27 +52,72 @@ def entry_labels(entries: Sequence[dict[str, Any]]) -> list[str]:
     ]
 
 
+#: Layout of the score section's ``runs`` (:func:`score_runs`).
+RUNS_LAYOUT = "columns-1"
+
+
+def _one_or_list(values: Sequence[Any]) -> Any:
+    """One value when every value is equal (and there is one), else the list."""
+    if values and all(v == values[0] and type(v) is type(values[0]) for v in values):
+        return values[0]
+    return list(values)
+
+
 def score_runs(entries: Sequence[ScoreEntry], labels: Sequence[str]) -> dict[str, Any]:
     """The runs the page's system picker rescores (``report.js``, the same formulas as
-    :func:`toolkit.analyze.score.clickbench_scores`): per entry its label, ``result`` (per
-    query the runs in s, null for a failed run or a null row), ``in_memory``,
-    ``load_time_s`` and ``data_size_bytes``, in the order of the payload's entries;
-    ``max_drawn``: systems drawn at most (:data:`MAX_VIEW_SYSTEMS`)."""
+    :func:`toolkit.analyze.score.clickbench_scores`), in the order of the payload's
+    entries, as columns (issue 19 §7: an array per query per entry was 1.6 MB of a
+    2,000-result report): per entry its ``label``, ``in_memory``, ``load_time_s``,
+    ``data_size_bytes`` and ``rows`` (its number of query rows); per row ``runs`` (its
+    number of runs, 0 for a null row; one integer when all are equal); ``seconds``: every
+    run in s, row after row (null: a failed run). ``max_drawn``: systems drawn at most
+    (:data:`MAX_VIEW_SYSTEMS`). :func:`decode_score_runs` gives the entries back."""
     n_queries = max((len(e.result) for e in entries), default=0)
+    rows = [row for e in entries for row in e.result]
     return {
+        "layout": RUNS_LAYOUT,
         "max_drawn": MAX_VIEW_SYSTEMS,
         "queries": [f"Q{q}" for q in range(n_queries)],
-        "entries": [
-            {
-                "label": label,
-                "result": [None if row is None else list(row) for row in e.result],
-                "in_memory": e.in_memory,
-                "load_time_s": e.load_time_s,
-                "data_size_bytes": e.data_size_bytes,
-            }
-            for e, label in zip(entries, labels, strict=True)
-        ],
+        "label": list(labels),
+        "in_memory": [e.in_memory for e in entries],
+        "load_time_s": [e.load_time_s for e in entries],
+        "data_size_bytes": [e.data_size_bytes for e in entries],
+        "rows": _one_or_list([len(e.result) for e in entries]),
+        "runs": _one_or_list([0 if row is None else len(row) for row in rows]),
+        "seconds": [v for row in rows if row is not None for v in row],
     }
+
+
+def decode_score_runs(runs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of a ``columns-1`` score ``runs`` payload, one dict each: ``label``,
+    ``result`` (per query the runs in s, None for a null row), ``in_memory``,
+    ``load_time_s``, ``data_size_bytes``: what the page decodes (``report.js``)."""
+    if runs.get("layout") != RUNS_LAYOUT:
+        raise ValueError(f"not a {RUNS_LAYOUT} runs payload: {runs.get('layout')!r}")
+    n = len(runs["label"])
+    counts = runs["rows"] if isinstance(runs["rows"], list) else [runs["rows"]] * n
+    n_rows = sum(counts)
+    lengths = runs["runs"] if isinstance(runs["runs"], list) else [runs["runs"]] * n_rows
+    seconds = runs["seconds"]
+    out = []
+    row = pos = 0
+    for i in range(n):
+        result: list[list[float | None] | None] = []
+        for _ in range(counts[i]):
+            length = lengths[row]
+            result.append(None if length == 0 else list(seconds[pos : pos + length]))
+            pos += length
+            row += 1
+        out.append(
+            {
+                "label": runs["label"][i],
+                "result": result,
+                "in_memory": runs["in_memory"][i],
+                "load_time_s": runs["load_time_s"][i],
+                "data_size_bytes": runs["data_size_bytes"][i],
+            }
+        )
+    return out
 
 
 def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Block]:
@@ -82,7 +127,7 @@ def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Bloc
     entries = payload["entries"]
     order = sorted(range(len(entries)), key=lambda i: (entries[i]["hot_rank"] or 10**9, i))
     order = order[:MAX_VIEW_SYSTEMS]
-    labels = [runs["entries"][i]["label"] for i in order]
+    labels = [runs["label"][i] for i in order]
     bars = figures.score_bars(
         labels, {key: [entries[i][key] for i in order] for key in ("hot", "cold", "combined")}
     )
@@ -94,7 +139,7 @@ def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Bloc
             result=tuple(None if row is None else tuple(row) for row in e["result"]),
             tags=("in-memory",) if e["in_memory"] else (),
         )
-        for e in runs["entries"]
+        for e in decode_score_runs(runs)
     ]
     ratios = query_ratios(score_entries_)
     heat = figures.relative_time_heatmap(labels, runs["queries"], [ratios[i] for i in order])
