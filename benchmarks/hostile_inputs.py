@@ -181,6 +181,10 @@ def json_array_cases(folder: Path) -> list[Case]:
         path = write_pieces(folder / file, head, item, 10**7, tail, ",")
         cases.append(run(name, command, path))
         path.unlink()
+    ops = write_pieces(folder / "ops.json", '{"query_name": "q", "latency": 1.0, "children": [',
+                       '{"operator_type":"X","operator_timing":0.1}', 2_400_000, "]}", ",")  # fmt: skip
+    cases.append(run("DuckDB profile, 2.4M operators (106 MB)", "cache", ops))
+    ops.unlink()
     under = write_pieces(
         folder / "under.json", '{"system": "x", "date": "2026-01-01", "result": [[', "0.1",
         4_900_000, "]]}", ",",
@@ -393,7 +397,8 @@ def main() -> None:
         "one query of 10M runs exit 3 (15 s, 2,148 MiB), a 4.9M-run series' gaps and "
         "report exit 3 (MemoryError at 1.5 GB), an unreadable file and a full disk exit 3, "
         "and a 500 MB last line of a CSV JTL exit 0 with that record silently left out "
-        "(DuckDB). The scan for such a line costs 0.25 s of a 16.9 s ingest of a 327 MB, "
+        "(DuckDB), and a DuckDB profile of 2.4M operators was still running after 300 s at "
+        "2.1 GB. The scan for such a line costs 0.25 s of a 16.9 s ingest of a 327 MB, "
         "6M-row JTL (1.5 %, load average 7.6).",
         "",
         "| case | command | exit | wall s | peak RSS MiB | last line |",

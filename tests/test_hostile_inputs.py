@@ -968,3 +968,23 @@ def test_a_csv_jtl_line_beyond_16_mib_is_one_line_wherever_it_is(tmp_path: Path)
     short = _write_jtl(tmp_path / "short.jtl", 800_000)
     assert short.stat().st_size > 16 << 20 and long_line(short, 16 << 20) is None
     assert long_line(jtl, 16 << 20) == 3 and long_line(jtl, 21 * MB) is None
+
+
+def test_a_duckdb_profile_of_more_operators_than_a_plan_holds_is_one_line(tmp_path: Path) -> None:
+    """A DuckDB profile of 10,000 operators is stored whole; one of 10,001 is one line
+    (was: 2.4 million operators, a 106 MB file under the JSON limits, took 2.1 GB and was
+    still running after 300 s)."""
+    from toolkit.ingest.profiles.duckdb_profile import MAX_PROFILE_OPERATORS
+
+    def profile(count: int) -> Path:
+        out = tmp_path / f"ops{count}.json"
+        children = ",".join(['{"operator_type":"X","operator_timing":0.001}'] * count)
+        out.write_text(f'{{"query_name": "select 1", "latency": 1.0, "children": [{children}]}}')
+        return out
+
+    with open_store() as store:
+        ingest_file(store, profile(MAX_PROFILE_OPERATORS))
+        (stored,) = store.con.execute("SELECT count(*) FROM operator_runs").fetchone()
+        assert stored == MAX_PROFILE_OPERATORS == 10_000
+        with pytest.raises(InputFormatError, match="plan has more than 10,000 operators"):
+            ingest_file(store, profile(MAX_PROFILE_OPERATORS + 1))
