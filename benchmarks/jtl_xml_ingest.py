@@ -104,7 +104,10 @@ def run_size(samples: int, before_tree: Path | None = None) -> dict[str, Any]:
         if before_tree is not None:
             argv = [py, "-m", "toolkit", "ingest", "--db", str(Path(tmp) / "before.duckdb")]
             name = f"warmup ingest @{before_tree.name}"
-            results.append(measure(name, [*argv, str(path)], tree=before_tree))
+            # run from that checkout: `python -m` puts the working directory ahead of
+            # PYTHONPATH, so from this one it would import this checkout's toolkit
+            step_argv = [*argv, str(path)]
+            results.append(measure(name, step_argv, tree=before_tree, cwd=before_tree))
     require_success(results)
     if int(results[1].stdout.strip()) != expected:
         raise SystemExit(f"iterparse counted {results[1].stdout.strip()}, expected {expected}")
