@@ -12,13 +12,17 @@ and peak RSS (``os.wait4``):
   after each top-level sample) counting samples: what a hand-written script would cost;
 - ``warmup ingest --db``: the toolkit's ingest (every attribute, nested sub-samples
   flagged, assertion failures) into a new store;
-- ``warmup load --db --json``: its analysis, checked against the generator's truth.
+- ``warmup load --db --json``: its analysis, checked against the generator's truth;
+- with ``--before DIR`` (a checkout of an earlier commit), ``warmup ingest @DIR``: that
+  commit's ingest of the same file, in the same run (issue 20: the XML reader within 2×
+  the expat floor in CPU).
 
 The issue (3) asks the XML reader to stream, "memory independent of file size": the peak
 RSS of the sizes is compared as a ratio. Usage::
 
     python benchmarks/jtl_xml_ingest.py                       # 1M and 3M samples
     python benchmarks/jtl_xml_ingest.py --samples 500000 --no-write
+    git archive main | tar -x -C /tmp/main && python benchmarks/jtl_xml_ingest.py --before /tmp/main
 
 Results replace this benchmark's section of ``benchmarks/RESULTS.md`` unless ``--no-write``.
 """
@@ -81,7 +85,7 @@ def samples_in_file(samples: int) -> int:
     return samples + 2 * -(-samples // SUBSAMPLE_EVERY)
 
 
-def run_size(samples: int) -> dict[str, Any]:
+def run_size(samples: int, before_tree: Path | None = None) -> dict[str, Any]:
     """All measurements for one file, in one fresh temporary folder."""
     path = generate(samples, suffix=".xml", writer="write_jtl_xml", subsample_every=SUBSAMPLE_EVERY)
     py = sys.executable
@@ -97,6 +101,13 @@ def run_size(samples: int) -> dict[str, Any]:
         load = measure("warmup load", [py, "-m", "toolkit", "load", "--db", str(db), "--json"])
         results.append(load)
         store_mib = db.stat().st_size / 2**20 if db.exists() else None
+        if before_tree is not None:
+            argv = [py, "-m", "toolkit", "ingest", "--db", str(Path(tmp) / "before.duckdb")]
+            name = f"warmup ingest @{before_tree.name}"
+            # run from that checkout: `python -m` puts the working directory ahead of
+            # PYTHONPATH, so from this one it would import this checkout's toolkit
+            step_argv = [*argv, str(path)]
+            results.append(measure(name, step_argv, tree=before_tree, cwd=before_tree))
     require_success(results)
     if int(results[1].stdout.strip()) != expected:
         raise SystemExit(f"iterparse counted {results[1].stdout.strip()}, expected {expected}")
@@ -135,11 +146,24 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
             *ratio_table(size["measures"]),
         ]
         ingest = step(size, "warmup ingest")
+        floor = step(size, "expat floor")
+        per_million = 1e6 / size["samples"]
         lines += [
             "",
             f"{size['check']}; `warmup ingest` {size['elements'] / ingest.wall_s:,.0f} "
             f"samples/s, {size['bytes'] / 1e6 / ingest.wall_s:.1f} MB/s; store file "
             f"{size['store_mib']:.0f} MiB.",
+            "",
+            f"CPU per 1M samples: `warmup ingest` {ingest.cpu_s * per_million:.2f} s, "
+            f"{ingest.cpu_s / floor.cpu_s:.2f}× the expat floor "
+            f"({floor.cpu_s * per_million:.2f} s; target ≤ 2×)"
+            + "".join(
+                f"; at {m.name.split(' @')[1]}: {m.cpu_s * per_million:.2f} s, "
+                f"{m.cpu_s / floor.cpu_s:.2f}× the floor"
+                for m in size["measures"]
+                if m.name.startswith("warmup ingest @")
+            )
+            + ".",
             "",
         ]
     if len(sizes) >= 2:
@@ -162,12 +186,18 @@ def main() -> None:
     parser.add_argument(
         "--samples", type=int, action="append", help="top-level samples of an XML JTL (repeatable)"
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of an earlier commit (git archive COMMIT | tar -x -C DIR): its "
+        "ingest of the same files too, named @DIR",
+    )
     parser.add_argument("--no-write", action="store_true", help="leave RESULTS.md alone")
     args = parser.parse_args()
     load_avg = os.getloadavg()[0]
     sizes = []
     for samples in args.samples or [1_000_000, 3_000_000]:
-        size = run_size(samples)
+        size = run_size(samples, args.before)
         sizes.append(size)
         print_size(f"{samples:,}", size["measures"], size["check"])
     publish(render(sizes, load_avg), "jtl_xml_ingest", no_write=args.no_write)
