@@ -102,6 +102,10 @@ def measure(
     from ``wait4`` (not mixed with other children). ``tree``: the checkout whose toolkit
     it runs (``--before``: an earlier commit's)."""
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_COLOR": "1", "COLUMNS": "120"}
+    if tree != ROOT and cwd == ROOT:
+        # `python -m` puts the working folder ahead of PYTHONPATH: from ROOT, the "before"
+        # steps ran this checkout's toolkit (the @36469a6 rows of RESULTS.md until 2026-11-26)
+        cwd = tree
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd)
