@@ -164,6 +164,8 @@ def browse(path: Path) -> dict[str, Any]:
         start = time.perf_counter()
         page.goto(path.resolve().as_uri())
         page.wait_for_load_state("load")
+        # plotly.js is inflated after load (reports/plotly-loader.js); report.js marks its end
+        page.wait_for_selector("html[data-report=ready]", state="attached")
         paint = page.evaluate(
             "() => { const p = performance.getEntriesByType('paint')"
             ".find(e => e.name === 'first-contentful-paint'); return p ? p.startTime : null; }"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from datetime import UTC, datetime
@@ -133,13 +135,18 @@ def test_empty_store_has_provenance_only() -> None:
 def test_plotlyjs_inlined_once_and_figures_have_fixed_ids(tmp_path: Path) -> None:
     html = render(clickbench_file(tmp_path))
     bundle = plotly.offline.get_plotlyjs()
-    assert html.count(bundle[:500]) == 1
+    # inlined once, gzip + base64 (issue 19 §7): it inflates to the bundle, byte for byte
+    (packed,) = re.findall(
+        r'<script type="application/octet-stream" id="plotly-js-gzip">([^<]*)</script>', html
+    )
+    assert gzip.decompress(base64.b64decode(packed)).decode("utf-8") == bundle
+    assert len(packed) < 0.5 * len(bundle) and bundle[:500] not in html
     assert "<script src=" not in html
     ids = re.findall(r'<div id="(fig-[a-z0-9-]+)" class="plotly-graph-div"', html)
     # the small multiples are drawn in the page from report-data, not shipped as figures
     assert ids == ["fig-gaps"]
     assert '<div class="panel-grid" id="grid-trajectories" data-section="trajectories"' in html
-    assert len(html) - len(bundle) < 200_000
+    assert len(html) - len(packed) < 200_000
 
 
 def test_plotlyjs_directory_and_cdn(tmp_path: Path) -> None:

@@ -144,6 +144,8 @@ def _open(browser: Any, path: Path) -> tuple[Any, list[str]]:
     page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
     page.goto(path.resolve().as_uri())
     page.wait_for_load_state("load")
+    # plotly.js is inflated after load (reports/plotly-loader.js); report.js marks its end
+    page.wait_for_selector("html[data-report=ready]", state="attached")
     return page, errors
 
 
