@@ -19,6 +19,7 @@ from report_checks import embedded_data, report_data_schema
 import toolkit
 from toolkit.cli import app
 from toolkit.report.sections.gaps import decode_gaps
+from toolkit.report.sections.provenance import decode_sources
 from toolkit.report.sections.series_columns import decode_series
 
 WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
@@ -119,8 +120,9 @@ def test_embedded_data_validates_against_schema(tmp_path: Path) -> None:
     data = embedded_data(render(clickbench_file(tmp_path)))
     jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}  # one system: no score
-    (source,) = data["sections"]["provenance"]["sources"]
+    (source,) = decode_sources(data["sections"]["provenance"]["sources"])
     assert source["name"] == "c6a.json" and len(source["sha256"]) == 64
+    assert source["path"].endswith("/c6a.json") and source["format"] == "clickbench"
 
 
 def test_empty_store_has_provenance_only() -> None:
@@ -185,7 +187,8 @@ def test_untrusted_strings_are_escaped(hostile_inputs: list[Path]) -> None:
     assert XSS in labels
     assert XSS in {e["system"] for e in data["sections"]["score"]["entries"]}
     assert any(
-        s["name"].startswith("<img src=x") for s in data["sections"]["provenance"]["sources"]
+        s["name"].startswith("<img src=x")
+        for s in decode_sources(data["sections"]["provenance"]["sources"])
     )
 
 

@@ -321,3 +321,29 @@ def test_score_runs_keep_their_own_runs_where_the_series_differ(tmp_path: Path) 
     alone = score_runs(entries, labels)
     assert min(alone["suite"]) == -1 == max(alone["suite"])
     assert [e["result"] for e in decode_score_runs(alone)] == want
+
+
+def test_provenance_sources_are_columns_of_the_sources_table(tmp_path: Path) -> None:
+    """The input files in report-data (issue 19 §7) decode to the store's sources table,
+    name = the path's last part, and cost ~80 bytes per file beyond its path and digest;
+    an object per file with its name cost ~250."""
+    from toolkit.report.sections.provenance import decode_sources
+
+    write_results(tmp_path / "cb", 200)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+        truth = store.frame(
+            "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
+            "ORDER BY source_id"
+        ).to_dicts()
+    sources = data["sections"]["provenance"]["sources"]
+    decoded = decode_sources(sources)
+    assert len(decoded) == len(truth) == 200
+    for got, want in zip(decoded, truth, strict=True):
+        assert got == {**want, "name": Path(want["path"]).name}
+    assert sources["format"] == "clickbench"  # one value for all 200
+    size = len(json.dumps(sources, separators=(",", ":")))
+    own = sum(len(s["path"]) + len(s["sha256"]) for s in truth)
+    assert (size - own) / 200 < 80, f"{(size - own) / 200:.0f} bytes per file"
