@@ -127,6 +127,8 @@ def browse(path: Path, pick: tuple[str, str] | None) -> dict[str, Any]:
         start = time.perf_counter()
         page.goto(path.resolve().as_uri())
         page.wait_for_load_state("load")
+        # plotly.js is inflated after load (reports/plotly-loader.js); report.js marks its end
+        page.wait_for_selector("html[data-report=ready]", state="attached")
         load_s = time.perf_counter() - start
         panels = page.evaluate(
             "Array.from(document.querySelectorAll('#trajectories .panel'))"

@@ -124,19 +124,70 @@
   var bars = document.getElementById("fig-score-bars");
   var heat = document.getElementById("fig-score-heatmap");
   if (!holder || !bars || !heat || typeof Plotly === "undefined") { return; }
-  var score = JSON.parse(holder.textContent).sections.score;
+  var sections = JSON.parse(holder.textContent).sections;
+  var score = sections.score;
   if (!score || !score.runs) { return; }
+  function expand(value, n) {
+    if (typeof value !== "number") { return value; }
+    var out = new Array(n);
+    for (var i = 0; i < n; i++) { out[i] = value; }
+    return out;
+  }
+  // per suite of the trajectories' series (columns-2, series_columns.py) the result its
+  // runs give, as score.py series_results builds it: row query_index = the first process's
+  // runs below maxRuns at their iteration, a row of no run or only failed runs = null
+  function seriesResults(p, maxRuns) {
+    var lists = p.query_lists, nSeries = 0, nBlocks = 0, i;
+    p.suites.queries.forEach(function (k) { nSeries += lists.query_index[k].length; });
+    var blocks = expand(p.blocks, nSeries);
+    for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
+    var runs = expand(p.runs, nBlocks), out = [], n = 0, b = 0, pos = 0;
+    p.suites.queries.forEach(function (k) {
+      var rows = [];
+      lists.query_index[k].forEach(function (q) {
+        for (var first = 0; first < blocks[n]; first++) {
+          if (first === 0) {
+            while (rows.length < q + 1) { rows.push([]); }
+            var row = rows[q];
+            for (var j = pos; j < pos + runs[b]; j++) {
+              var it = p.iteration ? p.iteration[j] : j - pos;
+              if (it < maxRuns) {
+                while (row.length < it + 1) { row.push(null); }
+                row[it] = p.seconds[j];
+              }
+            }
+          }
+          pos += runs[b];
+          b += 1;
+        }
+        n += 1;
+      });
+      out.push(rows.map(function (row) {
+        return row.every(function (v) { return v === null; }) ? null : row;
+      }));
+    });
+    return out;
+  }
   // the runs as columns (toolkit/report/sections/score.py score_runs): back to one entry
-  // per system with its result, per query the runs (null: a null row)
+  // per system with its result, per query the runs (null: a null row); an entry with a
+  // suite reads them from the trajectories' series
   function decodeRuns(c) {
-    var n = c.label.length, out = [], row = 0, pos = 0;
+    var n = c.label.length, out = [], row = 0, pos = 0, own = 0;
+    var shared = c.suite.some(function (s) { return s >= 0; }) ?
+      seriesResults(sections.trajectories.series, c.max_runs) : [];
     for (var i = 0; i < n; i += 1) {
-      var rows = typeof c.rows === "number" ? c.rows : c.rows[i], result = [];
-      for (var q = 0; q < rows; q += 1) {
-        var len = typeof c.runs === "number" ? c.runs : c.runs[row];
-        result.push(len === 0 ? null : c.seconds.slice(pos, pos + len));
-        pos += len;
-        row += 1;
+      var result = [];
+      if (c.suite[i] >= 0) {
+        result = shared[c.suite[i]];
+      } else {
+        var rows = typeof c.rows === "number" ? c.rows : c.rows[own];
+        for (var q = 0; q < rows; q += 1) {
+          var len = typeof c.runs === "number" ? c.runs : c.runs[row];
+          result.push(len === 0 ? null : c.seconds.slice(pos, pos + len));
+          pos += len;
+          row += 1;
+        }
+        own += 1;
       }
       out.push({ label: c.label[i], result: result, in_memory: c.in_memory[i],
                  load_time_s: c.load_time_s[i], data_size_bytes: c.data_size_bytes[i] });
@@ -347,7 +398,7 @@
   });
 })();
 // Small multiples drawn in the page from a section's compact series (report-data
-// sections.<section>.<key>, layout "columns-1": toolkit/report/sections/series_columns.py):
+// sections.<section>.<key>, layout "columns-2": toolkit/report/sections/series_columns.py):
 // every series is reachable through the filters (suite, system, class, query) and the sort;
 // a page of panels is drawn at a time, the next one on request. Untrusted strings (suite,
 // system, query names) reach the page only as textContent and title attributes, never as
@@ -373,6 +424,17 @@
   }
   // the payload's columns with per-series offsets (decode_series in Python reads the same)
   function columns(p) {
+    // columns-2: each suite's query list and the class codes back to one entry per series
+    var query = [], queryIndex = [], perSuite = [];
+    p.suites.queries.forEach(function (k) {
+      var names = p.query_lists.query[k], indexes = p.query_lists.query_index[k];
+      for (var j = 0; j < names.length; j++) { query.push(names[j]); queryIndex.push(indexes[j]); }
+      perSuite.push(names.length);
+    });
+    p.query = query;
+    p.query_index = queryIndex;
+    p.suites.series = perSuite;
+    p["class"] = p["class"].map(function (code) { return code < 0 ? -1 : p.classes[code]; });
     var nSeries = p.query.length, blocks = expand(p.blocks, nSeries), nBlocks = 0, i;
     for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
     var runs = expand(p.runs, nBlocks), process = expand(p.process, nBlocks);
@@ -604,7 +666,7 @@
   grids.forEach(function (grid) {
     var section = report.sections[grid.getAttribute("data-section")];
     var payload = section && section[grid.getAttribute("data-key")];
-    if (!payload || payload.layout !== "columns-1") { return; }
+    if (!payload || payload.layout !== "columns-2") { return; }
     var cfg = section.panels || { window: 2, target: 0.05, tolerance: 0.1, classes: {} };
     var c = columns(payload), p = payload, perPage = Number(grid.getAttribute("data-per-page")) || 24;
     var multiSuite = p.suites.suite_id.length > 1;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from datetime import UTC, datetime
@@ -17,6 +19,7 @@ from report_checks import embedded_data, report_data_schema
 import toolkit
 from toolkit.cli import app
 from toolkit.report.sections.gaps import decode_gaps
+from toolkit.report.sections.provenance import decode_sources
 from toolkit.report.sections.series_columns import decode_series
 
 WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
@@ -117,8 +120,9 @@ def test_embedded_data_validates_against_schema(tmp_path: Path) -> None:
     data = embedded_data(render(clickbench_file(tmp_path)))
     jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == {"gaps", "trajectories", "provenance"}  # one system: no score
-    (source,) = data["sections"]["provenance"]["sources"]
+    (source,) = decode_sources(data["sections"]["provenance"]["sources"])
     assert source["name"] == "c6a.json" and len(source["sha256"]) == 64
+    assert source["path"].endswith("/c6a.json") and source["format"] == "clickbench"
 
 
 def test_empty_store_has_provenance_only() -> None:
@@ -133,13 +137,18 @@ def test_empty_store_has_provenance_only() -> None:
 def test_plotlyjs_inlined_once_and_figures_have_fixed_ids(tmp_path: Path) -> None:
     html = render(clickbench_file(tmp_path))
     bundle = plotly.offline.get_plotlyjs()
-    assert html.count(bundle[:500]) == 1
+    # inlined once, gzip + base64 (issue 19 §7): it inflates to the bundle, byte for byte
+    (packed,) = re.findall(
+        r'<script type="application/octet-stream" id="plotly-js-gzip">([^<]*)</script>', html
+    )
+    assert gzip.decompress(base64.b64decode(packed)).decode("utf-8") == bundle
+    assert len(packed) < 0.5 * len(bundle) and bundle[:500] not in html
     assert "<script src=" not in html
     ids = re.findall(r'<div id="(fig-[a-z0-9-]+)" class="plotly-graph-div"', html)
     # the small multiples are drawn in the page from report-data, not shipped as figures
     assert ids == ["fig-gaps"]
     assert '<div class="panel-grid" id="grid-trajectories" data-section="trajectories"' in html
-    assert len(html) - len(bundle) < 200_000
+    assert len(html) - len(packed) < 200_000
 
 
 def test_plotlyjs_directory_and_cdn(tmp_path: Path) -> None:
@@ -178,7 +187,8 @@ def test_untrusted_strings_are_escaped(hostile_inputs: list[Path]) -> None:
     assert XSS in labels
     assert XSS in {e["system"] for e in data["sections"]["score"]["entries"]}
     assert any(
-        s["name"].startswith("<img src=x") for s in data["sections"]["provenance"]["sources"]
+        s["name"].startswith("<img src=x")
+        for s in decode_sources(data["sections"]["provenance"]["sources"])
     )
 
 

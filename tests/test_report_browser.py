@@ -79,6 +79,8 @@ def open_report(browser: Any, path: Path) -> tuple[Any, PageLog]:
     page.route("**/*", route)
     page.goto(path.resolve().as_uri())
     page.wait_for_load_state("load")
+    # plotly.js is inflated after load (reports/plotly-loader.js); report.js marks its end
+    page.wait_for_selector("html[data-report=ready]", state="attached")
     return page, log
 
 
@@ -179,11 +181,15 @@ def test_injected_markup_stays_text_in_the_browser(
     # no injected element: no <img> at all, and every <script> is one the report wrote
     assert page.locator("img").count() == 0
     scripts = page.eval_on_selector_all(
-        "script", "els => els.map(e => [e.type, e.id, e.textContent.length])"
+        "script", "els => els.map(e => [e.type, e.id, e.textContent.length, e.src])"
     )
     figures = page.locator("div.plotly-graph-div").count()
-    # plotly.js, one Plotly.newPlot per figure, report-data, report.js
-    assert len(scripts) == 1 + figures + 2
+    # plotly.js gzip + base64, its loader, the Blob-URL script the loader ran it from, one
+    # Plotly.newPlot per figure, report-data, report.js
+    assert len(scripts) == 2 + 1 + figures + 2
+    assert scripts[0][:2] == ["application/octet-stream", "plotly-js-gzip"]
+    assert [s for s in scripts if s[3]] == [s for s in scripts if s[3].startswith("blob:")]
+    assert len([s for s in scripts if s[3]]) == 1
     assert [s[:2] for s in scripts].count(["application/json", "report-data"]) == 1
     texts = page.eval_on_selector_all("script", "els => els.map(e => e.textContent.trim())")
     assert not any(t == "alert(1)" for t in texts)

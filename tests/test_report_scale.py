@@ -262,10 +262,10 @@ def test_gap_columns_per_suite_are_a_few_hundred_bytes(tmp_path: Path) -> None:
 
 
 def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
-    """The system picker's runs (issue 19 §7) as one flat array: they decode to each scored
-    suite's runs as stored (first process, null rows kept), and cost the digits of a run
-    and a comma plus ~120 bytes per system (label, flags, run counts); an array per query
-    and an object per system cost ~190."""
+    """The system picker's runs (issue 19 §7) are read from the trajectories' columns: they
+    decode to each scored suite's runs as stored (first process, null rows kept), send no
+    run time of their own and cost ~70 bytes per system (label, flags, suite position);
+    their own copy of the runs cost the digits of every run and a comma on top."""
     from toolkit.report.sections.score import decode_score_runs
 
     write_results(tmp_path / "cb", 200)
@@ -276,7 +276,7 @@ def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
         truth = stored_runs(store)
         names = dict(store.con.execute("SELECT name, suite_id FROM suites").fetchall())
     score = data["sections"]["score"]
-    decoded = decode_score_runs(score["runs"])
+    decoded = decode_score_runs(score["runs"], data["sections"]["trajectories"]["series"])
     assert len(decoded) == len(score["entries"]) == 200
     for entry, got in zip(score["entries"], decoded, strict=True):
         suite_id = names[entry["suite"]]
@@ -286,6 +286,64 @@ def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
             values = [v for _, v in points]
             want.append(None if all(v is None for v in values) else values)
         assert got["result"] == want
+    assert score["runs"]["seconds"] == [] and min(score["runs"]["suite"]) >= 0
     runs = json.dumps(score["runs"], separators=(",", ":"))
-    digits = sum(len(json.dumps(v)) + 1 for v in score["runs"]["seconds"])
-    assert len(runs) < digits + 200 * 130, f"{len(runs) - digits} bytes beyond the runs"
+    assert len(runs) < 200 * 80, f"{len(runs) / 200:.0f} bytes per system"
+
+
+def test_score_runs_keep_their_own_runs_where_the_series_differ(tmp_path: Path) -> None:
+    """An entry whose result its suite's trajectory columns do not give (here one run
+    changed after the fact) keeps its own runs and decodes to them; the others still point
+    at their suites; without the series every entry sends its own runs."""
+    from dataclasses import replace
+
+    from toolkit.pipeline.score import score_entries
+    from toolkit.report.sections.score import decode_score_runs, score_runs
+
+    write_results(tmp_path / "cb", 5)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+        names = data["sections"]["score"]["entries"]
+        entries = score_entries(store, [e["suite"] for e in names])
+    series = data["sections"]["trajectories"]["series"]
+    first_row = entries[2].result[0]
+    assert first_row is not None
+    changed = ((*first_row[:-1], 99.0), *entries[2].result[1:])
+    entries[2] = replace(entries[2], result=changed)
+    labels = [f"S{i}" for i in range(5)]
+    runs = score_runs(entries, labels, series)
+    assert [s >= 0 for s in runs["suite"]] == [True, True, False, True, True]
+    assert len(runs["seconds"]) == sum(len(r) for r in changed if r is not None)
+    want = [[None if r is None else list(r) for r in e.result] for e in entries]
+    assert [e["result"] for e in decode_score_runs(runs, series)] == want
+    alone = score_runs(entries, labels)
+    assert min(alone["suite"]) == -1 == max(alone["suite"])
+    assert [e["result"] for e in decode_score_runs(alone)] == want
+
+
+def test_provenance_sources_are_columns_of_the_sources_table(tmp_path: Path) -> None:
+    """The input files in report-data (issue 19 §7) decode to the store's sources table,
+    name = the path's last part, and cost ~80 bytes per file beyond its path and digest;
+    an object per file with its name cost ~250."""
+    from toolkit.report.sections.provenance import decode_sources
+
+    write_results(tmp_path / "cb", 200)
+    with toolkit.open_store() as store:
+        for path in sorted((tmp_path / "cb").glob("*.json")):
+            toolkit.ingest_file(store, path)
+        data = report_data(build_report(store))
+        truth = store.frame(
+            "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
+            "ORDER BY source_id"
+        ).to_dicts()
+    sources = data["sections"]["provenance"]["sources"]
+    decoded = decode_sources(sources)
+    assert len(decoded) == len(truth) == 200
+    for got, want in zip(decoded, truth, strict=True):
+        assert got == {**want, "name": Path(want["path"]).name}
+    assert sources["format"] == "clickbench"  # one value for all 200
+    size = len(json.dumps(sources, separators=(",", ":")))
+    own = sum(len(s["path"]) + len(s["sha256"]) for s in truth)
+    assert (size - own) / 200 < 80, f"{(size - own) / 200:.0f} bytes per file"

@@ -70,7 +70,11 @@ def test_heatmap_and_bars_equal_the_raw_files(real_dir: Path) -> None:
     html, data = report_of(*_clickbench_files(real_dir))
     score = data["sections"]["score"]
     entries = score["entries"]
-    assert len(entries) >= 30 and len(decode_score_runs(score["runs"])) == len(entries)
+    series = data["sections"]["trajectories"]["series"]
+    decoded = decode_score_runs(score["runs"], series)
+    assert len(entries) >= 30 and len(decoded) == len(entries)
+    # the picker's runs are read from the trajectories' columns, not sent twice
+    assert min(score["runs"]["suite"]) >= 0 and score["runs"]["seconds"] == []
     by_suite = {}
     for path in _clickbench_files(real_dir):
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -78,6 +82,10 @@ def test_heatmap_and_bars_equal_the_raw_files(real_dir: Path) -> None:
             continue  # not a result file
         by_suite[f"{doc['system']} / {doc['machine']} / {doc['date']}"] = doc
     docs = [by_suite[e["suite"]] for e in entries]
+    for doc, got in zip(docs, decoded, strict=True):
+        # the raw rows: a row of only nulls is a null row (the score's and the page's view)
+        want = [None if all(v is None for v in row) else row for row in doc["result"]]
+        assert got["result"] == want, doc["system"]
     truth = _heat_truth(docs)
     with toolkit.open_store() as store:
         for path in _clickbench_files(real_dir):
@@ -136,6 +144,8 @@ def _open(browser: Any, path: Path) -> tuple[Any, list[str]]:
     page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
     page.goto(path.resolve().as_uri())
     page.wait_for_load_state("load")
+    # plotly.js is inflated after load (reports/plotly-loader.js); report.js marks its end
+    page.wait_for_selector("html[data-report=ready]", state="attached")
     return page, errors
 
 
@@ -376,4 +386,6 @@ def test_views_draw_at_most_the_best_60_systems(tmp_path: Path) -> None:
     assert 10 ** heat.z[0][59] == pytest.approx((0.01 + 6.0) / (0.01 + 0.1), rel=1e-12)
     for trace in charts["fig-score-bars"].data:
         assert len(trace.y) == 60 and trace.y[0] == "S00"
-    assert len(decode_score_runs(section.data["runs"])) == 70 and len(section.data["entries"]) == 70
+    series = next(s for s in report.sections if s.id == "trajectories").data["series"]
+    assert len(decode_score_runs(section.data["runs"], series)) == 70
+    assert len(section.data["entries"]) == 70

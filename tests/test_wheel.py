@@ -56,6 +56,7 @@ def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
         "toolkit/_resources/reports/report.html.j2",
         "toolkit/_resources/reports/report.css",
         "toolkit/_resources/reports/report.js",
+        "toolkit/_resources/reports/plotly-loader.js",
         "toolkit/_resources/schemas/report-data.schema.json",
         "toolkit/_resources/fixtures/clickbench/jvm-engine/results/20260519/c6a.metal.json",
         "toolkit/_resources/fixtures/jmeter/baseline.jtl.gz",

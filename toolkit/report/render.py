@@ -11,9 +11,13 @@ are passed in, so two renders of the same store are byte-identical.
 
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
 import json
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -148,17 +152,36 @@ def make_environment() -> jinja2.Environment:
 
 def figure_html(chart: Chart) -> Markup:
     """A figure as a ``<div>`` + ``Plotly.newPlot`` fragment with its fixed id (trusted:
-    plotly serializes ``<``, ``>``, ``/`` in the data as ``\\u003c`` …)."""
-    return Markup(
-        pio.to_html(
-            chart.figure,
-            include_plotlyjs=False,
-            full_html=False,
-            div_id=chart.div_id,
-            config=figures.CONFIG,
-            default_height=f"{chart.figure.layout.height or 400}px",
-        )
+    plotly serializes ``<``, ``>``, ``/`` in the data as ``\\u003c`` …), its script run
+    through ``whenPlotly`` (``reports/plotly-loader.js``: plotly.js may still be inflating)."""
+    html = pio.to_html(
+        chart.figure,
+        include_plotlyjs=False,
+        full_html=False,
+        div_id=chart.div_id,
+        config=figures.CONFIG,
+        default_height=f"{chart.figure.layout.height or 400}px",
     )
+    opening = re.search(r"<script[^>]*>", html)
+    closing = html.rfind("</script>")
+    if opening is None or closing < opening.end() or html.count("</script>") != 1:
+        raise AssertionError(f"{chart.div_id}: not one script in plotly's figure fragment")
+    return Markup(
+        html[: opening.end()]
+        + "whenPlotly(function () {"
+        + html[opening.end() : closing]
+        + "});"
+        + html[closing:]
+    )
+
+
+@functools.cache
+def plotlyjs_gzip_base64() -> str:
+    """plotly.js as the page inlines it: gzip (level 9, mtime 0 so two renders are equal),
+    then base64 (issue 19 §7: 4.8 MB as text, ~1.9 MB so; ``reports/plotly-loader.js``
+    inflates it with the browser's DecompressionStream)."""
+    packed = gzip.compress(plotly.offline.get_plotlyjs().encode("utf-8"), compresslevel=9, mtime=0)
+    return base64.b64encode(packed).decode("ascii")
 
 
 def _asset(name: str) -> Markup:
@@ -183,7 +206,7 @@ def render_html(report: Report, *, plotlyjs: PlotlyJs = "inline") -> str:
         data=report_data(report),
         charts=charts,
         plotlyjs_mode=plotlyjs,
-        plotlyjs_inline=Markup(plotly.offline.get_plotlyjs()) if plotlyjs == "inline" else "",
+        plotlyjs_gzip_base64=plotlyjs_gzip_base64() if plotlyjs == "inline" else "",
         plotlyjs_src=(
             PLOTLY_FILE
             if plotlyjs == "directory"
@@ -191,6 +214,7 @@ def render_html(report: Report, *, plotlyjs: PlotlyJs = "inline") -> str:
         ),
         plotly_version=version,
         css=_asset("report.css"),
+        loader=_asset("plotly-loader.js"),
         script=_asset("report.js"),
     )
 

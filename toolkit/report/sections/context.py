@@ -56,6 +56,10 @@ class ReportContext:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def computed(self, key: str) -> Any:
+        """The value cached under ``key``, None when nothing has cached it yet."""
+        return self._cache.get(key)
+
     @property
     def analyses(self) -> Analyses:
         """The store's analyses with the report's parameters (made once)."""

@@ -36,6 +36,55 @@ PARAMETERS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
+#: Layout of the provenance section's ``sources`` (:func:`source_columns`).
+SOURCES_LAYOUT = "columns-1"
+
+
+def _one_or_list(values: Sequence[Any]) -> Any:
+    """One value when every value is equal (and there is one), else the list."""
+    if values and all(v == values[0] and type(v) is type(values[0]) for v in values):
+        return values[0]
+    return list(values)
+
+
+def source_columns(sources: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The input files as columns (issue 19 §7: an object per file was 0.6 MB of a
+    2,000-result report): ``source_id``, ``path``, ``sha256``, ``bytes``, ``rows`` one entry
+    per file; ``format`` and ``tool_version`` one value when all files share it. The file
+    name is the path's last part (:func:`decode_sources` gives the dicts back)."""
+    return {
+        "layout": SOURCES_LAYOUT,
+        "source_id": [s["source_id"] for s in sources],
+        "path": [s["path"] for s in sources],
+        "sha256": [s["sha256"] for s in sources],
+        "format": _one_or_list([s["format"] for s in sources]),
+        "bytes": [s["bytes"] for s in sources],
+        "rows": [s["rows"] for s in sources],
+        "tool_version": _one_or_list([s["tool_version"] for s in sources]),
+    }
+
+
+def decode_sources(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """The files of a ``columns-1`` ``sources`` payload, one dict each: ``source_id``,
+    ``name`` (the path's last part), ``path``, ``sha256``, ``format``, ``bytes``, ``rows``,
+    ``tool_version``."""
+    if columns.get("layout") != SOURCES_LAYOUT:
+        raise ValueError(f"not a {SOURCES_LAYOUT} sources payload: {columns.get('layout')!r}")
+    n = len(columns["path"])
+
+    def column(key: str) -> list[Any]:
+        value = columns[key]
+        return list(value) if isinstance(value, list) else [value] * n
+
+    keys = ("source_id", "path", "sha256", "format", "bytes", "rows", "tool_version")
+    out = [
+        dict(zip(keys, row, strict=True)) for row in zip(*(column(k) for k in keys), strict=True)
+    ]
+    for source in out:
+        source["name"] = PurePath(source["path"]).name
+    return out
+
+
 def provenance_section(
     ctx: ReportContext,
     *,
@@ -131,7 +180,7 @@ def provenance_section(
         "What this report was computed from.",
         (table, settings),
         {
-            "sources": sources,
+            "sources": source_columns(sources),
             "toolkit_version": toolkit_version,
             "schema_version": ctx.store.schema_version,
             "generated_at": generated_at,

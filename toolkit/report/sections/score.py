@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
 from toolkit.analyze.score import ScoreEntry, query_ratios
 from toolkit.pipeline.score import score_entries
 from toolkit.report import figures
@@ -53,7 +54,11 @@ def entry_labels(entries: Sequence[dict[str, Any]]) -> list[str]:
 
 
 #: Layout of the score section's ``runs`` (:func:`score_runs`).
-RUNS_LAYOUT = "columns-1"
+RUNS_LAYOUT = "columns-2"
+
+#: A ClickBench result row as :func:`~toolkit.pipeline.score.score_entries` gives it: per
+#: query the runs in s (None: a failed run), None for a null row.
+Result = tuple[tuple[float | None, ...] | None, ...]
 
 
 def _one_or_list(values: Sequence[Any]) -> Any:
@@ -63,51 +68,124 @@ def _one_or_list(values: Sequence[Any]) -> Any:
     return list(values)
 
 
-def score_runs(entries: Sequence[ScoreEntry], labels: Sequence[str]) -> dict[str, Any]:
+def _expand(value: int | list[int], n: int) -> list[int]:
+    return [value] * n if isinstance(value, int) else list(value)
+
+
+def series_results(series: dict[str, Any], max_runs: int = MAX_SERIES_RUNS) -> list[Result]:
+    """Per suite of a trajectories ``series`` payload (:mod:`.series_columns`, in its
+    order) the ClickBench result its runs give, built as
+    :func:`~toolkit.pipeline.score.score_entries` builds it: row ``query_index`` holds the
+    first process's runs of the iterations below ``max_runs`` at their iteration (None
+    where none), a row with no run or only failed runs is None."""
+    lists, suites = series["query_lists"], series["suites"]
+    n_series = sum(len(lists["query_index"][k]) for k in suites["queries"])
+    blocks = _expand(series["blocks"], n_series)
+    n_blocks = sum(blocks)
+    runs = _expand(series["runs"], n_blocks)
+    seconds, iteration = series["seconds"], series.get("iteration")
+    out: list[Result] = []
+    n = b = pos = 0
+    for k in suites["queries"]:
+        rows: list[list[float | None]] = []
+        for q in lists["query_index"][k]:
+            for first in range(blocks[n]):
+                if first == 0:
+                    rows.extend([] for _ in range(q + 1 - len(rows)))
+                    row = rows[q]
+                    for j in range(pos, pos + runs[b]):
+                        it = iteration[j] if iteration is not None else j - pos
+                        if it < max_runs:
+                            row.extend([None] * (it + 1 - len(row)))
+                            row[it] = seconds[j]
+                pos += runs[b]
+                b += 1
+            n += 1
+        out.append(
+            tuple(None if not row or all(v is None for v in row) else tuple(row) for row in rows)
+        )
+    return out
+
+
+def score_runs(
+    entries: Sequence[ScoreEntry],
+    labels: Sequence[str],
+    series: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The runs the page's system picker rescores (``report.js``, the same formulas as
     :func:`toolkit.analyze.score.clickbench_scores`), in the order of the payload's
-    entries, as columns (issue 19 §7: an array per query per entry was 1.6 MB of a
-    2,000-result report): per entry its ``label``, ``in_memory``, ``load_time_s``,
-    ``data_size_bytes`` and ``rows`` (its number of query rows); per row ``runs`` (its
-    number of runs, 0 for a null row; one integer when all are equal); ``seconds``: every
-    run in s, row after row (null: a failed run). ``max_drawn``: systems drawn at most
-    (:data:`MAX_VIEW_SYSTEMS`). :func:`decode_score_runs` gives the entries back."""
+    entries, as columns (issue 19 §7): per entry its ``label``, ``in_memory``,
+    ``load_time_s``, ``data_size_bytes`` and ``suite``: the position of its suite in the
+    trajectories' ``series`` payload when that suite's runs give its result
+    (:func:`series_results`: the run times are sent once, issue 19 §7: a second copy was
+    1.3 MB of a 2,000-result report), else -1. For the entries at -1 only, their own
+    runs: ``rows`` (query rows per entry), per row ``runs`` (0 for a null row; one
+    integer when all are equal) and ``seconds`` (every run in s, row after row; null: a
+    failed run). ``max_runs``: the iterations a row holds; ``max_drawn``: systems drawn
+    at most (:data:`MAX_VIEW_SYSTEMS`). :func:`decode_score_runs` gives the entries back."""
     n_queries = max((len(e.result) for e in entries), default=0)
-    rows = [row for e in entries for row in e.result]
+    position: dict[str, int] = {}
+    shared: list[Result] = []
+    if series is not None:
+        names = [series["strings"][i] for i in series["suites"]["name"]]
+        shared = series_results(series)
+        counts: dict[str, int] = {}
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        position = {name: s for s, name in enumerate(names) if counts[name] == 1}
+    suite = [
+        s if (s := position.get(e.name, -1)) >= 0 and shared[s] == e.result else -1 for e in entries
+    ]
+    own = [e for e, s in zip(entries, suite, strict=True) if s < 0]
+    rows = [row for e in own for row in e.result]
     return {
         "layout": RUNS_LAYOUT,
         "max_drawn": MAX_VIEW_SYSTEMS,
+        "max_runs": MAX_SERIES_RUNS,
         "queries": [f"Q{q}" for q in range(n_queries)],
         "label": list(labels),
         "in_memory": [e.in_memory for e in entries],
         "load_time_s": [e.load_time_s for e in entries],
         "data_size_bytes": [e.data_size_bytes for e in entries],
-        "rows": _one_or_list([len(e.result) for e in entries]),
+        "suite": suite,
+        "rows": _one_or_list([len(e.result) for e in own]),
         "runs": _one_or_list([0 if row is None else len(row) for row in rows]),
         "seconds": [v for row in rows if row is not None for v in row],
     }
 
 
-def decode_score_runs(runs: dict[str, Any]) -> list[dict[str, Any]]:
-    """The entries of a ``columns-1`` score ``runs`` payload, one dict each: ``label``,
+def decode_score_runs(
+    runs: dict[str, Any], series: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The entries of a ``columns-2`` score ``runs`` payload, one dict each: ``label``,
     ``result`` (per query the runs in s, None for a null row), ``in_memory``,
-    ``load_time_s``, ``data_size_bytes``: what the page decodes (``report.js``)."""
+    ``load_time_s``, ``data_size_bytes``: what the page decodes (``report.js``); the
+    entries that point at a suite read their runs from the trajectories' ``series``
+    payload (:func:`series_results`)."""
     if runs.get("layout") != RUNS_LAYOUT:
         raise ValueError(f"not a {RUNS_LAYOUT} runs payload: {runs.get('layout')!r}")
     n = len(runs["label"])
-    counts = runs["rows"] if isinstance(runs["rows"], list) else [runs["rows"]] * n
-    n_rows = sum(counts)
-    lengths = runs["runs"] if isinstance(runs["runs"], list) else [runs["runs"]] * n_rows
+    suite = runs["suite"]
+    if series is None and any(s >= 0 for s in suite):
+        raise ValueError("these score runs point at the trajectories' series: pass them")
+    shared = series_results(series, runs["max_runs"]) if series is not None else []
+    n_own = sum(1 for s in suite if s < 0)
+    counts = _expand(runs["rows"], n_own) if n_own else []
+    lengths = _expand(runs["runs"], sum(counts))
     seconds = runs["seconds"]
     out = []
-    row = pos = 0
+    own = row = pos = 0
     for i in range(n):
         result: list[list[float | None] | None] = []
-        for _ in range(counts[i]):
-            length = lengths[row]
-            result.append(None if length == 0 else list(seconds[pos : pos + length]))
-            pos += length
-            row += 1
+        if suite[i] >= 0:
+            result = [None if r is None else list(r) for r in shared[suite[i]]]
+        else:
+            for _ in range(counts[own]):
+                length = lengths[row]
+                result.append(None if length == 0 else list(seconds[pos : pos + length]))
+                pos += length
+                row += 1
+            own += 1
         out.append(
             {
                 "label": runs["label"][i],
@@ -120,10 +198,13 @@ def decode_score_runs(runs: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Block]:
+def clickbench_views(
+    payload: dict[str, Any], runs: dict[str, Any], series: dict[str, Any] | None = None
+) -> list[Block]:
     """The ClickBench website's views: score bars (hot, cold, combined) and the relative-time
     heat map (query × system), systems ordered by hot score; the page's system picker
-    (``report.js``) redraws both from ``runs`` for the systems ticked."""
+    (``report.js``) redraws both from ``runs`` (and the trajectories' ``series`` they
+    point at) for the systems ticked."""
     entries = payload["entries"]
     order = sorted(range(len(entries)), key=lambda i: (entries[i]["hot_rank"] or 10**9, i))
     order = order[:MAX_VIEW_SYSTEMS]
@@ -139,7 +220,7 @@ def clickbench_views(payload: dict[str, Any], runs: dict[str, Any]) -> list[Bloc
             result=tuple(None if row is None else tuple(row) for row in e["result"]),
             tags=("in-memory",) if e["in_memory"] else (),
         )
-        for e in decode_score_runs(runs)
+        for e in decode_score_runs(runs, series)
     ]
     ratios = query_ratios(score_entries_)
     heat = figures.relative_time_heatmap(labels, runs["queries"], [ratios[i] for i in order])
@@ -216,8 +297,10 @@ def score_section(ctx: ReportContext) -> Section | None:
         ),
     )
     labels = entry_labels(entries)
-    runs = score_runs(score_entries(ctx.store, [e["suite"] for e in entries]), labels)
-    blocks: list[Block] = clickbench_views(payload, runs)
+    # the trajectories section (built first) sends the run times; the picker reads them there
+    series = ctx.computed("trajectories_series")
+    runs = score_runs(score_entries(ctx.store, [e["suite"] for e in entries]), labels, series)
+    blocks: list[Block] = clickbench_views(payload, runs, series)
     if len(ks) > 1:
 
         def movement(e: dict[str, Any]) -> tuple[int, int]:

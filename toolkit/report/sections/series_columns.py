@@ -6,14 +6,18 @@ report grows by a few bytes per run (issue 19 §7: 2,000 ClickBench results ≤ 
 ``report.js`` draws the small multiples from these arrays; :func:`decode_series` is the
 same decoding in Python (tests, tools).
 
-Layout (``layout: "columns-1"``), ``S`` series in suite/query order, ``B`` process blocks:
+Layout (``layout: "columns-2"``), ``S`` series in suite/query order, ``B`` process blocks:
 
 - ``strings``: the shared strings; ``-1`` where a string index means "none";
-- ``suites``: ``suite_id``, ``name``, ``system`` (string indexes), ``series`` (how many
-  consecutive series each suite has) and ``resolution`` (the timer's resolution in s: the
-  format's, e.g. ClickBench 1 ms, else the smallest step between the suite's run times;
-  0 = unknown), one entry per suite; the panels draw a 0 s run at the resolution;
-- ``query``, ``query_index``, ``class``: one entry per series (class: string index);
+- ``query_lists``: the distinct lists of a suite's queries, each once (``query``: string
+  indexes, ``query_index``: ints; ClickBench: every suite has the same 43);
+- ``suites``: ``suite_id``, ``name``, ``system`` (string indexes), ``queries`` (the index
+  of the suite's query list: its series are that list's queries, consecutive) and
+  ``resolution`` (the timer's resolution in s: the format's, e.g. ClickBench 1 ms, else
+  the smallest step between the suite's run times; 0 = unknown), one entry per suite; the
+  panels draw a 0 s run at the resolution;
+- ``classes`` (string indexes: the class names, each once) and ``class``: per series its
+  class code, an index into ``classes`` (``-1``: none);
 - ``window`` (the benchmark window k) and ``reference``/``gap``: the gap table's reference
   (s) and the window's gap against it (a fraction) are what :func:`derived_gap` computes
   from a series' first process (min of its hot runs; min of hot runs 1..k over it, − 1);
@@ -39,7 +43,7 @@ from typing import Any
 
 import polars as pl
 
-LAYOUT = "columns-1"
+LAYOUT = "columns-2"
 
 
 @dataclass(frozen=True)
@@ -205,20 +209,31 @@ def compact_series(
     suite_ids: list[int] = []
     names: list[int] = []
     systems: list[int] = []
-    counts: list[int] = []
     resolutions: list[float] = []
-    for (suite_id, _), suite, system in zip(
-        columns.keys, columns.suite, columns.system, strict=True
+    # each suite's (query, query_index) list, the distinct lists once (issue 19 §7: a name
+    # and index per series were ~1 MB of a 2,000-result report)
+    suite_queries: list[list[tuple[str, int]]] = []
+    for (suite_id, query), suite, system, query_index in zip(
+        columns.keys, columns.suite, columns.system, columns.query_index, strict=True
     ):
         if suite_ids and suite_ids[-1] == suite_id:
-            counts[-1] += 1
+            suite_queries[-1].append((query, query_index))
             continue
         suite_ids.append(suite_id)
         resolutions.append((resolution or {}).get(suite_id, 0.0))
         names.append(ref(suite))
         systems.append(ref(system))
-        counts.append(1)
-    classes = [-1] * len(columns.keys)
+        suite_queries.append([(query, query_index)])
+    list_of: dict[tuple[tuple[str, int], ...], int] = {}
+    query_list: list[int] = []
+    for queries in suite_queries:
+        query_list.append(list_of.setdefault(tuple(queries), len(list_of)))
+    query_lists: dict[str, list[list[int]]] = {
+        "query": [[ref(q) for q, _ in queries] for queries in list_of],
+        "query_index": [[i for _, i in queries] for queries in list_of],
+    }
+    class_codes = [-1] * len(columns.keys)
+    class_names: list[int] = []  # string indexes, in order of first use
     references: dict[str, list[Any]] = {"series": [], "seconds": []}
     gaps: dict[str, list[Any]] = {"series": [], "gap": []}
     steady: dict[str, list[Any]] = {k: [] for k in ("series", "seconds", "lo", "hi", "iteration")}
@@ -226,7 +241,11 @@ def compact_series(
     spikes: dict[str, list[Any]] = {"series": [], "iteration": [], "seconds": []}
     for d in sorted(detected, key=lambda d: int(d["n"])):
         n = int(d["n"])
-        classes[n] = ref(d["class"])
+        if d["class"] is not None:
+            name = ref(d["class"])
+            if name not in class_names:
+                class_names.append(name)
+            class_codes[n] = class_names.index(name)
         if d["steady_s"] is not None or d["steady_iteration"] is not None:
             ci = d["steady_ci"] or (None, None)
             steady["series"].append(n)
@@ -259,16 +278,16 @@ def compact_series(
     payload: dict[str, Any] = {
         "layout": LAYOUT,
         "strings": strings,
+        "query_lists": query_lists,
         "suites": {
             "suite_id": suite_ids,
             "name": names,
             "system": systems,
-            "series": counts,
+            "queries": query_list,
             "resolution": resolutions,
         },
-        "query": [ref(q) for _, q in columns.keys],
-        "query_index": columns.query_index,
-        "class": classes,
+        "classes": class_names,
+        "class": class_codes,
         "window": window,
         "reference": references,
         "gap": gaps,
@@ -295,7 +314,7 @@ def _expand(value: int | list[int], n: int) -> list[int]:
 
 
 def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """The series of a ``columns-1`` payload as one dict each: ``suite``, ``system``,
+    """The series of a ``columns-2`` payload as one dict each: ``suite``, ``system``,
     ``suite_id``, ``query``, ``query_index``, ``class``, ``runs`` ([{process, iterations,
     seconds}]), ``resolution_s``, ``reference_s``, ``window_gap``, ``steady_s``,
     ``steady_ci``, ``steady_iteration``, ``changepoints``, ``spikes`` ([[iteration,
@@ -307,15 +326,23 @@ def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
     def text(i: int) -> str | None:
         return None if i < 0 else str(strings[i])
 
-    n_series = len(payload["query"])
+    suites = payload["suites"]
+    lists = payload["query_lists"]
+    suite_of: list[int] = []
+    query: list[int] = []
+    query_index: list[int] = []
+    for s, k in enumerate(suites["queries"]):
+        suite_of.extend([s] * len(lists["query"][k]))
+        query.extend(lists["query"][k])
+        query_index.extend(lists["query_index"][k])
+    classes = payload["classes"]
+    n_series = len(query)
     blocks = _expand(payload["blocks"], n_series)
     n_blocks = sum(blocks)
     process = _expand(payload["process"], n_blocks)
     runs = _expand(payload["runs"], n_blocks)
     seconds = payload["seconds"]
     iteration = payload.get("iteration")
-    suites = payload["suites"]
-    suite_of: list[int] = [s for s, count in enumerate(suites["series"]) for _ in range(count)]
     out: list[dict[str, Any]] = []
     b = pos = 0
     ref, gaps = payload["reference"], payload["gap"]
@@ -341,9 +368,9 @@ def decode_series(payload: dict[str, Any]) -> list[dict[str, Any]]:
                 "suite": text(suites["name"][s]),
                 "system": text(suites["system"][s]),
                 "suite_id": suites["suite_id"][s],
-                "query": text(payload["query"][n]),
-                "query_index": payload["query_index"][n],
-                "class": text(payload["class"][n]),
+                "query": text(query[n]),
+                "query_index": query_index[n],
+                "class": None if (c := payload["class"][n]) < 0 else text(classes[c]),
                 "runs": series_runs,
                 "resolution_s": suites["resolution"][s],
                 "reference_s": told_reference.get(n, reference),

@@ -326,6 +326,11 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         )
         blocks.append(Text(rows_note))
     blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
+    payload = compact_series(
+        columns, series, suite_resolutions(columns, declared_resolution), ctx.params.window
+    )
+    # the score section's system picker reads its run times from these columns
+    ctx.cached("trajectories_series", lambda: payload)
     return Section(
         "trajectories",
         "Per-query trajectories and warm-up detection",
@@ -336,12 +341,7 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         ),
         tuple(blocks),
         {
-            "series": compact_series(
-                columns,
-                series,
-                suite_resolutions(columns, declared_resolution),
-                ctx.params.window,
-            ),
+            "series": payload,
             "panels": {
                 "window": ctx.params.window,
                 "target": DEFAULT_TARGET,
