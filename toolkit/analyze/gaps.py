@@ -477,7 +477,8 @@ def _series_gaps_many(
         first_k = np.where(within.any(axis=1), within.argmax(axis=1) + 1, 0)
     resolution = revealed_resolutions(runs)
     cold = runs[:, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # over: a cold run of 1e300 s over a reference of 1e-300 s is inf, as series_gaps gives
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         measurable = has_reference & (reference > 0) & (reference >= resolution)
         ratio = np.where(measurable & ~missing[:, 0], cold / reference, np.nan)
     out = []
