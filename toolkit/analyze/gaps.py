@@ -62,6 +62,7 @@ __all__ = [
     "iteration_gaps",
     "iteration_gaps_by_suite",
     "series_gaps",
+    "shown_hot_iterations",
 ]
 
 #: ±10 % of the reference: the seed's "Queries within ±10 % of steady state".
@@ -69,6 +70,32 @@ DEFAULT_TOLERANCE = 0.10
 #: 5 %: the seed's row "5 hot iterations, +5 %" is where it calls the gap closed enough.
 DEFAULT_TARGET = 0.05
 _SLACK = 1e-9
+#: The most values of k a table shows (a row or a column each): a suite of 10,000 runs
+#: per query would print 9,999 rows; every k stays in ``--json``.
+MAX_SHOWN_K = 40
+
+
+def shown_hot_iterations(
+    ks: Sequence[int], limit: int = MAX_SHOWN_K, keep: Sequence[int] = ()
+) -> list[int]:
+    """The values of ``ks`` (ascending hot-iteration counts) a table shows: all of them
+    when there are at most ``limit``; else ``limit`` of them spaced evenly on a log scale
+    of their position (every small k, where a gap moves most, then ever sparser up to the
+    last, the reference), plus each of ``keep`` found in ``ks`` (the benchmark window, the
+    k that meets the target)."""
+    if len(ks) <= limit:
+        return list(ks)
+    n = len(ks)
+    # positions 1 .. n spaced evenly in log (1, 2, 3, ..., then ever wider steps)
+    chosen = {ks[round(math.exp(math.log(n) * i / (limit - 1))) - 1] for i in range(limit)}
+    # where rounding made positions coincide (the small ones), the next small k fills in
+    for k in ks:
+        if len(chosen) >= limit:
+            break
+        chosen.add(k)
+    present = set(ks)
+    return sorted(chosen | {k for k in keep if k in present})
+
 
 Exclusion = Literal["failed-run", "no-reference"]
 

@@ -40,6 +40,7 @@ __all__ = [
     "DATA_SIZE_SHARE",
     "HOT_SHARE",
     "LOAD_TIME_SHARE",
+    "MAX_SCORE_K_COLUMNS",
     "MISSING_RESULT_PENALTY",
     "MISSING_RESULT_TIME_S",
     "EntryScore",
@@ -62,6 +63,10 @@ HOT_SHARE = 0.6
 
 Row = tuple[float | None, ...] | None
 Selector = Callable[[Row], float | None]
+
+#: Hot-score columns a score table shows (k = 2 and up to 11 more, spaced on a log scale;
+#: :func:`toolkit.analyze.gaps.shown_hot_iterations`); ``--json`` has every k.
+MAX_SCORE_K_COLUMNS = 12
 
 
 @dataclass(frozen=True)

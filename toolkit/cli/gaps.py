@@ -206,7 +206,7 @@ def print_gap_tables(
     with none, ``elsewhere`` (:meth:`Store.suites_elsewhere`) says what the input holds."""
     from rich.table import Table
 
-    from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS
+    from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, MAX_SHOWN_K, shown_hot_iterations
 
     console = TableOutput(output_format)
     if not results:
@@ -227,7 +227,19 @@ def print_gap_tables(
             f"Queries within ±{tol}",
         ):
             table.add_column(header, justify="right")
+        ks = [r.hot_iterations for r in t.rows]
+        # a table for reading shows at most MAX_SHOWN_K rows; csv/tsv every k
+        limit = len(ks) if output_format in MACHINE_FORMATS else MAX_SHOWN_K
+        shown = set(
+            shown_hot_iterations(ks, limit, keep=[CLICKBENCH_HOT_RUNS, t.k_for_target or 0])
+        )
+        if len(shown) < len(ks):
+            table.caption = plain(
+                f"{len(shown)} of the {len(ks):,} values of k shown (every k in --json)"
+            )
         for r in t.rows:
+            if r.hot_iterations not in shown:
+                continue
             label = f"{r.hot_iterations}" + (" (ClickBench)" if r.hot_iterations == 2 else "")
             gap = "-" if r.gap is None else f"{r.gap * 100:+.1f} %"
             table.add_row(

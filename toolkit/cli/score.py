@@ -39,6 +39,9 @@ def print_scores(result: SuiteScores, output_format: OutputFormat = OutputFormat
     """One table of scores (sorted by combined, then hot), and one of hot score by k."""
     from rich.table import Table
 
+    from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, shown_hot_iterations
+    from toolkit.analyze.score import MAX_SCORE_K_COLUMNS
+
     console = TableOutput(output_format)
     t = result.table
     pairs = list(zip(result.suites, t.entries, strict=True))
@@ -65,14 +68,25 @@ def print_scores(result: SuiteScores, output_format: OutputFormat = OutputFormat
         )
     console.print(table)
     if len(t.hot_iterations) > 1:
+        # a table for reading has a column for at most MAX_SCORE_K_COLUMNS values of k
+        # (k = 2 among them); csv/tsv and --json every k
+        ks = t.hot_iterations
+        limit = len(ks) if output_format in MACHINE_FORMATS else MAX_SCORE_K_COLUMNS
+        shown = set(shown_hot_iterations(ks, limit, keep=[CLICKBENCH_HOT_RUNS]))
         by_k = Table(title=plain("Hot score (rank) with k hot runs; k = 2 is ClickBench's hot"))
+        if len(shown) < len(ks):
+            by_k.caption = plain(
+                f"{len(shown)} of the {len(ks):,} values of k shown (every k in --json)"
+            )
         by_k.add_column("system")
-        for k in t.hot_iterations:
-            by_k.add_column(f"k={k}", justify="right")
+        for k in ks:
+            if k in shown:
+                by_k.add_column(f"k={k}", justify="right")
         for s, e in sorted(pairs, key=lambda p: p[1].hot_rank or 10**9):
             cells = [
                 "-" if score is None else f"{score:.3f} ({rank})"
-                for score, rank in zip(e.hot_by_k, e.hot_rank_by_k, strict=True)
+                for k, score, rank in zip(ks, e.hot_by_k, e.hot_rank_by_k, strict=True)
+                if k in shown
             ]
             by_k.add_row(plain(s.system), *(plain(c) for c in cells))
         console.print(by_k)

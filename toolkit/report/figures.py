@@ -146,6 +146,10 @@ def _figure(height: int, **layout: Any) -> go.Figure:
     return fig
 
 
+#: A linear k axis with a tick per k up to this k; a log axis beyond.
+MAX_UNIT_TICKS = 30
+
+
 def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figure:
     """Gap of the suite sum against the reference, and queries within ±tolerance, vs k.
 
@@ -153,11 +157,14 @@ def gaps_chart(suites: Sequence[dict[str, Any]], *, tolerance: float) -> go.Figu
     (the ``gaps --json`` contract). Gap on the left axis (%), within-tolerance share on the
     right axis (% of queries), one colour per suite (suites overlaid).
     """
+    last_k = max((r["hot_iterations"] for s in suites for r in s["rows"]), default=1)
     fig = _figure(
         380,
+        # a tick per k up to 30; beyond, a log axis (a tick per k of 10,000 runs took
+        # Chromium 80 s to lay out)
         xaxis={
             "title": {"text": "hot iterations k (hot = min of the first k hot runs)"},
-            "dtick": 1,
+            **({"dtick": 1} if last_k <= MAX_UNIT_TICKS else {"type": "log"}),
         },
         yaxis={
             "title": {"text": "suite-sum gap vs reference"},
@@ -366,7 +373,10 @@ def cache_chart(
         340,
         title={"text": title},
         barmode="stack",
-        xaxis={"title": {"text": "run"}, "dtick": 1},
+        xaxis={
+            "title": {"text": "run"},
+            **({"dtick": 1} if len(elapsed_s) <= MAX_UNIT_TICKS else {}),
+        },
         yaxis={"title": {"text": "bytes scanned (GB)"}, "rangemode": "tozero"},
         yaxis2={
             "title": {"text": "elapsed (log)"},
@@ -414,10 +424,19 @@ def cache_chart(
 def rank_chart(ranks: dict[str, Sequence[tuple[int, int]]]) -> go.Figure:
     """Rank of each system by hot score against the number of hot iterations k (rank 1 on
     top). ``ranks``: system -> [(k, rank), ...]."""
+    last_k = max((k for points in ranks.values() for k, _ in points), default=1)
+    worst = max((r for points in ranks.values() for _, r in points), default=1)
     fig = _figure(
         360,
-        xaxis={"title": {"text": "hot iterations k"}, "dtick": 1},
-        yaxis={"title": {"text": "rank (1 = fastest)"}, "autorange": "reversed", "dtick": 1},
+        xaxis={
+            "title": {"text": "hot iterations k"},
+            **({"dtick": 1} if last_k <= MAX_UNIT_TICKS else {"type": "log"}),
+        },
+        yaxis={
+            "title": {"text": "rank (1 = fastest)"},
+            "autorange": "reversed",
+            **({"dtick": 1} if worst <= MAX_UNIT_TICKS else {}),
+        },
         margin={"l": 56, "r": 16, "t": 20, "b": 90},
     )
     for i, (system, points) in enumerate(ranks.items()):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.analyze.gaps import shown_hot_iterations
 from toolkit.numbers import (
     plural,
 )
@@ -84,8 +85,12 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
     """The seed's table for one suite: k, total runs, suite sum, gap, queries within."""
     tol = params.tolerance
     last = suite["rows"][-1]["hot_iterations"]
+    ks = [r["hot_iterations"] for r in suite["rows"]]
+    shown = set(shown_hot_iterations(ks, keep=[params.window, suite["k_for_target"] or 0]))
     rows = []
     for r in suite["rows"]:
+        if r["hot_iterations"] not in shown:
+            continue
         label = str(r["hot_iterations"])
         if r["hot_iterations"] == params.window:
             label += " (benchmark window)"
@@ -101,9 +106,12 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
                 Cell(f"{r['within_tolerance']}/{r['queries']}", r["within_tolerance"]),
             )
         )
+    caption = f"{suite['suite']} ({suite['system'] or 'system not given'})"
+    if len(shown) < len(ks):
+        caption += f"; {len(shown)} of the {len(ks):,} values of k shown (every k in --json)"
     return Table(
         f"table-gaps-{n}",
-        f"{suite['suite']} ({suite['system'] or 'system not given'})",
+        caption,
         (
             Column("hot iterations k", True),
             Column("total runs", True),
@@ -113,6 +121,20 @@ def _gap_rows_table(n: int, suite: dict[str, Any], params: ReportParams) -> Tabl
         ),
         tuple(rows),
     )
+
+
+#: Values of k the gap chart draws at most (spread on a log scale beyond it).
+MAX_CHARTED_K = 100
+
+
+def _charted_rows(suite: dict[str, Any], params: ReportParams) -> list[dict[str, Any]]:
+    """The rows of ``suite`` the gap chart draws: every k up to :data:`MAX_CHARTED_K`
+    values, else that many spread on a log scale (the window and the k for the target
+    among them)."""
+    ks = [r["hot_iterations"] for r in suite["rows"]]
+    keep = [params.window, suite["k_for_target"] or 0]
+    drawn = set(shown_hot_iterations(ks, MAX_CHARTED_K, keep=keep))
+    return [r for r in suite["rows"] if r["hot_iterations"] in drawn]
 
 
 def _window_row(suite: dict[str, Any], window: int) -> dict[str, Any] | None:
@@ -262,7 +284,7 @@ def gaps_section(ctx: ReportContext) -> Section | None:
             Chart(
                 "fig-gaps",
                 figures.gaps_chart(
-                    [{"name": s["suite"], "rows": s["rows"]} for s in shown],
+                    [{"name": s["suite"], "rows": _charted_rows(s, params)} for s in shown],
                     tolerance=params.tolerance,
                 ),
                 caption=(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from toolkit.analyze.gaps import CLICKBENCH_HOT_RUNS, shown_hot_iterations
 from toolkit.analyze.iteration_findings import MAX_SERIES_RUNS
-from toolkit.analyze.score import ScoreEntry, query_ratios
+from toolkit.analyze.score import MAX_SCORE_K_COLUMNS, ScoreEntry, query_ratios
 from toolkit.pipeline.score import score_entries
 from toolkit.report import figures
 from toolkit.report.model import (
@@ -28,6 +29,9 @@ MAX_RANK_LINES = 10
 #: Systems drawn in the score bars and the heat map at most, best hot score first (every
 #: system is in the table and the picker; a heat map of 2,000 columns reads as noise).
 MAX_VIEW_SYSTEMS = 60
+
+#: Values of k whose hot score the page carries (the rank chart's points) at most
+MAX_CHARTED_K = 100
 
 
 def score_result(ctx: ReportContext) -> dict[str, Any] | None:
@@ -107,6 +111,16 @@ def series_results(series: dict[str, Any], max_runs: int = MAX_SERIES_RUNS) -> l
     return out
 
 
+#: Runs per row the page's picker reads: the cold run and ClickBench's hot pair (k = 2).
+PICKER_RUNS = CLICKBENCH_HOT_RUNS + 1
+
+
+def _picked(result: Result) -> Result:
+    """``result`` with each row cut to its first :data:`PICKER_RUNS` runs: all the picker
+    reads (a 10,000-run row sent whole was 5.9 MB of a 2-system report)."""
+    return tuple(None if row is None else row[:PICKER_RUNS] for row in result)
+
+
 def score_runs(
     entries: Sequence[ScoreEntry],
     labels: Sequence[str],
@@ -118,9 +132,10 @@ def score_runs(
     ``load_time_s``, ``data_size_bytes`` and ``suite``: the position of its suite in the
     trajectories' ``series`` payload when that suite's runs give its result
     (:func:`series_results`: the run times are sent once, issue 19 §7: a second copy was
-    1.3 MB of a 2,000-result report), else -1. For the entries at -1 only, their own
-    runs: ``rows`` (query rows per entry), per row ``runs`` (0 for a null row; one
-    integer when all are equal) and ``seconds`` (every run in s, row after row; null: a
+    1.3 MB of a 2,000-result report), else -1; rows are compared and sent on their first
+    :data:`PICKER_RUNS` runs, the ones the picker scores. For the entries at -1 only, their
+    own runs: ``rows`` (query rows per entry), per row ``runs`` (0 for a null row; one
+    integer when all are equal) and ``seconds`` (those runs in s, row after row; null: a
     failed run). ``max_runs``: the iterations a row holds; ``max_drawn``: systems drawn
     at most (:data:`MAX_VIEW_SYSTEMS`). :func:`decode_score_runs` gives the entries back."""
     n_queries = max((len(e.result) for e in entries), default=0)
@@ -134,10 +149,13 @@ def score_runs(
             counts[name] = counts.get(name, 0) + 1
         position = {name: s for s, name in enumerate(names) if counts[name] == 1}
     suite = [
-        s if (s := position.get(e.name, -1)) >= 0 and shared[s] == e.result else -1 for e in entries
+        s
+        if (s := position.get(e.name, -1)) >= 0 and _picked(shared[s]) == _picked(e.result)
+        else -1
+        for e in entries
     ]
     own = [e for e, s in zip(entries, suite, strict=True) if s < 0]
-    rows = [row for e in own for row in e.result]
+    rows = [row for e in own for row in _picked(e.result)]
     return {
         "layout": RUNS_LAYOUT,
         "max_drawn": MAX_VIEW_SYSTEMS,
@@ -259,6 +277,22 @@ def score_section(ctx: ReportContext) -> Section | None:
     payload = score_result(ctx)
     if payload is None:
         return None
+    every_k = payload["hot_iterations"]
+    # a column per k up to MAX_SCORE_K_COLUMNS; the rank chart draws up to MAX_CHARTED_K
+    shown = shown_hot_iterations(every_k, MAX_SCORE_K_COLUMNS, keep=[CLICKBENCH_HOT_RUNS])
+    if len(every_k) > MAX_CHARTED_K:
+        # the page carries the hot score of MAX_CHARTED_K values of k (the table's among
+        # them); --json every k
+        charted = set(shown_hot_iterations(every_k, MAX_CHARTED_K, keep=shown))
+        payload = {
+            **payload,
+            "hot_iterations": [k for k in every_k if k in charted],
+            "hot_iterations_total": len(every_k),
+            "entries": [
+                {**e, "hot_by_k": [x for x in e["hot_by_k"] if x["hot_iterations"] in charted]}
+                for e in payload["entries"]
+            ],
+        }
     ks = payload["hot_iterations"]
     entries = payload["entries"]
 
@@ -271,7 +305,12 @@ def score_section(ctx: ReportContext) -> Section | None:
     table = Table(
         "table-score",
         "Scores as the ClickBench website computes them (lower is better; 1 = fastest on "
-        "every query)",
+        "every query)"
+        + (
+            f"; hot score for {len(shown)} of the {len(every_k):,} values of k (every k in --json)"
+            if len(shown) < len(every_k)
+            else ""
+        ),
         (
             Column("system"),
             *((Column("machine"),) if len(machines) > 1 else ()),
@@ -280,7 +319,7 @@ def score_section(ctx: ReportContext) -> Section | None:
             Column("hot (rank)", True, "hot = min(run 2, run 3)"),
             Column("cold (rank)", True, "cold = run 1; in-memory systems are left out"),
             Column("combined (rank)", True, "load time, data size, cold and hot"),
-            *(Column(f"hot k={k}", True, f"hot = min of the first {k} hot runs") for k in ks),
+            *(Column(f"hot k={k}", True, f"hot = min of the first {k} hot runs") for k in shown),
         ),
         tuple(
             (
@@ -291,7 +330,11 @@ def score_section(ctx: ReportContext) -> Section | None:
                 score_cell(e["hot"], e["hot_rank"]),
                 score_cell(e["cold"], e["cold_rank"]),
                 score_cell(e["combined"], e["combined_rank"]),
-                *(score_cell(x["score"], x["rank"]) for x in e["hot_by_k"]),
+                *(
+                    score_cell(x["score"], x["rank"])
+                    for x in e["hot_by_k"]
+                    if x["hot_iterations"] in shown
+                ),
             )
             for e in sorted(entries, key=lambda e: (e["hot_rank"] or 10**9, e["system"]))
         ),

@@ -36,6 +36,7 @@ Layout (``layout: "columns-2"``), ``S`` series in suite/query order, ``B`` proce
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,6 +117,39 @@ def series_columns(frame: pl.DataFrame) -> SeriesColumns:
         iteration=[int(v) for v in f["iteration"].to_list()],
         seconds=f["seconds"].to_list(),
     )
+
+
+#: Run times the page receives at most (~1.3 MB of report data): beyond it each process
+#: block sends its first runs only (issue 21 item 3: the report's size is bounded whatever
+#: the runs per series; 2,000 ClickBench results send 258,000 runs of 3 per block, whole).
+MAX_PAGE_RUNS = 200_000
+#: Runs a block always sends: the cold run and ClickBench's hot pair, with room to spare
+#: (the score picker and the panels' warm-up start read them).
+MIN_PAGE_BLOCK_RUNS = 10
+
+
+def first_runs(columns: SeriesColumns, max_runs: int = MAX_PAGE_RUNS) -> tuple[SeriesColumns, int]:
+    """``columns`` with each process block cut to its first ``max(MIN_PAGE_BLOCK_RUNS,
+    max_runs // blocks)`` runs when it holds more than ``max_runs`` in all (else
+    ``columns`` itself), and that cap (0 when nothing was cut)."""
+    blocks = len(columns.block_runs)
+    if len(columns.seconds) <= max_runs or not blocks:
+        return columns, 0
+    cap = max(MIN_PAGE_BLOCK_RUNS, max_runs // blocks)
+    starts: list[int] = []
+    runs: list[int] = []
+    iteration: list[int] = []
+    seconds: list[float | None] = []
+    for start, count in zip(columns.block_start, columns.block_runs, strict=True):
+        kept = min(count, cap)
+        starts.append(len(seconds))
+        runs.append(kept)
+        iteration.extend(columns.iteration[start : start + kept])
+        seconds.extend(columns.seconds[start : start + kept])
+    cut = dataclasses.replace(
+        columns, block_start=starts, block_runs=runs, iteration=iteration, seconds=seconds
+    )
+    return cut, cap
 
 
 def _finite(value: float | None) -> float | None:

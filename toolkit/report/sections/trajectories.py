@@ -23,7 +23,9 @@ from toolkit.report.sections.context import ReportContext, detections
 from toolkit.report.sections.formatting import fmt_seconds, num
 from toolkit.report.sections.gaps import gaps_payload, iteration_frame
 from toolkit.report.sections.series_columns import (
+    MAX_PAGE_RUNS,
     compact_series,
+    first_runs,
     series_columns,
     suite_resolutions,
 )
@@ -326,9 +328,19 @@ def trajectories_section(ctx: ReportContext) -> Section | None:
         )
         blocks.append(Text(rows_note))
     blocks.append(_detection_rows_table(ordered[:MAX_DETECT_ROWS], multi_suite))
-    payload = compact_series(
-        columns, series, suite_resolutions(columns, declared_resolution), ctx.params.window
-    )
+    resolutions = suite_resolutions(columns, declared_resolution)
+    page_columns, cap = first_runs(columns)
+    if cap:
+        blocks.insert(
+            2,
+            Text(
+                f"The panels draw the first {cap:,} runs of each process: the "
+                f"{len(columns.seconds):,} run times of these series are more than the page "
+                f"carries ({MAX_PAGE_RUNS:,}). Every figure above and in the tables is "
+                "computed over the runs analysed, which --json and the store hold."
+            ),
+        )
+    payload = compact_series(page_columns, series, resolutions, ctx.params.window)
     # the score section's system picker reads its run times from these columns
     ctx.cached("trajectories_series", lambda: payload)
     return Section(
