@@ -223,6 +223,28 @@ def long_series_cases(folder: Path) -> list[Case]:
     return cases
 
 
+def many_runs_cases(folder: Path) -> list[Case]:
+    """2 systems x 43 queries x 10,000 runs (tests/test_many_runs.py's input): score (was
+    quadratic in runs: > 300 s), gaps --per-suite and the report (tables, charts and run
+    times bounded: was 14.6 MB)."""
+    sys.path.insert(0, str(ROOT))
+    from toolkit.synthetic import write_clickbench_runs
+
+    results = write_clickbench_runs(folder / "many-runs", ("alpha", "beta"), 10_000)
+    html = folder / "many-runs.html"
+    name = "2 systems x 43 queries x 10,000 runs"
+    cases = [
+        run(name, "score", results),
+        run(name, "gaps", results, "--per-suite"),
+        run(name, "report", results, "-o", html),
+    ]
+    if html.exists():
+        last = cases[-1]
+        cases[-1] = Case(last.name, last.command, last.code, last.wall_s, last.rss_mib,
+                         f"report {html.stat().st_size / 1e6:.1f} MB")  # fmt: skip
+    return cases
+
+
 def xml_entity_cases(folder: Path) -> list[Case]:
     """Billion laughs and an external entity in an XML JTL."""
     laughs = "".join(
@@ -378,6 +400,7 @@ def main() -> None:
         cases += long_line_cases(folder)
         cases += json_array_cases(folder)
         cases += long_series_cases(folder)
+        cases += many_runs_cases(folder)
         cases += file_system_cases(folder)
     lines = [
         markers(NAME)[0],

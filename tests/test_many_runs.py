@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
-import random
 import re
 from pathlib import Path
 
@@ -24,28 +22,9 @@ from toolkit.analyze.score import MAX_SCORE_K_COLUMNS, _hot_selector
 from toolkit.report import figures
 from toolkit.report.sections.gaps import MAX_CHARTED_K
 from toolkit.report.sections.series_columns import MAX_PAGE_RUNS, SeriesColumns, first_runs
+from toolkit.synthetic import write_clickbench_runs
 
 MB = 1_000_000
-
-
-def write_runs(folder: Path, systems: tuple[str, ...], runs: int, seed: int = 7) -> Path:
-    """ClickBench results of 43 queries × ``runs`` runs per system: a warm-up that decays
-    over ~50 runs on top of noise, so the hot score moves with k."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    for system in systems:
-        rows = []
-        for q in range(43):
-            base = 0.05 + 0.02 * q
-            rows.append(
-                [
-                    round(base * (1 + 3 * math.exp(-i / 50)) * rng.uniform(0.9, 1.3), 4)
-                    for i in range(runs)
-                ]
-            )
-        doc = {"system": system, "date": "2026-01-01", "machine": "m", "result": rows}
-        (folder / f"{system}.json").write_text(json.dumps(doc))
-    return folder
 
 
 @pytest.mark.parametrize("n", [1, 2, 12, 40, 41, 100, 999, 9_999])
@@ -129,7 +108,7 @@ def test_ten_thousand_runs_per_query_give_bounded_tables_and_report(tmp_path: Pa
     12 / 41 values of k in their tables (every k in --json), and the report is ≤ 8 MB with
     bounded tables, charts and run times (was 14.6 MB: 9,998 score columns, 9,999 gap rows
     per suite, 860,000 run times, and a tick label per k that took Chromium 80 s)."""
-    folder = write_runs(tmp_path / "cb", ("alpha", "beta"), 10_000)
+    folder = write_clickbench_runs(tmp_path / "cb", ("alpha", "beta"), 10_000)
     score = bounded_run("score", folder, timeout=240)
     assert score.returncode == 0, score.stderr[-2000:]
     header = next(line for line in score.stdout.splitlines() if "k=2 " in line)

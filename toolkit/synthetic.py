@@ -15,7 +15,10 @@ Vectorised (NumPy + Polars' CSV writer, no Python row loop): 10M rows (≈ 1.1 G
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import math
+import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ import polars as pl
 
 from toolkit.ingest.jmeter import DEFAULT_COLUMNS
 
-__all__ = ["JtlTruth", "RunShape", "write_jtl", "write_jtl_xml"]
+__all__ = ["JtlTruth", "RunShape", "write_clickbench_runs", "write_jtl", "write_jtl_xml"]
 
 _LABELS = ("login", "search", "view_item", "add_to_cart", "checkout", "logout")
 _WEIGHTS = (0.05, 0.35, 0.3, 0.15, 0.1, 0.05)
@@ -294,3 +297,25 @@ def write_jtl_xml(
                 done += frame.height
         handle.write(b"\n</testResults>\n")
     return run.truth(rows)
+
+
+def write_clickbench_runs(
+    folder: Path, systems: Sequence[str], runs: int, seed: int = 7, queries: int = 43
+) -> Path:
+    """ClickBench result files in ``folder`` (created), one per system: ``queries``
+    queries × ``runs`` runs each (s), a warm-up decaying over ~50 runs (×4 at run 0) on top
+    of ±20 % noise, so the hot score moves with k. For suites far longer than ClickBench's
+    3 runs (tests/test_many_runs.py, benchmarks/hostile_inputs.py)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    for system in systems:
+        rows = [
+            [
+                round((0.05 + 0.02 * q) * (1 + 3 * math.exp(-i / 50)) * rng.uniform(0.9, 1.3), 4)
+                for i in range(runs)
+            ]
+            for q in range(queries)
+        ]
+        doc = {"system": system, "date": "2026-01-01", "machine": "m", "result": rows}
+        (folder / f"{system}.json").write_text(json.dumps(doc), encoding="utf-8")
+    return folder
