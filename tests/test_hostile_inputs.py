@@ -918,7 +918,7 @@ def test_gaps_and_report_of_a_ten_million_run_series_are_bounded(tmp_path: Path)
     assert report.returncode == 0, report.stderr[-2000:]
     assert "iteration-runs-capped" in html.read_text()
     assert max(gaps.peak_rss_mb, report.peak_rss_mb) < RSS_LIMIT_MB
-    assert html.stat().st_size < 16 * MB
+    assert html.stat().st_size <= 8 * MB  # the report's bound (issue 19; 2.2 MB measured)
 
 
 def test_readme_states_the_limits_the_code_applies() -> None:
