@@ -286,15 +286,13 @@ def iteration_gaps(
     """
     if tolerance < 0 or target < 0:
         raise ValueError("tolerance and target must be >= 0")
-    runs = _SuiteRuns.of(frame)
-    return runs.table(
-        0,
-        len(runs.queries),
+    tables = _SuiteRuns.of(frame).tables(
         tolerance=tolerance,
         target=target,
         reference=reference,
-        reference_s=reference_s,
+        reference_s=None if reference_s is None else {0: reference_s},
     )
+    return tables[0] if tables else _table([], 0, 0, tolerance, target, reference)
 
 
 def iteration_gaps_by_suite(
@@ -306,23 +304,15 @@ def iteration_gaps_by_suite(
     reference_s: Mapping[int, Mapping[str, float | None]] | None = None,
 ) -> dict[int, GapTable]:
     """:func:`iteration_gaps` of every suite in ``frame`` (its columns plus ``suite_id``):
-    suite id -> gap table, from one sort of the whole frame (issue 19: polars calls per
+    suite id -> gap table, from one sort of the whole frame and one pass over the series
+    of all suites of the same run count (issue 19: polars calls, then numpy calls, per
     suite were most of the gap tables of 2,000 ClickBench results). ``reference_s``: per
     suite id, the mapping :func:`iteration_gaps` takes (a suite left out gets ``{}``)."""
     if tolerance < 0 or target < 0:
         raise ValueError("tolerance and target must be >= 0")
-    runs = _SuiteRuns.of(frame, by_suite=True)
-    out: dict[int, GapTable] = {}
-    for suite_id, (start, end) in runs.suite_bounds().items():
-        out[suite_id] = runs.table(
-            start,
-            end,
-            tolerance=tolerance,
-            target=target,
-            reference=reference,
-            reference_s=None if reference_s is None else reference_s.get(suite_id, {}),
-        )
-    return out
+    return _SuiteRuns.of(frame, by_suite=True).tables(
+        tolerance=tolerance, target=target, reference=reference, reference_s=reference_s
+    )
 
 
 @dataclass(frozen=True)
@@ -363,55 +353,80 @@ class _SuiteRuns:
             work.get_column("seconds").to_numpy(),
         )
 
-    def suite_bounds(self) -> dict[int, tuple[int, int]]:
-        """Suite id -> (first row, end row) of its rows."""
-        n = len(self.queries)
-        if n == 0:
-            return {}
-        cuts = (np.flatnonzero(np.diff(self.suite_id)) + 1).tolist()
-        starts, ends = [0, *cuts], [*cuts, n]
-        return {int(self.suite_id[a]): (a, b) for a, b in zip(starts, ends, strict=True)}
-
-    def table(
+    def tables(
         self,
-        start: int,
-        end: int,
         *,
         tolerance: float,
         target: float,
         reference: str,
-        reference_s: Mapping[str, float | None] | None,
-    ) -> GapTable:
-        """The gap table of rows ``start:end`` (one suite)."""
-        iterations = self.iteration[start:end]
-        n_runs = int(iterations.max()) + 1 if end > start else 0
-        n_hot = max(n_runs - 1, 0)
-        # each (query, process) series is a run of consecutive rows: its bounds from one
-        # vectorised pass, not a polars group_by iterated in Python (issue 19)
-        queries = self.queries[start:end]
-        changed = (np.diff(self.query_index[start:end]) != 0) | (
-            np.diff(self.process[start:end]) != 0
+        reference_s: Mapping[int, Mapping[str, float | None]] | None,
+    ) -> dict[int, GapTable]:
+        """The gap table of every suite, in suite order. A suite's series all have its run
+        count (its longest series'; shorter ones padded as missing), and every per-series
+        pass works row by row, so the series of all suites of one run count are laid out
+        as one matrix and passed once (2,000 ClickBench results: 1,954 suites, one run
+        count, one pass instead of 1,954)."""
+        n = len(self.queries)
+        if n == 0:
+            return {}
+        # each (suite, query, process) series is a run of consecutive rows
+        new_suite = np.diff(self.suite_id) != 0
+        names = np.array(self.queries, dtype=object)
+        changed = (
+            new_suite
+            | (np.diff(self.query_index) != 0)
+            | (np.diff(self.process) != 0)
+            | (names[1:] != names[:-1])
         )
-        if len(queries) > 1:
-            names = np.array(queries, dtype=object)
-            changed |= names[1:] != names[:-1]
         starts = np.concatenate(([0], np.flatnonzero(changed) + 1)).astype(np.int64)
-        n_series = len(starts) if queries else 0
-        # one row of runs per series, cold first; NaN = failed or missing (a repeated
-        # iteration: the last row wins, as a dict of iteration -> seconds kept it)
-        runs = np.full((n_series, n_runs), np.nan)
-        series_of_row = np.cumsum(np.isin(np.arange(len(queries)), starts)) - 1
-        runs[series_of_row, iterations] = self.seconds[start:end]
-        first_rows = starts.tolist() if n_series else []
-        names_of = [queries[i] for i in first_rows]
-        series = _series_gaps_many(
-            runs,
-            names_of,
-            [int(p) for p in self.process[start:end][first_rows]],
-            None if reference_s is None else [reference_s.get(q) for q in names_of],
-            tolerance=tolerance,
-        )
-        return _table(series, n_runs, n_hot, tolerance, target, reference)
+        suite_starts = np.concatenate(([0], np.flatnonzero(new_suite) + 1)).astype(np.int64)
+        is_start = np.zeros(n, dtype=np.bool_)
+        is_start[starts] = True
+        series_of_row = np.cumsum(is_start) - 1
+        # a suite's first row starts a series: its first series, and how many it has
+        first_series = series_of_row[suite_starts]
+        series_count = np.diff(np.append(first_series, len(starts)))
+        runs_of_suite = np.maximum.reduceat(self.iteration, suite_starts) + 1
+        runs_of_series = np.repeat(runs_of_suite, series_count)
+        suite_ids = self.suite_id[starts].tolist()
+        names_of = [self.queries[i] for i in starts.tolist()]
+        processes = self.process[starts].tolist()
+        series: list[QueryGaps | None] = [None] * len(starts)
+        for width in np.unique(runs_of_suite).tolist():
+            picked = np.flatnonzero(runs_of_series == width)
+            position = np.full(len(starts), -1, dtype=np.int64)
+            position[picked] = np.arange(len(picked))
+            rows = np.flatnonzero(runs_of_series[series_of_row] == width)
+            # one row of runs per series, cold first; NaN = failed or missing (a repeated
+            # iteration: the last row wins, as a dict of iteration -> seconds kept it)
+            runs = np.full((len(picked), width), np.nan)
+            runs[position[series_of_row[rows]], self.iteration[rows]] = self.seconds[rows]
+            chosen = picked.tolist()
+            references = None
+            if reference_s is not None:
+                references = [reference_s.get(suite_ids[i], {}).get(names_of[i]) for i in chosen]
+            done = _series_gaps_many(
+                runs,
+                [names_of[i] for i in chosen],
+                [processes[i] for i in chosen],
+                references,
+                tolerance=tolerance,
+            )
+            for i, gaps in zip(chosen, done, strict=True):
+                series[i] = gaps
+        out: dict[int, GapTable] = {}
+        for first, count, n_runs, row in zip(
+            first_series.tolist(),
+            series_count.tolist(),
+            runs_of_suite.tolist(),
+            suite_starts.tolist(),
+            strict=True,
+        ):
+            mine = [q for q in series[first : first + count] if q is not None]
+            out[int(self.suite_id[row])] = _table(
+                mine, n_runs, max(n_runs - 1, 0), tolerance, target, reference
+            )
+        return out
 
 
 def _table(
@@ -548,10 +563,11 @@ def _series_gaps_many(
 
 
 def _nullable(values: npt.NDArray[np.float64]) -> list[Any]:
-    """``values`` as (nested) lists, NaN as None."""
-    if values.ndim == 1:
-        return [None if math.isnan(v) else v for v in values.tolist()]
-    return [[None if math.isnan(v) else v for v in row] for row in values.tolist()]
+    """``values`` as (nested) lists, NaN as None (through an object array: a Python test
+    per value was a third of the gap tables of 2,000 ClickBench results)."""
+    out = values.astype(object)
+    out[np.isnan(values)] = None
+    return list(out.tolist())
 
 
 #: the hot window ClickBench reports: min(run 2, run 3) = hot(2) (research/clickbench.md §2.1)

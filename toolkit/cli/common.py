@@ -361,14 +361,20 @@ def wrapped(text: str, width: int | None) -> list[str]:
     return lines
 
 
+def fail_level(fail_on: str | None, settings: Settings | None = None) -> str | None:
+    """The level :func:`finish` checks the findings against: ``--fail-on``, else the
+    ``fail_on`` the settings file sets; None when neither does (nothing is checked)."""
+    config_level = settings.fail_on if settings and "fail_on" in settings.from_file else None
+    return fail_on or config_level
+
+
 def finish(
     findings: Sequence[Finding], fail_on: str | None, settings: Settings | None = None
 ) -> None:
     """Exit 4 (:data:`EXIT_FINDING`) when a finding reaches ``--fail-on`` (or, without it,
     the ``fail_on`` of the settings file when the file sets it); the reason goes to stderr.
     Otherwise return."""
-    config_level = settings.fail_on if settings and "fail_on" in settings.from_file else None
-    level = fail_on or config_level
+    level = fail_level(fail_on, settings)
     if level is None:
         return
     from toolkit.pipeline.findings import failing
