@@ -109,7 +109,8 @@ def test_ten_thousand_runs_per_query_give_bounded_tables_and_report(tmp_path: Pa
     bounded tables, charts and run times (was 14.6 MB: 9,998 score columns, 9,999 gap rows
     per suite, 860,000 run times, and a tick label per k that took Chromium 80 s)."""
     folder = write_clickbench_runs(tmp_path / "cb", ("alpha", "beta"), 10_000)
-    score = bounded_run("score", folder, timeout=240)
+    # wide enough for 12 columns whatever COLUMNS the test runner set (xdist: 80)
+    score = bounded_run("score", folder, timeout=240, COLUMNS="400")
     assert score.returncode == 0, score.stderr[-2000:]
     header = next(line for line in score.stdout.splitlines() if "k=2 " in line)
     assert len(re.findall(r"k=\d+", header)) == MAX_SCORE_K_COLUMNS
