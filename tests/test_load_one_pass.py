@@ -58,6 +58,9 @@ def test_load_file_equals_ingest_then_load_db_on_fixtures(
     _same_as_store(runner, path, tmp_path)
 
 
+# every real JTL (52, 3M samples in all: ~45 s); the fixtures above check the same on 57
+# small files in a developer's run
+@pytest.mark.slow
 @pytest.mark.real
 @pytest.mark.parametrize(
     "name",

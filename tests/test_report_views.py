@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,22 +117,6 @@ def test_heatmap_and_bars_equal_the_raw_files(real_dir: Path) -> None:
 
 
 # -- the system picker in Chromium --------------------------------------------------------
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-
-@pytest.fixture
-def browser(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _open(browser: Any, path: Path) -> tuple[Any, list[str]]:
