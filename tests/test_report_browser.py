@@ -455,6 +455,10 @@ def _stored_series(store: Any) -> dict[tuple[str, str], list[tuple[int, float | 
     return out
 
 
+# the 44 real ClickBench files in chromium (~12 s): a browser test at real scale, with
+# test_report_layout_holds_at_real_scale; a developer's run keeps the seed's panels
+# (test_report_renders_offline_without_errors) and the table filters
+@pytest.mark.slow
 def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
     browser: Any, tmp_path: Path, real_dir: Path
 ) -> None:
