@@ -237,6 +237,9 @@ def _at(trace: Any, x: float) -> Any:
     return trace.y[list(trace.x).index(x)]
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
     """pg point lookup (406k samples, 1 s windows): at window 30 s the codes, bytes,
@@ -286,6 +289,9 @@ def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
     assert set(picker["figures"]) <= set(charts)
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
     """h2 point lookup: its p50 is 0 ms in most windows (1 ms JTL resolution). Before, the
@@ -313,6 +319,9 @@ def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
     assert axis.type == "log" and axis.tickvals[0] == floor and axis.ticktext[0] == "0"
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.real
 def test_label_picker_switches_the_dashboard_charts(
