@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import _need
+from conftest import SHARED_REAL, _need
 from in_process import invoke_warmup
 from store_checks import subprocess_env, warmup_cmd
 
@@ -141,12 +141,14 @@ def _without_finding(payload: dict[str, object], rule: str) -> tuple[dict[str, o
     return {**payload, "suites": [suite], "findings": overall}, taken
 
 
-@pytest.fixture
-def clean_load(tmp_path: Path, real_dir: Path) -> dict[str, object]:
-    """``warmup load --json`` of the real JTL as it is (suite ``run``)."""
-    db = tmp_path / "clean.duckdb"
+@pytest.fixture(scope="module")
+def clean_load(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """``warmup load --json`` of the real JTL as it is (suite ``run``), once per module
+    (the seven hostile cases compare against it and never change it)."""
+    _need(SHARED_REAL.is_dir(), f"{SHARED_REAL} not present")
+    db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     with open_store(db) as store:
-        ingest_file(store, _real_jtl(real_dir), options=IngestOptions(suite="run"))
+        ingest_file(store, _real_jtl(SHARED_REAL), options=IngestOptions(suite="run"))
     return _load_json(db)
 
 
