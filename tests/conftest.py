@@ -8,6 +8,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -61,12 +62,55 @@ def real_dir() -> Path:
     return SHARED_REAL
 
 
+def find_chromium() -> str | None:
+    """Debian's chromium on PATH, or None."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
 @pytest.fixture
 def chromium_path() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    exe = find_chromium()
     _need(exe is not None, "Debian chromium not installed (apt-get install chromium)")
     assert exe is not None
     return exe
+
+
+#: chromium's flags for the browser tests (no sandbox: CI runs as root in a container)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[Any]:
+    """One chromium per test session (per xdist worker): a launch costs ~0.8 s a test."""
+    exe = find_chromium()
+    if exe is None:
+        # ``browser`` skips (or fails in CI) through ``chromium_path`` with the reason
+        yield None
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browser(chromium_path: str, _chromium: Any) -> Iterator[Any]:
+    """The session's chromium (Playwright ``Browser``); every page a test opens is in a
+    context of its own (no cookies or storage shared between tests), closed at its end."""
+    yield _chromium
+    for context in list(_chromium.contexts):
+        context.close()
 
 
 #: Markup that must stay text wherever an input string reaches the report (issue 6).

@@ -400,11 +400,14 @@ def test_million_delimiters_in_a_killed_jtl_are_one_line_not_hours(
     )
 
 
-def _damaged_gzip(tmp_path: Path) -> dict[str, Path]:
+@pytest.fixture(scope="module")
+def damaged_gzips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two damaged ``.gz`` files: one whose first deflate block has the invalid type 3
     (``zlib.error``, not an ``OSError``: the fuzz suite's CI finding), and a JTL whose
     stream breaks three quarters in, after the 64 kB head detection reads (the streaming
     XML reader meets it mid-file: ``BadGzipFile`` or ``zlib.error``)."""
+    # written once per module: the 45 tests below only read them
+    tmp_path = tmp_path_factory.mktemp("damaged-gzip")
     header = gzip.compress(b"")[:10]
     first = tmp_path / "block-type.jtl.gz"
     first.write_bytes(header + b"\x07" + bytes(range(256)) * 4)
@@ -433,11 +436,11 @@ def _damaged_gzip(tmp_path: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("damage", ["first", "late", "cut"])
 @pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
 def test_damaged_gzip_is_one_clear_line_in_every_format(
-    tmp_path: Path, damage: str, format: str | None
+    damaged_gzips: dict[str, Path], damage: str, format: str | None
 ) -> None:
     """A damaged ``.gz`` under every forced format and under detection is one
     :class:`InputFormatError` naming the file, and the store holds nothing."""
-    path = _damaged_gzip(tmp_path)[damage]
+    path = damaged_gzips[damage]
     with open_store() as store:
         with pytest.raises(InputFormatError) as info, no_hang():
             ingest_file(store, path, format=format)

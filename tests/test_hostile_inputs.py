@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import _need
+from conftest import SHARED_REAL, _need
+from in_process import invoke_warmup
 from store_checks import subprocess_env, warmup_cmd
 
 from toolkit import IngestOptions, ingest_file, open_store
@@ -140,12 +141,14 @@ def _without_finding(payload: dict[str, object], rule: str) -> tuple[dict[str, o
     return {**payload, "suites": [suite], "findings": overall}, taken
 
 
-@pytest.fixture
-def clean_load(tmp_path: Path, real_dir: Path) -> dict[str, object]:
-    """``warmup load --json`` of the real JTL as it is (suite ``run``)."""
-    db = tmp_path / "clean.duckdb"
+@pytest.fixture(scope="module")
+def clean_load(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """``warmup load --json`` of the real JTL as it is (suite ``run``), once per module
+    (the seven hostile cases compare against it and never change it)."""
+    _need(SHARED_REAL.is_dir(), f"{SHARED_REAL} not present")
+    db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     with open_store(db) as store:
-        ingest_file(store, _real_jtl(real_dir), options=IngestOptions(suite="run"))
+        ingest_file(store, _real_jtl(SHARED_REAL), options=IngestOptions(suite="run"))
     return _load_json(db)
 
 
@@ -505,16 +508,18 @@ def _small_disk(folder: Path, size: str) -> Iterator[Path]:
         subprocess.run(["umount", str(folder)], check=True)
 
 
-def _write_jtl(out: Path, rows: int, label: str = "a") -> Path:
-    """A CSV JTL of ``rows`` samples of random elapsed times and labels (seeded): data that
-    compresses about as badly in the store as a real run's."""
+def _write_jtl(out: Path, rows: int, label: str = "a", labels: int = 10**4) -> Path:
+    """A CSV JTL of ``rows`` samples of random elapsed times and of up to ``labels`` labels
+    (seeded): data that compresses about as badly in the store as a real run's. A test that
+    analyses the file asks for a few labels: the load analysis of 10,000 labels takes
+    ~10 s."""
     draw = random.Random(rows)
     with out.open("w") as handle:
         handle.write("timeStamp,elapsed,label,success\n")
         t = 1_700_000_000_000
         for _ in range(rows):
             t += draw.randrange(5)
-            handle.write(f"{t},{draw.randrange(1, 10**6)},{label}{draw.randrange(10**4)},true\n")
+            handle.write(f"{t},{draw.randrange(1, 10**6)},{label}{draw.randrange(labels)},true\n")
     return out
 
 
@@ -646,7 +651,7 @@ def test_scratch_stores_of_killed_commands_are_removed_at_the_next_start(
     until a reboot)."""
     from toolkit.store.scratch import SCRATCH_PREFIX, remove_stale
 
-    jtl = _write_jtl(tmp_path / "big.jtl", 60_000)
+    jtl = _write_jtl(tmp_path / "big.jtl", 60_000, labels=10)
     scratch_root = tmp_path / "tmp"
     scratch_root.mkdir()
     script = (
@@ -690,7 +695,7 @@ def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
     from toolkit.ingest.guarded import parse_size
 
     assert IngestOptions().max_bytes == parse_size("20GB") == 20 * 10**9
-    plain = _write_jtl(tmp_path / "run.jtl", 20_000)
+    plain = _write_jtl(tmp_path / "run.jtl", 20_000, labels=10)
     packed = tmp_path / "run.jtl.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     size = plain.stat().st_size
@@ -706,16 +711,16 @@ def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
                 args += ["--db", db]
             if command == "report":
                 args += ["-o", tmp_path / "r.html"]
-            run = bounded_run(*args)
+            run = invoke_warmup(*args)
             lines = [x for x in run.stderr.splitlines() if not x.startswith("note:")]
             assert run.returncode == 1 and len(lines) == 1, (command, run.stderr)
             assert "beyond 300000 bytes (the input limit)" in lines[0], lines
             assert "--max-bytes" in lines[0] and jtl.name in lines[0]
         assert db.read_bytes() == before
-        run = bounded_run("load", "--max-bytes", f"{size / 1e6 + 0.1}MB", jtl, "--json")
+        run = invoke_warmup("load", "--max-bytes", f"{size / 1e6 + 0.1}MB", jtl, "--json")
         assert run.returncode == 0, run.stderr
         assert json.loads(run.stdout)["suites"][0]["labels"][0]["samples"] == 20_000
-    wrong = bounded_run("load", "--max-bytes", "lots", plain)
+    wrong = invoke_warmup("load", "--max-bytes", "lots", plain)
     assert wrong.returncode == 1 and "--max-bytes 'lots'" in wrong.stderr
 
 

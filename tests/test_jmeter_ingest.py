@@ -73,6 +73,9 @@ def _real_csvs(real_dir: Path) -> list[Path]:
     return sorted(files) + sorted((real_dir / "jmeter-runs").glob("*.gz"))
 
 
+# every real CSV JTL with a csv-module count, 3M samples (~17 s); test_fuzz's unmutated
+# seeds check the real files under its size limit against oracle counts
+@pytest.mark.slow
 def test_every_real_csv_jtl_ingests_with_independent_row_count(
     real_dir: Path, store: Store
 ) -> None:

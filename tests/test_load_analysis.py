@@ -422,6 +422,9 @@ def test_real_console_throughput_from_printed_rates(real_dir: Path, store: Store
     assert lab["latency_ms"]["overall"]["min"] == min(int(m) for _, _, m in plus)
 
 
+# 28 generated runs of 30,000 samples (~10 s); a developer's run keeps
+# test_generated_flat_run_has_no_warmup and test_generated_warmup_end_and_steady_rate
+@pytest.mark.slow
 def test_flat_runs_report_no_warmup_and_warm_runs_their_end_over_many_seeds(
     tmp_path: Path,
 ) -> None:

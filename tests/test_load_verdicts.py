@@ -165,6 +165,9 @@ def test_a_label_holding_nearly_all_samples_takes_alls_verdict() -> None:
     assert taken.throughput_steady.mean == pytest.approx(n[40:90].mean())
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_h2_run_all_and_its_point_lookup_agree(real_dir: Path, store: Store) -> None:
     """h2_point_lookup_10t_60s: point_lookup holds 880,918 of ALL's 880,922 samples (the
@@ -189,6 +192,9 @@ def test_real_h2_run_all_and_its_point_lookup_agree(real_dir: Path, store: Store
 # --- item 5: --steady-from/--steady-to and compare ------------------------------------
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_steady_from_sets_every_labels_window(real_dir: Path, store: Store) -> None:
     """pg_point_lookup_10t_60s has no steady state; --steady-from 50s --steady-to 58s

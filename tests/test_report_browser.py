@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,14 +18,6 @@ from toolkit.report.sections.series_columns import decode_series
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WHEN = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
 XSS = "<script>alert(1)</script></script><img src=x onerror=alert(1)>"
 SEED_A = [9.83, 0.256, 1.500, 0.043, 0.042, 0.043, 0.054, 0.042, 0.042, 0.042]
@@ -40,20 +31,6 @@ class PageLog:
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
-
-
-@pytest.fixture
-def browser(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def open_report(browser: Any, path: Path) -> tuple[Any, PageLog]:
@@ -483,6 +460,10 @@ def _stored_series(store: Any) -> dict[tuple[str, str], list[tuple[int, float | 
     return out
 
 
+# the 44 real ClickBench files in chromium (~12 s): a browser test at real scale, with
+# test_report_layout_holds_at_real_scale; a developer's run keeps the seed's panels
+# (test_report_renders_offline_without_errors) and the table filters
+@pytest.mark.slow
 def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
     browser: Any, tmp_path: Path, real_dir: Path
 ) -> None:

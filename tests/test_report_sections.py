@@ -387,6 +387,9 @@ def test_cache_findings_need_a_speedup_and_keep_the_analyzers(tmp_path: Path) ->
     assert payload["no gain"]["runs_to_warm"] is None
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
     with toolkit.open_store() as store:
         toolkit.ingest_path(store, real_dir / "clickbench")

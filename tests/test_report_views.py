@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,22 +117,6 @@ def test_heatmap_and_bars_equal_the_raw_files(real_dir: Path) -> None:
 
 
 # -- the system picker in Chromium --------------------------------------------------------
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-
-@pytest.fixture
-def browser(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _open(browser: Any, path: Path) -> tuple[Any, list[str]]:
@@ -254,6 +237,9 @@ def _at(trace: Any, x: float) -> Any:
     return trace.y[list(trace.x).index(x)]
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
     """pg point lookup (406k samples, 1 s windows): at window 30 s the codes, bytes,
@@ -303,6 +289,9 @@ def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
     assert set(picker["figures"]) <= set(charts)
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
     """h2 point lookup: its p50 is 0 ms in most windows (1 ms JTL resolution). Before, the
@@ -330,6 +319,9 @@ def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
     assert axis.type == "log" and axis.tickvals[0] == floor and axis.ticktext[0] == "0"
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.real
 def test_label_picker_switches_the_dashboard_charts(

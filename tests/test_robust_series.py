@@ -211,6 +211,9 @@ def test_report_is_written_for_the_zeros_input(runner, zeros_file: Path, tmp_pat
     assert out.stat().st_size > 0
 
 
+# one command per file, 46 of them (~14 s); test_detect's still-warming test runs detect
+# over the whole folder in a developer's run
+@pytest.mark.slow
 def test_detect_runs_on_every_real_clickbench_file(runner, real_dir: Path) -> None:  # type: ignore[no-untyped-def]
     files = sorted((real_dir / "clickbench").glob("*.json"))
     assert files

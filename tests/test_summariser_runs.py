@@ -131,6 +131,9 @@ def test_steady_rate_ci_is_not_clamped_at_zero() -> None:
 RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "jmeter" / "recorded_warmup"
 
 
+# slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
+# the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_jtl_and_its_log_are_one_suite(real_dir: Path) -> None:
     import json

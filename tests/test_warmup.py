@@ -98,6 +98,9 @@ def _docstring_matrix(doc: str) -> dict[tuple[str, str], int]:
     return out
 
 
+# 1,000 series with 200 bootstrap resamples each (~10 s): the accuracy run, with the CI
+# tests; a developer's run keeps the per-class and seed-trajectory tests below
+@pytest.mark.slow
 def test_ground_truth_accuracy_on_1000_generated_series() -> None:
     """Class right in ≥ 95 % and steady iteration within ±2 in ≥ 90 % of warm-up series.
 

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import pyarrow as pa
+
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import check_int, file_bytes, parse_json
 from toolkit.ingest.registry import IngestOptions
@@ -268,26 +270,40 @@ def write_operators(
     query_id: str | None,
     operators: list[ProfileOperator],
 ) -> None:
-    """Insert ``operator_runs`` rows of one execution."""
+    """Insert ``operator_runs`` rows of one execution, in one statement from an Arrow
+    table (one INSERT per row took ~1 ms: 10 s for a plan of 10,000 operators)."""
+    if not operators:
+        return
+    n = len(operators)
+    rows = pa.table(
+        {
+            "suite_id": pa.array([suite_id] * n, pa.int64()),
+            "source_id": pa.array([writer.source_id] * n, pa.int64()),
+            "series": pa.array([series] * n, pa.string()),
+            "run": pa.array([run] * n, pa.int32()),
+            "query_id": pa.array([query_id] * n, pa.string()),
+            "operator_id": pa.array([str(op.operator_id) for op in operators], pa.string()),
+            "parent_id": pa.array(
+                [None if op.parent_id is None else str(op.parent_id) for op in operators],
+                pa.string(),
+            ),
+            "operator_type": pa.array([op.operator_type for op in operators], pa.string()),
+            "time_share": pa.array([op.time_share for op in operators], pa.float64()),
+            "time_ms": pa.array([op.time_ms for op in operators], pa.float64()),
+            "breakdown": pa.array(
+                [json.dumps(op.breakdown, sort_keys=True) for op in operators], pa.string()
+            ),
+            "io": pa.array(
+                [json.dumps(op.io, sort_keys=True, default=str) for op in operators], pa.string()
+            ),
+        }
+    )
     con = writer.store.con
-    for op in operators:
-        con.execute(
-            "INSERT INTO operator_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                suite_id,
-                writer.source_id,
-                series,
-                run,
-                query_id,
-                op.operator_id,
-                op.parent_id,
-                op.operator_type,
-                op.time_share,
-                op.time_ms,
-                json.dumps(op.breakdown, sort_keys=True),
-                json.dumps(op.io, sort_keys=True, default=str),
-            ],
-        )
+    con.register("operator_rows", rows)
+    try:
+        con.execute("INSERT INTO operator_runs BY NAME SELECT * FROM operator_rows")
+    finally:
+        con.unregister("operator_rows")
 
 
 def _before(a: datetime, b: datetime) -> bool:
