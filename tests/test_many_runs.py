@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from test_hostile_inputs import RSS_LIMIT_MB, bounded_run
 
 from toolkit.analyze.gaps import MAX_SHOWN_K, shown_hot_iterations
 from toolkit.analyze.score import MAX_SCORE_K_COLUMNS, _hot_selector
+from toolkit.analyze.warmup import single_iteration_spikes
 from toolkit.report import figures
 from toolkit.report.sections.gaps import MAX_CHARTED_K
 from toolkit.report.sections.series_columns import MAX_PAGE_RUNS, SeriesColumns, first_runs
@@ -147,3 +149,55 @@ def test_ten_thousand_runs_per_query_give_bounded_tables_and_report(tmp_path: Pa
     score_table = re.search(r'<table id="table-score".*?</table>', text, re.S)
     assert score_table is not None
     assert score_table.group(0).count(">hot k=") == MAX_SCORE_K_COLUMNS
+
+
+def _spikes_run_by_run(x: np.ndarray, spike_ratio: float, resolution: float) -> np.ndarray:
+    """``single_iteration_spikes`` written one run at a time, from its docstring: the
+    reference for the vectorised form (its median around each pair was a Python loop)."""
+    n = len(x)
+    mask = np.zeros(n, dtype=bool)
+    if n < 3:
+        return mask
+
+    def above(v: float, ref: float) -> bool:
+        return bool(
+            v >= spike_ratio * ref and ref > 0 and ref >= resolution and v - ref > resolution
+        )
+
+    for i in range(1, n - 1):
+        mask[i] = above(x[i], max(x[i - 1], x[i + 1]))
+    mask[-1] = n >= 4 and above(x[-1], x[-2])
+    if n >= 5:
+        for i in range(1, n - 1):
+            outer = max(x[i - 1], x[i + 2] if i + 2 < n else 0.0)
+            start = min(max(i - 5, 0), max(n - 12, 0))
+            around = float(np.median(x[start : start + 12]))
+            low = min(x[i], x[i + 1])
+            if (
+                low >= spike_ratio * max(outer, around)
+                and outer > 0
+                and outer >= resolution
+                and low - outer > resolution
+            ):
+                mask[i] = mask[i + 1] = True
+    return mask
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_spike_rule_equals_its_run_by_run_form(seed: int) -> None:
+    """The strided median around each pair of runs gives the spikes the run-by-run rule
+    gives, on 200 series of 3-80 runs with pauses, pairs of pauses, zeros and a 0.1 ms grid."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(3, 80))
+        x = rng.lognormal(-3, 0.3, n)
+        for i in rng.integers(0, n, int(rng.integers(0, 4))):
+            x[i : i + int(rng.integers(1, 3))] *= rng.uniform(2, 6)
+        if rng.random() < 0.3:
+            x = np.round(x, 4)
+        if rng.random() < 0.1:
+            x[rng.integers(0, n)] = 0.0
+        resolution = float(rng.choice([0.0, 1e-4, 1e-3]))
+        want = _spikes_run_by_run(x, 2.0, resolution)
+        got = single_iteration_spikes(x, spike_ratio=2.0, resolution=resolution)
+        assert np.array_equal(got, want), (x.tolist(), resolution)

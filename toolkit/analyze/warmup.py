@@ -144,7 +144,10 @@ def single_iteration_spikes(
         # and twice the median around the pair: the high half of a ±40 % square wave of
         # period 4 is 2.3x the runs beside it but not a pause
         starts = np.clip(np.arange(1, n - 1) - 5, 0, max(n - 12, 0))  # 12 runs, inside x
-        around = np.array([np.median(x[a : a + 12]) for a in starts])
+        # one median per row of a strided view (a median per run in Python was 20 s of 39
+        # for 86 series of 10,000 runs); the same windows x[a : a + 12]
+        windows = np.lib.stride_tricks.sliding_window_view(x, min(12, n))
+        around = np.median(windows[starts], axis=1)
         pair = (
             (low >= spike_ratio * np.maximum(outer, around))
             & (outer > 0)
