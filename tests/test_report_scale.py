@@ -53,17 +53,23 @@ def check_decodes_to_store(store: Store) -> int:
     return len(decoded)
 
 
+def ingest_result_files(store: Store, folder: Path) -> None:
+    """Every ``*.json`` of ``folder`` into ``store``, but the files it refuses (the real
+    folder's error-only entry)."""
+    for path in sorted(folder.glob("*.json")):
+        try:
+            toolkit.ingest_file(store, path)
+        except toolkit.ToolkitError:
+            continue
+
+
 def test_every_real_clickbench_series_decodes_to_its_runs(
     real_dir: Path, need: Callable[[bool, str], None]
 ) -> None:
     folder = real_dir / "clickbench"
     need(folder.is_dir(), f"{folder} not present")
     with toolkit.open_store() as store:
-        for path in sorted(folder.glob("*.json")):
-            try:
-                toolkit.ingest_file(store, path)
-            except toolkit.ToolkitError:
-                continue  # the error-only entry
+        ingest_result_files(store, folder)
         n = check_decodes_to_store(store)
         series = store.con.execute(
             "SELECT count(*) FROM (SELECT DISTINCT suite_id, query FROM iterations)"
@@ -229,11 +235,7 @@ def test_real_clickbench_gap_columns_hold_every_suite(
     folder = real_dir / "clickbench"
     need(folder.is_dir(), f"{folder} not present")
     with toolkit.open_store() as store:
-        for path in sorted(folder.glob("*.json")):
-            try:
-                toolkit.ingest_file(store, path)
-            except toolkit.ToolkitError:
-                continue  # the error-only entry
+        ingest_result_files(store, folder)
         data = report_data(build_report(store))
         payload = gaps_payload(gap_tables(store, suite_findings=False))
         truth = raw_gap_rows(store)

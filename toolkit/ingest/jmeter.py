@@ -96,24 +96,16 @@ DEFAULT_COLUMNS = (
 #: at ingest): what their scratch store keeps of a CSV JTL given without ``--db``
 #: (``IngestOptions.sample_columns``; URL, Latency, Connect, IdleTime, SampleCount,
 #: ErrorCount, Filename, Encoding and sample variables are neither parsed nor stored).
-LOAD_COLUMNS = frozenset(
-    {
-        "timeStamp",
-        "elapsed",
-        "label",
-        "responseCode",
-        "responseMessage",
-        "threadName",
-        "dataType",
-        "success",
-        "failureMessage",
-        "bytes",
-        "sentBytes",
-        "grpThreads",
-        "allThreads",
-        "Hostname",
-    }
-)
+LOAD_COLUMNS = frozenset(JMETER_COLUMNS) - {
+    "URL",
+    "Latency",
+    "Connect",
+    "IdleTime",
+    "SampleCount",
+    "ErrorCount",
+    "Filename",
+    "Encoding",
+}
 #: ... and ``warmup report``'s (its latency and connect-time charts)
 REPORT_COLUMNS = LOAD_COLUMNS | {"Latency", "Connect"}
 
