@@ -380,10 +380,9 @@ def gaps(
     # The summary table of several suites shows no findings: with the min-all reference and
     # no fail level, the warm-up engine (most of the time on 2,000 ClickBench results,
     # issue 19) runs only if the input turns out to be one suite, whose table lists them.
+    tables_only = not (as_json or per_suite or per_query or grid)
     engine_if_read = (
-        not (as_json or per_suite or per_query or grid)
-        and reference == "min-all"
-        and fail_level(fail_on, settings) is None
+        tables_only and reference == "min-all" and fail_level(fail_on, settings) is None
     )
     with analysis_store(paths, db, spec) as store:
         detections = [] if engine_if_read else detect_series(store, suites=suite)
@@ -398,7 +397,7 @@ def gaps(
             # only --json lists each suite's findings; the tables print the family's
             suite_findings=as_json,
         )
-        summary = len(results) > 1 and not (as_json or per_suite or per_query or grid)
+        summary = len(results) > 1 and tables_only
         if engine_if_read and not summary:
             detections = detect_series(store, suites=suite)
         elsewhere = store.suites_elsewhere("iterations") if not results else ""
