@@ -360,6 +360,45 @@ def _layout_report(name: str, tmp_path: Path, request: pytest.FixtureRequest) ->
         return toolkit.write_report(store, out, generated_at=WHEN)
 
 
+#: The visible traces' labels (``meta``) of every figure a load section's label picker
+#: switches.
+PICKED_LABELS_JS = """(n) => {
+  const picker = JSON.parse(document.getElementById("report-data").textContent)
+    .sections.load.label_pickers[n];
+  return picker.figures.map(id => document.getElementById(id)).filter(d => d !== null)
+    .map(d => d.data.filter(t => t.visible === true).map(t => t.meta));
+}"""
+
+
+def _chosen_series_is_drawn(page: Any) -> None:
+    """Issue 19 item 6 for each report: a chosen series is found and drawn. The panel
+    grid: the last suite's last drawn query, picked by suite and query, is the one panel
+    drawn, under its name. A load section: the picker's last label is the only label the
+    per-label charts draw."""
+    grid = page.locator("#grid-trajectories")
+    picker = page.locator("#label-picker-0")
+    assert grid.count() or picker.count()
+    if grid.count():
+        suites = page.eval_on_selector_all(
+            "#grid-trajectories [data-filter=suite] option",
+            "els => els.filter(e => e.value !== '').map(e => e.textContent)",
+        )
+        suite = suites[-1]
+        page.select_option("#grid-trajectories [data-filter=suite]", label=suite)
+        query = grid.locator(".panel-title").all_inner_texts()[-1].split(" · ")[0]
+        page.fill("#grid-trajectories [data-filter=query]", query)
+        assert grid.get_attribute("data-matched") == "1", (suite, query)
+        assert grid.locator(".panel-title").all_inner_texts() == [f"{query} · {suite}"]
+        assert page.evaluate(UNLABELLED_AXES_JS, True) == []
+        page.fill("#grid-trajectories [data-filter=query]", "")
+        page.select_option("#grid-trajectories [data-filter=suite]", "")
+    if picker.count():
+        labels = page.eval_on_selector_all("#label-picker-0 option", "els => els.map(e => e.value)")
+        page.select_option("#label-picker-0", labels[-1])
+        shown = page.evaluate(PICKED_LABELS_JS, 0)
+        assert shown and all(set(metas) == {labels[-1]} for metas in shown), shown
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["clickbench", "jmeter-runs", "demo", "generated-jtl"])
 def test_report_layout_holds_at_real_scale(
@@ -383,6 +422,7 @@ def test_report_layout_holds_at_real_scale(
     sections = page.eval_on_selector_all("main > section", "els => els.map(e => e.id)")
     for n, section in enumerate(sections, start=1):
         page.locator(f"section#{section}").screenshot(path=str(shots / f"{n}-{section}.png"))
+    _chosen_series_is_drawn(page)
     # the contents stay on screen while the reader scrolls
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     assert toc.bounding_box()["y"] == 0 and toc.is_visible()
