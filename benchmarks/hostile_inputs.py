@@ -25,6 +25,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from dataclasses import dataclass
@@ -77,7 +78,13 @@ def run(name: str, *args: str | Path, prefix: tuple[str, ...] = ()) -> Case:
             stderr=err,
             preexec_fn=limit,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
+        # a hang (a FIFO read with no writer) is killed and shows as exit -9
+        killer = threading.Timer(300, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
         err.seek(0)
@@ -315,6 +322,65 @@ def file_system_cases(folder: Path) -> list[Case]:
     return cases
 
 
+def edge_cases(folder: Path) -> list[Case]:
+    """100,000 distinct error types (issue 21 item 3), and the rest of issue 22's list: -o
+    onto the store or an input, a 1e308 s run, a FIFO as input, C1 controls in a label, a
+    JSON profile of the installed DuckDB."""
+    sys.path.insert(0, str(ROOT))
+    import duckdb
+
+    from toolkit import ingest_file, open_store
+
+    jtl = small_jtl(folder / "edge.jtl", 1000)
+    store = folder / "edge.duckdb"
+    with open_store(store) as opened:
+        ingest_file(opened, jtl)
+    huge = folder / "huge.json"
+    huge.write_text('{"system": "x", "date": "2026-01-01", "result": [[1e308, 0.2, 0.2]]}')
+    fifo = folder / "fifo.jtl"
+    os.mkfifo(fifo)
+    c1 = folder / "c1.jtl"
+    c1.write_text(
+        "timeStamp,elapsed,label,success\n"
+        + "".join(f"{1_700_000_000_000 + i * 100},5,a\x9b31m\x85b,true\n" for i in range(100)),
+        encoding="utf-8",
+    )
+    profile = folder / "profile.json"
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{profile}'")
+    con.execute("SELECT count(*), sum(i) FROM t WHERE i > 5").fetchall()
+    con.close()
+    errors = folder / "errors.jtl"
+    with errors.open("w") as handle:
+        handle.write("timeStamp,elapsed,label,responseCode,responseMessage,success\n")
+        for i in range(200_000):
+            ok = i % 2 == 0
+            message = "OK" if ok else f"Error id {i:08d}"
+            handle.write(f"{1_700_000_000_000 + 3 * i},5,a,{200 if ok else 500},{message},{str(ok).lower()}\n")
+    html = folder / "errors.html"
+    report = run("100,000 distinct error types", "report", errors, "-o", html)
+    if html.exists():
+        report = Case(report.name, report.command, report.code, report.wall_s, report.rss_mib,
+                      f"report {html.stat().st_size / 1e6:.1f} MB")  # fmt: skip
+    return [
+        report,
+        run("report -o onto its store", "report", "--db", store, "-o", store),
+        run("report -o onto its input", "report", jtl, "-o", jtl),
+        run("ClickBench run time 1e308 s", "gaps", huge),
+        run("a FIFO as input", "load", fifo),
+        run("C1 controls in a label (CSI, NEL)", "load", c1),
+        run(
+            f"JSON profile of DuckDB {duckdb.__version__}",
+            "ingest",
+            "--db",
+            folder / "profile.duckdb",
+            profile,
+        ),
+    ]
+
+
 def hostile_copy(out: Path, timestamp: int | None, elapsed: int) -> Path:
     with REAL_JTL.open(newline="") as handle:
         rows = csv.reader(handle)
@@ -402,6 +468,7 @@ def main() -> None:
         cases += long_series_cases(folder)
         cases += many_runs_cases(folder)
         cases += file_system_cases(folder)
+        cases += edge_cases(folder)
     lines = [
         markers(NAME)[0],
         SECTION,

@@ -376,6 +376,36 @@ def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
     assert len(full["labels"]) == 1001 and "labels_not_shown" not in full
 
 
+def test_many_error_types_are_summarised_in_the_report(tmp_path: Path) -> None:
+    """A JTL of 2 labels whose 5,000 failed samples each carry their own response message
+    (5,000 error types; "E 0".."E 9" have 3 errors each): the report's Errors table holds
+    the 100 most frequent types, its caption counts them all, its embedded data says how
+    many were left out, and ``warmup load --json`` keeps all 5,000 (was: a row per type;
+    100,000 types made a 23 MB report)."""
+    from report_checks import report_of
+
+    jtl = tmp_path / "errors.csv"
+    t0 = 1_795_316_507_125
+    rows = [f"{t0 + 3 * i},5,{'ab'[i % 2]},200,OK,true\n" for i in range(5_000)]
+    rows += [f"{t0 + 3 * i + 1},9,{'ab'[i % 2]},500,E {i},false\n" for i in range(5_000)]
+    rows += [f"{t0 + 3 * i + 2},9,a,500,E {i % 10},false\n" for i in range(20)]
+    jtl.write_text(
+        "timeStamp,elapsed,label,responseCode,responseMessage,success\n" + "".join(sorted(rows))
+    )
+    html, data = report_of(jtl)
+    suite = data["sections"]["load"]["suites"][0]
+    types = suite["dashboard_errors"]
+    assert len(types) == 100 and suite["error_types_not_shown"] == 4_900
+    # truth from the rows written: E 0..E 9 have 3 errors each, every other type 1
+    assert {t["type"] for t in types[:10]} == {f"500/E {i}" for i in range(10)}
+    assert all(t["errorCount"] == 3 for t in types[:10])
+    assert "the 100 most frequent of 5,000 types" in html
+    with open_store() as store:
+        ingest_file(store, jtl)
+        full = load_report(store)["suites"][0]
+    assert len(full["dashboard_errors"]) == 5_000 and "error_types_not_shown" not in full
+
+
 def _duckdb_profile(out: Path, query: str) -> Path:
     """The JSON profile the installed DuckDB writes for ``query`` (``PRAGMA
     enable_profiling='json'``) over a 1,000-row table ``t``."""

@@ -391,7 +391,13 @@ def _errors_tables(n: int, suite: dict[str, Any]) -> list[Table]:
         f"table-jmeter-errors-{n}",
         f"{suite['suite']}: errors by type, as JMeter's dashboard groups them "
         "(response code/message, or the assertion's failure message), over all samples "
-        "but transaction-controller ones",
+        "but transaction-controller ones"
+        + (
+            f"; the {len(types)} most frequent of {len(types) + hidden:,} types (all in "
+            "warmup load --json)"
+            if (hidden := int(suite.get("error_types_not_shown") or 0))
+            else ""
+        ),
         (
             Column("Type of error"),
             Column("Number of errors", True),
@@ -515,17 +521,27 @@ def _littles_law_table(n: int, suite: dict[str, Any]) -> Table | Text:
     )
 
 
-#: Labels a load suite's tables show (ALL and the busiest others, by samples); the rest are
-#: summarised in one line with their count and are all in ``warmup load --json``: a JTL
-#: of 100,000 distinct labels made a 205 MB report in 159 s
+#: Labels a load suite's tables show (ALL and the busiest others, by samples), and error
+#: types (the most frequent); the rest are summarised with their count and are all in
+#: ``warmup load --json``: a JTL of 100,000 distinct labels made a 205 MB report in 159 s
 MAX_LOAD_TABLE_LABELS = 100
 
 
 def _shown_labels(suite: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """``suite`` with its per-label lists (labels, JMeter's Statistics rows, error types,
-    top errors by sampler) cut to :data:`MAX_LOAD_TABLE_LABELS` entries, ALL and the
-    busiest labels kept in their order; and how many labels were left out."""
+    """``suite`` with its per-label lists (labels, JMeter's Statistics rows, top errors by
+    sampler) cut to :data:`MAX_LOAD_TABLE_LABELS` entries, ALL and the busiest labels kept
+    in their order, and its error types to the as many most frequent
+    (``error_types_not_shown``: how many more); and how many labels were left out."""
     labels = suite["labels"]
+    types = suite.get("dashboard_errors") or []
+    if len(types) > MAX_LOAD_TABLE_LABELS:
+        # the most frequent error types (the list comes most errors first): 100,000
+        # distinct response messages made a 23 MB report
+        suite = {
+            **suite,
+            "dashboard_errors": types[:MAX_LOAD_TABLE_LABELS],
+            "error_types_not_shown": len(types) - MAX_LOAD_TABLE_LABELS,
+        }
     if len(labels) <= MAX_LOAD_TABLE_LABELS:
         return suite, 0
     busiest = sorted(labels, key=lambda lab: (lab["label"] != "ALL", -lab["samples"]))
@@ -536,7 +552,6 @@ def _shown_labels(suite: dict[str, Any]) -> tuple[dict[str, Any], int]:
         "labels": [lab for lab in labels if lab["label"] in keep],
         # JMeter's Statistics table: the shown labels and its Total row
         "dashboard": [row for row in suite["dashboard"] if row["transaction"] in rows_kept],
-        "dashboard_errors": (suite.get("dashboard_errors") or [])[:MAX_LOAD_TABLE_LABELS],
         "dashboard_top_errors": [
             row for row in suite.get("dashboard_top_errors") or [] if row["sample"] in keep
         ],
