@@ -358,7 +358,9 @@ def edge_cases(folder: Path) -> list[Case]:
         for i in range(200_000):
             ok = i % 2 == 0
             message = "OK" if ok else f"Error id {i:08d}"
-            handle.write(f"{1_700_000_000_000 + 3 * i},5,a,{200 if ok else 500},{message},{str(ok).lower()}\n")
+            handle.write(
+                f"{1_700_000_000_000 + 3 * i},5,a,{200 if ok else 500},{message},{str(ok).lower()}\n"
+            )
     html = folder / "errors.html"
     report = run("100,000 distinct error types", "report", errors, "-o", html)
     if html.exists():
