@@ -168,6 +168,10 @@ class Analyses:
         def compute() -> list[dict[str, Any]]:
             from toolkit.pipeline.load import compare_report
 
+            pairs = self.pairs()
+            loaded = self.load() if pairs else None
+            # the suites as load() analysed them (same window and steady bounds), once
+            analysed = dict(zip(loaded[0], loaded[1]["suites"], strict=True)) if loaded else None
             return [
                 compare_report(
                     self.store,
@@ -176,8 +180,9 @@ class Analyses:
                     window_s=self.load_window_s,
                     steady_from_s=self.steady_from_s,
                     steady_to_s=self.steady_to_s,
+                    analysed=analysed,
                 )
-                for a, b in self.pairs()
+                for a, b in pairs
             ]
 
         value: list[dict[str, Any]] = self.cached("comparisons", compute)

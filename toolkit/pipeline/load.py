@@ -203,12 +203,17 @@ def _samples(store: Store) -> str:
     if store in _WITHIN_A_DAY:
         # every suite's samples lie within a day: inside its fences by construction
         return f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s WHERE {_NOT_EMPTY_TC})"
-    fences = _FENCES_TABLE if _FENCED.get(store) else TIME_FENCES
     return (
         f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
-        f"JOIN {fences} f ON f.suite_id = s.suite_id "
+        f"JOIN {_fences(store)} f ON f.suite_id = s.suite_id "
         f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
     )
+
+
+def _fences(store: Store) -> str:
+    """SQL of the suites' time fences: the table :func:`fences_once` computed, inside it;
+    else the query that computes them."""
+    return _FENCES_TABLE if _FENCED.get(store) else TIME_FENCES
 
 
 _P = ParamSpec("_P")
@@ -444,9 +449,8 @@ def _out_of_range_count(store: Store, suite_id: int) -> int:
     """The suite's rows that :func:`_samples` leaves out as outside its time fences."""
     if store in _WITHIN_A_DAY:
         return 0
-    fences = _FENCES_TABLE if _FENCED.get(store) else TIME_FENCES
     row = store.con.execute(
-        f"""SELECT count(*) FROM samples s JOIN {fences} f ON f.suite_id = s.suite_id
+        f"""SELECT count(*) FROM samples s JOIN {_fences(store)} f ON f.suite_id = s.suite_id
             WHERE s.suite_id = ? AND {_NOT_EMPTY_TC} AND NOT {IN_FENCES}""",
         [suite_id],
     ).fetchone()
@@ -1295,6 +1299,7 @@ def compare_report(
     level: float = 0.95,
     steady_from_s: float | None = None,
     steady_to_s: float | None = None,
+    analysed: Mapping[int, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The ``warmup compare --json`` payload: throughput and mean-latency ratios B/A with
     Fieller CIs over batch means of the windows compared (research/warmup-science.md
@@ -1305,7 +1310,9 @@ def compare_report(
     (``detected``) or ``steady_from_s``–``steady_to_s`` (``--steady-from``/
     ``--steady-to``, ``user``). Where A or B has none (no steady state), both sides are
     compared over every full window (``overall``: the warm-up included), with a note
-    that says so; each row's ``steady_window`` names the windows used and why."""
+    that says so; each row's ``steady_window`` names the windows used and why.
+    ``analysed``: suite id -> :func:`analyze_load_suite` of that suite with the same window
+    and steady bounds (``load_report``'s suites), not computed again when given."""
     if a == b:
         raise UsageError(f"A and B are both suite {a!r}: compare two different suites")
     from toolkit.analyze.compare import fieller_ratio
@@ -1313,7 +1320,8 @@ def compare_report(
 
     ids = store.suite_ids([a, b], kind="load")
     suites = [
-        analyze_load_suite(
+        (analysed or {}).get(i)
+        or analyze_load_suite(
             store, i, n, window_s=window_s, steady_from_s=steady_from_s, steady_to_s=steady_to_s
         )
         for i, n in zip(ids, (a, b), strict=True)
