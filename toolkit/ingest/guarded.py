@@ -200,9 +200,18 @@ def open_decompressed(path: Path) -> BinaryIO:
 
 def long_line(path: Path, limit: int) -> int | None:
     """The number of the first line of ``path`` (decompressed) longer than ``limit``
-    bytes, or None. One streaming pass in 1 MiB chunks at the speed of ``bytes.count``
-    (about 0.3 s a GB): a line can only pass ``limit`` (> 1 MiB) across chunks that hold no
-    line end, so lines are counted, never split."""
+    bytes, or None. A streaming pass in 1 MiB chunks that looks only at each chunk's
+    first and last line end (a line can only pass ``limit`` > 1 MiB across chunks that
+    hold no line end); lines are counted (``bytes.count``, about 0.3 s a GB: most of the
+    pass) in a second pass, only once such a line is found."""
+    if _scan_lines(path, limit, count=False) is None:
+        return None
+    return _scan_lines(path, limit, count=True)
+
+
+def _scan_lines(path: Path, limit: int, *, count: bool) -> int | None:
+    """:func:`long_line`'s pass: the number of the first line longer than ``limit`` (1
+    when not ``count``-ing), or None."""
     number, run = 1, 0  # run: bytes since the last line end
     with open_decompressed(path) as stream:
         try:
@@ -215,7 +224,8 @@ def long_line(path: Path, limit: int) -> int | None:
                     continue
                 if run + first > limit:
                     return number
-                number += chunk.count(b"\n")
+                if count:
+                    number += chunk.count(b"\n")
                 run = len(chunk) - chunk.rfind(b"\n") - 1
         except GZIP_ERRORS:
             return None
