@@ -470,9 +470,7 @@ def signal_of(exc: BaseException) -> int | None:
 def stored_note(store: Store, paths: Sequence[str]) -> str:
     """What an interrupted command kept: ``paths``, the files it stored in ``store``, or
     that a store without ``--db`` keeps nothing (the one line's second half)."""
-    from toolkit.store.scratch import is_scratch
-
-    if store.path is None or is_scratch(store.path):
+    if not store.kept:
         return "nothing was kept (no --db)"
     if not paths:
         return f"nothing was stored in {store.path}"

@@ -722,7 +722,7 @@ def _load_utf8(
     columns_sql = "{" + ", ".join(f"{_sql_str(n)}: {_sql_str(t)}" for n, t in types.items()) + "}"
     label = f"coalesce({_col(stored, 'label')}, '')"
     # JMeter writes a sample without URL (JDBC, Java, TCs) as `null`
-    url = f"nullif({_col(stored, 'URL')}, 'null')"
+    url = "nullif(\"URL\", 'null')" if "URL" in stored else "NULL"
     # sample_variables: name -> value; JMeter writes an unset variable as `null`
     variables = (
         "MAP(["
@@ -753,22 +753,49 @@ def _load_utf8(
     # bad field: a line of a million delimiters took hours; found by fuzzing.) When the bad
     # record is the file's last one, JMeter was killed mid-write: the transaction is rolled
     # back and the file read again skipping it — the only bad record, as it came first.
+    values = {
+        "suite_id": str(suite_id),
+        "source_id": str(writer.source_id),
+        "start_ms": start_expr,
+        "elapsed_ms": _col(stored, "elapsed"),
+        "latency_ms": _col(stored, "Latency"),
+        "connect_ms": _col(stored, "Connect"),
+        "idle_ms": _col(stored, "IdleTime"),
+        "label": label,
+        "response_code": _col(stored, "responseCode"),
+        "response_message": message,
+        "success": _col(stored, "success"),
+        "failure_message": _col(stored, "failureMessage"),
+        "thread_name": _col(stored, "threadName"),
+        "data_type": _col(stored, "dataType"),
+        "bytes": _col(stored, "bytes"),
+        "sent_bytes": _col(stored, "sentBytes"),
+        "grp_threads": _col(stored, "grpThreads"),
+        "all_threads": _col(stored, "allThreads"),
+        "url": url,
+        "sample_count": _col(stored, "SampleCount"),
+        "error_count": _col(stored, "ErrorCount"),
+        "hostname": _col(stored, "Hostname"),
+        "is_transaction": is_tc,
+        "is_subresult": "false",
+        "line": "NULL",
+        "filename": _col(stored, "Filename"),
+        "encoding": _col(stored, "Encoding"),
+        "variables": variables,
+    }
+    if options.sample_columns is not None:
+        # one analysis's scratch store: what this file leaves NULL is computed, not stored
+        writer.store.narrow_samples(c for c, value in values.items() if value == "NULL")
+    virtual = writer.store.virtual_sample_columns()
+    if any(values[c] != "NULL" for c in virtual):
+        writer.store.widen_samples()
+        virtual = frozenset()
+    filled = [c for c in values if c not in virtual]
     try:
         run_with_progress(
             con,
-            f"""INSERT INTO samples
-                SELECT {suite_id}, {writer.source_id}, {start_expr},
-                       {_col(stored, "elapsed")}, {_col(stored, "Latency")},
-                       {_col(stored, "Connect")}, {_col(stored, "IdleTime")}, {label},
-                       {_col(stored, "responseCode")}, {message}, {_col(stored, "success")},
-                       {_col(stored, "failureMessage")}, {_col(stored, "threadName")},
-                       {_col(stored, "dataType")}, {_col(stored, "bytes")},
-                       {_col(stored, "sentBytes")}, {_col(stored, "grpThreads")},
-                       {_col(stored, "allThreads")}, {url},
-                       {_col(stored, "SampleCount")}, {_col(stored, "ErrorCount")},
-                       {_col(stored, "Hostname")}, {is_tc}, false, NULL,
-                       {_col(stored, "Filename")}, {_col(stored, "Encoding")}, {variables}
-                FROM {reader}""",
+            f"""INSERT INTO samples ({", ".join(f'"{c}"' for c in filled)})
+                SELECT {", ".join(values[c] for c in filled)} FROM {reader}""",
             path,
             options.progress,
         )

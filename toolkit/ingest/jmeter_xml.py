@@ -643,6 +643,8 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             raise
 
     con = writer.store.con
+    # every column of samples stored again, if a CSV JTL's scratch store made some virtual
+    writer.store.widen_samples()
     with _gc_paused():
         con.register("_jtl_xml_rows", pa.RecordBatchReader.from_batches(_SCHEMA, recorded()))
         try:

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -146,10 +146,85 @@ class Store:
             raise damage from None
 
     @property
+    def kept(self) -> bool:
+        """Whether the store outlives this process: a store file, not an in-memory or
+        scratch store (:mod:`toolkit.store.scratch`)."""
+        from toolkit.store.scratch import is_scratch
+
+        return self.path is not None and not is_scratch(self.path)
+
+    @property
     def schema_version(self) -> int:
         """The schema version recorded in ``meta``."""
         row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 0
+
+    # -- the samples table of a scratch store ------------------------------------------
+    def virtual_sample_columns(self) -> frozenset[str]:
+        """The columns of ``samples`` that are computed (always NULL), not stored: those
+        :meth:`narrow_samples` made virtual; empty in every store kept on disk."""
+        rows = self.con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND schema_name = 'main' AND table_name = 'samples' AND column_default IS NOT NULL"
+        ).fetchall()
+        return frozenset(r[0] for r in rows)
+
+    def _samples_layout(self) -> list[tuple[str, str, bool]]:
+        """``samples``' columns in order: name, DuckDB type, nullable."""
+        return [
+            (str(name), str(kind), bool(nullable))
+            for name, kind, nullable in self.con.execute(
+                "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+                "WHERE database_name = current_database() AND schema_name = 'main' "
+                "AND table_name = 'samples' ORDER BY column_index"
+            ).fetchall()
+        ]
+
+    def narrow_samples(self, columns: Iterable[str]) -> None:
+        """Make ``columns`` of the (still empty) ``samples`` table virtual: always NULL,
+        computed when read, never stored. For the scratch store of one analysis
+        (``warmup load FILE``), whose reader leaves these columns out: DuckDB still
+        writes a NULL column's validity and compresses it, ~0.2 s of CPU per column per
+        10 million rows (benchmarks/RESULTS.md). Queries read the table as before. A
+        no-op in a :attr:`kept` store or when the table holds rows; :meth:`widen_samples`
+        undoes it."""
+        virtual = set(columns) - self.virtual_sample_columns()
+        if (
+            not virtual
+            or self.kept
+            or self.con.execute("SELECT count(*) FROM samples").fetchone() != (0,)
+        ):
+            return
+        virtual |= self.virtual_sample_columns()
+        layout = self._samples_layout()
+        unknown = virtual - {name for name, _, _ in layout}
+        if unknown:
+            raise ValueError(f"samples has no column(s) {sorted(unknown)}")
+        definitions = [
+            f'"{name}" {kind} GENERATED ALWAYS AS (CAST(NULL AS {kind})) VIRTUAL'
+            if name in virtual
+            else f'"{name}" {kind}{"" if nullable else " NOT NULL"}'
+            for name, kind, nullable in layout
+        ]
+        self.con.execute("DROP TABLE samples")
+        self.con.execute(f"CREATE TABLE samples ({', '.join(definitions)})")
+
+    def widen_samples(self) -> None:
+        """Store every column of ``samples`` again (after :meth:`narrow_samples`), its
+        rows kept in their order, the virtual columns' NULLs now stored: for a reader
+        that fills them (an XML JTL after a CSV one in the same scratch store)."""
+        virtual = self.virtual_sample_columns()
+        if not virtual:
+            return
+        layout = self._samples_layout()
+        definitions = [
+            f'"{name}" {kind}{"" if nullable or name in virtual else " NOT NULL"}'
+            for name, kind, nullable in layout
+        ]
+        self.con.execute(f"CREATE TABLE _samples_wide ({', '.join(definitions)})")
+        self.con.execute("INSERT INTO _samples_wide SELECT * FROM samples ORDER BY rowid")
+        self.con.execute("DROP TABLE samples")
+        self.con.execute("ALTER TABLE _samples_wide RENAME TO samples")
 
     # -- reading ----------------------------------------------------------------------
     def frame(self, sql: str, params: Sequence[object] | None = None) -> pl.DataFrame:
