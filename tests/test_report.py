@@ -249,6 +249,9 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
         "compare-throughput",
         "cache-warmup",
     } <= rules
+    # seed 001's warehouses once each (the profiles folder holds their runs in two forms)
+    warm = [f["subject"] for f in data["findings"] if f["rule"] == "cache-warmup"]
+    assert sum("X-Large" in s for s in warm) == sum("Medium" in s for s in warm) == 1, warm
     # the JMeter fixtures: candidate = 1.14x baseline's steady rate by construction
     (pair,) = data["sections"]["compare"]["pairs"]
     assert (pair["a"], pair["b"]) == ("baseline", "candidate")

@@ -18,12 +18,17 @@ __all__ = ["DEMO_INPUTS", "DemoResult", "demo_inputs", "load_demo", "run_demo"]
 #: Fixtures the demo reads (folders or files, under ``fixtures/``), in report order:
 #: synthetic ClickBench suites (JIT warm-up), two JMeter load tests (the A/B pair; the
 #: folder's subfolders hold real JMeter recordings for the tests), query profiles (cache
-#: warm-up). Missing ones are skipped.
+#: warm-up) of ClickHouse, Databricks and Snowflake. Not ``profiles/warehouse_warmup.csv``:
+#: it holds seed 001's runs again, in the generic CSV form, which listed each of its
+#: warehouses twice (two names, the same warm-up). Missing ones are skipped.
 DEMO_INPUTS = (
     "clickbench",
     "jmeter/baseline.jtl.gz",
     "jmeter/candidate.jtl.gz",
-    "profiles",
+    "profiles/clickhouse_query_log.jsonl",
+    "profiles/databricks_query_history.json",
+    "profiles/snowflake_operator_stats.csv",
+    "profiles/snowflake_query_history.json",
 )
 
 
