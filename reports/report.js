@@ -1,3 +1,45 @@
+// The compact series of a report-data section (layout "columns-2",
+// toolkit/report/sections/series_columns.py; decode_series in Python reads the same): the
+// offsets the ClickBench system picker and the small multiples both walk.
+var SeriesColumns = (function () {
+  "use strict";
+  // a column given as one number holds that number n times
+  function expand(value, n) {
+    if (typeof value !== "number") { return value; }
+    var out = new Array(n);
+    for (var i = 0; i < n; i++) { out[i] = value; }
+    return out;
+  }
+  // per series (suites in order, each suite's query list in order) its suite, query name
+  // and query index, and its blocks (one per process) as offsets into the run columns:
+  // series n's blocks are firstBlock[n] .. firstBlock[n + 1] - 1, block b's runs are
+  // seconds[blockStart[b]] .. seconds[blockStart[b + 1] - 1]
+  function layout(p) {
+    var query = [], queryIndex = [], suiteOf = [], perSuite = [], i;
+    p.suites.queries.forEach(function (k, s) {
+      var names = p.query_lists.query[k], indexes = p.query_lists.query_index[k];
+      for (var j = 0; j < indexes.length; j++) {
+        query.push(names[j]); queryIndex.push(indexes[j]); suiteOf.push(s);
+      }
+      perSuite.push(indexes.length);
+    });
+    var nSeries = queryIndex.length, blocks = expand(p.blocks, nSeries), nBlocks = 0;
+    for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
+    var runs = expand(p.runs, nBlocks);
+    var firstBlock = new Int32Array(nSeries + 1), blockStart = new Int32Array(nBlocks + 1);
+    for (i = 0; i < nSeries; i++) { firstBlock[i + 1] = firstBlock[i] + blocks[i]; }
+    for (i = 0; i < nBlocks; i++) { blockStart[i + 1] = blockStart[i] + runs[i]; }
+    return {
+      n: nSeries, query: query, queryIndex: queryIndex, suiteOf: suiteOf, perSuite: perSuite,
+      firstBlock: firstBlock, blockStart: blockStart, process: expand(p.process, nBlocks)
+    };
+  }
+  // the iteration of run j of the block whose runs start at lo (without an iteration
+  // column a block's runs are its iterations 0, 1, ...)
+  function iteration(p, j, lo) { return p.iteration ? p.iteration[j] : j - lo; }
+  return { expand: expand, layout: layout, iteration: iteration };
+})();
+
 // Sortable tables. Tables are readable without this script.
 (function () {
   "use strict";
@@ -127,41 +169,27 @@
   var sections = JSON.parse(holder.textContent).sections;
   var score = sections.score;
   if (!score || !score.runs) { return; }
-  function expand(value, n) {
-    if (typeof value !== "number") { return value; }
-    var out = new Array(n);
-    for (var i = 0; i < n; i++) { out[i] = value; }
-    return out;
-  }
   // per suite of the trajectories' series (columns-2, series_columns.py) the result its
   // runs give, as score.py series_results builds it: row query_index = the first process's
   // runs below maxRuns at their iteration, a row of no run or only failed runs = null
   function seriesResults(p, maxRuns) {
-    var lists = p.query_lists, nSeries = 0, nBlocks = 0, i;
-    p.suites.queries.forEach(function (k) { nSeries += lists.query_index[k].length; });
-    var blocks = expand(p.blocks, nSeries);
-    for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
-    var runs = expand(p.runs, nBlocks), out = [], n = 0, b = 0, pos = 0;
-    p.suites.queries.forEach(function (k) {
+    var c = SeriesColumns.layout(p), out = [], n = 0;
+    p.suites.queries.forEach(function (k, s) {
       var rows = [];
-      lists.query_index[k].forEach(function (q) {
-        for (var first = 0; first < blocks[n]; first++) {
-          if (first === 0) {
-            while (rows.length < q + 1) { rows.push([]); }
-            var row = rows[q];
-            for (var j = pos; j < pos + runs[b]; j++) {
-              var it = p.iteration ? p.iteration[j] : j - pos;
-              if (it < maxRuns) {
-                while (row.length < it + 1) { row.push(null); }
-                row[it] = p.seconds[j];
-              }
-            }
+      for (; n < c.n && c.suiteOf[n] === s; n++) {
+        var b = c.firstBlock[n];
+        if (b === c.firstBlock[n + 1]) { continue; }  // no run at all
+        var q = c.queryIndex[n];
+        while (rows.length < q + 1) { rows.push([]); }
+        var row = rows[q], lo = c.blockStart[b];
+        for (var j = lo; j < c.blockStart[b + 1]; j++) {
+          var it = SeriesColumns.iteration(p, j, lo);
+          if (it < maxRuns) {
+            while (row.length < it + 1) { row.push(null); }
+            row[it] = p.seconds[j];
           }
-          pos += runs[b];
-          b += 1;
         }
-        n += 1;
-      });
+      }
       out.push(rows.map(function (row) {
         return row.every(function (v) { return v === null; }) ? null : row;
       }));
@@ -416,33 +444,14 @@
   //: query names offered in the query box's suggestions (typing still reaches every one)
   var MAX_SUGGESTIONS = 500;
 
-  function expand(value, n) {
-    if (typeof value !== "number") { return value; }
-    var out = new Array(n);
-    for (var i = 0; i < n; i++) { out[i] = value; }
-    return out;
-  }
-  // the payload's columns with per-series offsets (decode_series in Python reads the same)
+  // the payload's columns with per-series offsets (SeriesColumns.layout)
   function columns(p) {
-    // columns-2: each suite's query list and the class codes back to one entry per series
-    var query = [], queryIndex = [], perSuite = [];
-    p.suites.queries.forEach(function (k) {
-      var names = p.query_lists.query[k], indexes = p.query_lists.query_index[k];
-      for (var j = 0; j < names.length; j++) { query.push(names[j]); queryIndex.push(indexes[j]); }
-      perSuite.push(names.length);
-    });
-    p.query = query;
-    p.query_index = queryIndex;
-    p.suites.series = perSuite;
+    var c = SeriesColumns.layout(p), i, n;
+    p.query = c.query;
+    p.query_index = c.queryIndex;
+    p.suites.series = c.perSuite;
     p["class"] = p["class"].map(function (code) { return code < 0 ? -1 : p.classes[code]; });
-    var nSeries = p.query.length, blocks = expand(p.blocks, nSeries), nBlocks = 0, i;
-    for (i = 0; i < nSeries; i++) { nBlocks += blocks[i]; }
-    var runs = expand(p.runs, nBlocks), process = expand(p.process, nBlocks);
-    var firstBlock = new Int32Array(nSeries + 1), blockStart = new Int32Array(nBlocks + 1);
-    for (i = 0; i < nSeries; i++) { firstBlock[i + 1] = firstBlock[i] + blocks[i]; }
-    for (i = 0; i < nBlocks; i++) { blockStart[i + 1] = blockStart[i] + runs[i]; }
-    var suiteOf = new Int32Array(nSeries), n = 0;
-    p.suites.series.forEach(function (count, s) { for (var k = 0; k < count; k++) { suiteOf[n++] = s; } });
+    var nSeries = c.n, firstBlock = c.firstBlock, blockStart = c.blockStart;
     function sparse(table) {
       var at = {};
       table.series.forEach(function (series, k) { (at[series] = at[series] || []).push(k); });
@@ -456,7 +465,7 @@
       var byIteration = {}, hot = [], b = firstBlock[n];
       if (b < firstBlock[n + 1]) {
         for (i = blockStart[b]; i < blockStart[b + 1]; i++) {
-          var it = p.iteration ? p.iteration[i] : i - blockStart[b], v = p.seconds[i];
+          var it = SeriesColumns.iteration(p, i, blockStart[b]), v = p.seconds[i];
           byIteration[it] = v;
           if (it >= 1 && v !== null) { hot.push(v); }
         }
@@ -473,8 +482,8 @@
     p.reference.series.forEach(function (series, k) { reference[series] = p.reference.seconds[k]; });
     p.gap.series.forEach(function (series, k) { gap[series] = p.gap.gap[k]; });
     return {
-      p: p, n: nSeries, firstBlock: firstBlock, blockStart: blockStart, process: process,
-      suiteOf: suiteOf, steady: sparse(p.steady), changepoints: sparse(p.changepoints),
+      p: p, n: nSeries, firstBlock: firstBlock, blockStart: blockStart, process: c.process,
+      suiteOf: c.suiteOf, steady: sparse(p.steady), changepoints: sparse(p.changepoints),
       spikes: sparse(p.spikes), reference: reference, gap: gap
     };
   }
@@ -485,7 +494,7 @@
     for (var b = c.firstBlock[n]; b < c.firstBlock[n + 1]; b++) {
       var lo = c.blockStart[b], hi = c.blockStart[b + 1];
       var its = [];
-      for (var i = lo; i < hi; i++) { its.push(p.iteration ? p.iteration[i] : i - lo); }
+      for (var i = lo; i < hi; i++) { its.push(SeriesColumns.iteration(p, i, lo)); }
       blocks.push({ process: c.process[b], iterations: its, seconds: p.seconds.slice(lo, hi) });
     }
     var st = (c.steady[n] || [])[0];
@@ -703,7 +712,7 @@
     var nameOf = [], coldRatio = new Float64Array(c.n), warmup = new Float64Array(c.n);
     for (var n = 0; n < c.n; n++) {
       nameOf.push(p.strings[p.suites.name[c.suiteOf[n]]]);
-      var lo = c.blockStart[c.firstBlock[n]], first = p.iteration ? p.iteration[lo] : 0;
+      var lo = c.blockStart[c.firstBlock[n]], first = SeriesColumns.iteration(p, lo, lo);
       var cold = first === 0 ? p.seconds[lo] : null;
       coldRatio[n] = cold !== null && c.reference[n] ? cold / c.reference[n] : 0;
       var st = (c.steady[n] || [])[0];
