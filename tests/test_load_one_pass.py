@@ -10,6 +10,7 @@ fences once per command (``fences_once``), not once per query.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,18 @@ def _jtls(folder: Path) -> list[Path]:
     return [p for p in files if not p.name.endswith(NOT_JTL)]
 
 
-def _same_as_store(runner: CliRunner, tmp_path: Path, *paths: Path) -> int:
-    """``warmup load FILE... --json`` against ``warmup ingest --db`` + ``load --db --json``:
-    the same exit code and the same bytes on stdout; returns that exit code."""
-    one = runner.invoke(app, ["load", *map(str, paths), "--json"])
+def _same_as_store(runner: CliRunner, tmp_path: Path, *paths: Path, command: str = "load") -> int:
+    """``warmup load FILE... --json`` (or ``command``) against ``warmup ingest --db`` +
+    ``load --db --json``: the same exit code and the same bytes on stdout; returns that
+    exit code."""
+    one = runner.invoke(app, [command, *map(str, paths), "--json"])
     db = tmp_path / "store.duckdb"
     ingested = runner.invoke(app, ["ingest", "--db", str(db), *map(str, paths)])
     if ingested.exit_code != 0:
         # a file the ingest refuses is refused by the one-command job too
         assert one.exit_code == ingested.exit_code, (one.stderr, ingested.stderr)
         return one.exit_code
-    stored = runner.invoke(app, ["load", "--db", str(db), "--json"])
+    stored = runner.invoke(app, [command, "--db", str(db), "--json"])
     assert (one.exit_code, one.stdout) == (stored.exit_code, stored.stdout), (
         one.stderr,
         stored.stderr,
@@ -74,6 +76,31 @@ def test_load_file_equals_ingest_then_load_db_on_fixtures(
     _same_as_store(runner, tmp_path, path)
 
 
+#: fixtures whose findings a developer's run compares (every one where slow tests run):
+#: a generated run, real JMeter CSVs with transaction controllers and sub-results, an XML
+QUICK_FINDINGS = ("baseline.jtl.gz", "csv-allfields.csv", "csv-default.csv", "xml-default.xml.gz")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            id=str(p.relative_to(FIXTURES)),
+            marks=[] if p.name in QUICK_FINDINGS else [pytest.mark.slow],
+        )
+        for p in _jtls(FIXTURES)
+    ],
+)
+def test_findings_of_files_equal_findings_of_a_store(
+    path: Path, runner: CliRunner, tmp_path: Path
+) -> None:
+    """``warmup findings FILE`` reads a JTL's load columns only, as ``warmup load``: its
+    findings are those of the whole file stored (checked on the 87 fixture and real JTLs
+    when made; the real ones where slow tests run, below)."""
+    _same_as_store(runner, tmp_path, path, command="findings")
+
+
 # every real JTL (52, 3M samples in all: ~45 s); the fixtures above check the same on 57
 # small files in a developer's run
 @pytest.mark.slow
@@ -88,6 +115,8 @@ def test_load_file_equals_ingest_then_load_db_on_real_jtls(
     name: str, real_dir: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
     _same_as_store(runner, tmp_path, real_dir / name)
+    (tmp_path / "findings").mkdir()
+    _same_as_store(runner, tmp_path / "findings", real_dir / name, command="findings")
 
 
 def test_scratch_store_keeps_only_the_analysed_columns(tmp_path: Path) -> None:
@@ -253,3 +282,27 @@ def test_suites_within_a_day_compute_no_fences(tmp_path: Path) -> None:
         payload = load_report(store)
         assert counting.fence_queries == 0
         assert not [f for f in payload["findings"] if f["rule"] == "load-samples-out-of-range"]
+
+
+@pytest.mark.parametrize("command", ["load", "findings"])
+def test_one_command_jobs_do_not_read_the_columns_they_leave_out(
+    command: str, runner: CliRunner, tmp_path: Path
+) -> None:
+    """``warmup load FILE`` and ``warmup findings FILE`` neither parse nor store a CSV
+    JTL's URL, IdleTime, Latency, ...: a value ``warmup ingest`` refuses there (IdleTime
+    "soon") does not stop them, and they find the run's warm-up."""
+    jtl = tmp_path / "run.jtl"
+    write_jtl(jtl, 3_000, duration_s=60.0, warmup_s=10.0, seed=1)
+    lines = jtl.read_text().splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split(",")
+    cells = lines[5].rstrip("\n").split(",")
+    cells[header.index("IdleTime")] = "soon"
+    lines[5] = ",".join(cells) + "\n"
+    jtl.write_text("".join(lines))
+    refused = runner.invoke(app, ["ingest", "--db", str(tmp_path / "s.duckdb"), str(jtl)])
+    assert refused.exit_code == 1 and "IdleTime" in refused.stderr, refused.stderr
+    done = runner.invoke(app, [command, str(jtl), "--json"])
+    assert done.exit_code == 0, done.stderr
+    payload = json.loads(done.stdout)
+    rules = {(f["rule"], f["subject"]) for f in payload["findings"]}
+    assert ("load-warmup", "run") in rules  # the 10 s warm-up written into the file

@@ -57,10 +57,12 @@ def _findings_of(
     settings: Settings,
 ) -> list[Finding]:
     """Every finding of the inputs (or ``--db``), ranked: what both commands act on."""
+    from toolkit.ingest.jmeter import LOAD_COLUMNS
     from toolkit.pipeline.findings import store_findings
 
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
-    with analysis_store(paths, db, spec) as store:
+    # a JTL's findings are those of `warmup load`: a scratch store reads its columns only
+    with analysis_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as store:
         return store_findings(store, settings)
 
 
