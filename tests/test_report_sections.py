@@ -464,3 +464,48 @@ def test_summariser_chart_draws_active_threads(tmp_path: Path) -> None:
     assert traces[0]["name"] == "active threads"
     assert [y for y in traces[0]["y"] if y is not None][:6] == [10, 20, 30, 40, 50, 50]
     assert plotted_threads(data["sections"]["load"]) == {10.0, 20.0, 30.0, 40.0, 50.0}
+
+
+@pytest.mark.parametrize("threads", [None, [4.0, 8.0, 8.0, 8.0]])
+def test_load_chart_layout_holds_its_two_panels(threads: list[float] | None) -> None:
+    """The chart is built as one layout (not by make_subplots and add_* per panel): every
+    trace and shape refers to an axis it has, throughput and its band on the top panel's
+    left axis, threads on its right one, latency on the bottom panel's log axis sharing
+    the top's time axis, the warm-up shaded on both panels, a 0 ms window at the marked
+    floor."""
+    from toolkit.report import figures
+
+    fig = figures.load_chart(
+        title="ALL",
+        t_s=[0.0, 1.0, 2.0, 3.0],
+        throughput=[10.0, 20.0, 30.0, 30.0],
+        percentiles={"p50": [1.0, 0.0, 2.0, 2.0], "p99": [5.0, 4.0, 6.0, 6.0]},
+        warmup_end_s=2.0,
+        steady_throughput=30.0,
+        steady_ci=(29.0, 31.0),
+        threads=threads,
+        errors=[0.0, 1.0, 0.0, 0.0],
+    ).to_plotly_json()
+    layout = fig["layout"]
+    axes = {k.replace("axis", "") for k in layout if k.startswith(("xaxis", "yaxis"))}
+    low = "y3" if threads else "y2"
+    by_name = {t["name"]: (t["xaxis"], t["yaxis"]) for t in fig["data"]}
+    assert by_name["throughput"] == by_name["errors"] == ("x", "y")
+    assert by_name["p50"] == by_name["p99"] == ("x2", low)
+    assert ("active threads" in by_name) == (threads is not None)
+    if threads:
+        assert by_name["active threads"] == ("x", "y2")
+        assert layout["yaxis2"]["overlaying"] == "y" and layout["yaxis2"]["side"] == "right"
+    for xaxis, yaxis in by_name.values():
+        assert {xaxis, yaxis} <= axes
+    assert layout["xaxis"]["matches"] == "x2"
+    assert layout[f"yaxis{low[1:]}"]["type"] == "log"
+    assert layout[f"yaxis{low[1:]}"]["ticktext"][0] == "0"  # p50 = 0 ms drawn at the floor
+    for shape in layout["shapes"]:
+        assert shape["xref"].split()[0][0] == "x" and shape["yref"].split()[0] in axes
+    warmup = [s for s in layout["shapes"] if s["type"] == "rect" and s.get("x1") == 2.0]
+    assert [(s["xref"], s["yref"]) for s in warmup] == [("x", "y domain"), ("x2", f"{low} domain")]
+    (band,) = (s for s in layout["shapes"] if s.get("y0") == 29.0)
+    assert (band["xref"], band["yref"], band["y1"]) == ("x domain", "y", 31.0)
+    (floor,) = layout["annotations"]
+    assert (floor["text"], floor["yref"], floor["y"]) == ("0 ms", low, figures.ZERO_FLOOR_MS)
