@@ -345,7 +345,7 @@ def test_label_picker_switches_the_dashboard_charts(
     )
     assert all(metas and set(metas) == {"point_lookup"} for metas in shown), shown
     assert errors == []
-    page.screenshot(path=str(tmp_path / "jmeter.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / "jmeter.png"))
 
 
 def test_views_draw_at_most_the_best_60_systems(tmp_path: Path) -> None:
