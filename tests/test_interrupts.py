@@ -131,6 +131,32 @@ def test_a_program_importing_the_library_keeps_its_own_signals() -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_the_sigint_watcher_ends_with_its_block_not_at_its_next_poll() -> None:
+    """A block of :func:`toolkit.store.interrupt_on_sigint` (every command that ingests
+    runs one) wakes its watcher thread as it ends: with the watcher's poll set to an hour
+    the block still ends at once and the thread is gone (was: the block waited for the
+    watcher's next 0.1 s poll, 0.1 s of idle time per command; here it would hang, and the
+    subprocess's 60 s timeout fail the test)."""
+    code = (
+        "import threading, duckdb\n"
+        "from toolkit.store import sigint\n"
+        "sigint._POLL_S = 3600.0\n"
+        "con = duckdb.connect()\n"
+        "for _ in range(3):\n"
+        "    with sigint.interrupt_on_sigint(con):\n"
+        "        con.execute('SELECT 1').fetchall()\n"
+        "assert not [t for t in threading.enumerate() if t.name == 'warmup-sigint']\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.slow
 def test_signals_at_twenty_moments_of_ingest_load_and_report(
     tmp_path: Path, real_dir: Path

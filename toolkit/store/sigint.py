@@ -94,6 +94,10 @@ def interrupt_on_sigint(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         raise
     finally:
         stop.set()
+        # wake the watcher now rather than at its next poll, up to _POLL_S later (0.1 s
+        # of idle wall time on every command that ingests); 0 is no signal's number
+        with contextlib.suppress(BlockingIOError):
+            os.write(write_fd, b"\0")
         watcher.join()
         signal.set_wakeup_fd(previous_fd)
         for signum, handler in previous.items():
