@@ -210,6 +210,18 @@ def hostile_inputs(tmp_path: Path) -> list[Path]:
     return paths
 
 
+@pytest.fixture(scope="session")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``warmup demo``'s report (``run_demo``) dated 2026-05-19 12:00 UTC, written once per
+    test session (per xdist worker) for the tests that only read it (~1.8 s a build)."""
+    from datetime import UTC, datetime
+
+    from toolkit.pipeline.demo import run_demo
+
+    when = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
+    return run_demo(tmp_path_factory.mktemp("demo") / "demo.html", generated_at=when).output
+
+
 @pytest.fixture
 def store() -> Iterator[Store]:
     with open_store() as s:

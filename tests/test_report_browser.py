@@ -189,10 +189,8 @@ def test_injected_markup_stays_text_in_the_browser(
     page.screenshot(path=str(tmp_path / "xss.png"))
 
 
-def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
-    from toolkit.pipeline.demo import run_demo
-
-    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path, demo_report: Path) -> None:
+    out = demo_report
     page, log = open_report(browser, out)
     drawn = assert_figures_drawn(page)
     assert drawn == out.read_text(encoding="utf-8").count('class="plotly-graph-div"')
