@@ -10,7 +10,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
+import typer.main
+import typer.testing
 from typer.testing import CliRunner
 
 from toolkit import Store, open_store
@@ -25,6 +28,45 @@ REQUIRE_ALL = os.environ.get("WARMUP_REQUIRE_ALL") == "1"
 #: developer's ``python -m pytest`` skips them with this reason.
 RUN_SLOW = REQUIRE_ALL or os.environ.get("WARMUP_SLOW") == "1"
 SLOW_REASON = "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1"
+
+
+def _cached_get_command(get_command: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``typer.main.get_command`` once per app and command list: Typer builds the click
+    command from the functions' signatures on every ``CliRunner.invoke`` (~11 ms, ~500
+    invocations a run). The click command holds no state between invocations (each makes
+    its own Context); a command registered later changes the key."""
+    built: dict[tuple[int, int, int], Any] = {}
+
+    def get(app: Any) -> Any:
+        key = (id(app), len(app.registered_commands), len(app.registered_groups))
+        if key not in built:
+            built[key] = get_command(app)
+        return built[key]
+
+    return get
+
+
+typer.testing._get_command = _cached_get_command(typer.main.get_command)  # type: ignore[attr-defined]
+
+
+def _validate_checking_each_schema_once(
+    instance: Any, schema: Any, cls: Any = None, *args: Any, **kwargs: Any
+) -> None:
+    """``jsonschema.validate``, but the schema itself is checked (``check_schema``, ~55 ms
+    for report-data's) once per schema, not on each of the ~120 validations a run makes;
+    the instance is validated and the best error raised exactly as ``validate`` does."""
+    cls = cls or jsonschema.validators.validator_for(schema)
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _CHECKED_SCHEMAS:
+        cls.check_schema(schema)
+        _CHECKED_SCHEMAS.add(key)
+    error = jsonschema.exceptions.best_match(cls(schema, *args, **kwargs).iter_errors(instance))
+    if error is not None:
+        raise error
+
+
+_CHECKED_SCHEMAS: set[str] = set()
+jsonschema.validate = _validate_checking_each_schema_once
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -166,6 +208,18 @@ def hostile_inputs(tmp_path: Path) -> list[Path]:
     )
     paths.append(profile)
     return paths
+
+
+@pytest.fixture(scope="session")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``warmup demo``'s report (``run_demo``) dated 2026-05-19 12:00 UTC, written once per
+    test session (per xdist worker) for the tests that only read it (~1.8 s a build)."""
+    from datetime import UTC, datetime
+
+    from toolkit.pipeline.demo import run_demo
+
+    when = datetime(2026, 5, 19, 12, 0, tzinfo=UTC)
+    return run_demo(tmp_path_factory.mktemp("demo") / "demo.html", generated_at=when).output
 
 
 @pytest.fixture

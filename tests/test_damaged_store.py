@@ -72,15 +72,17 @@ def _files(db: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def real_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A store of two real files (a ClickBench result: 43 queries x 3 runs; a JMeter XML
-    JTL of 2000 samples), another store, and the JTL itself."""
+    JTL of 2000 samples), another store, and the JTL itself. Ingested in this process
+    (each command closes its store, as a process's end does); the tests that damage them
+    run ``python -m toolkit`` where the process is the point."""
     from conftest import SHARED_REAL, _need
 
     _need(SHARED_REAL.is_dir(), f"{SHARED_REAL} not present")
     base = tmp_path_factory.mktemp("real-store")
     store, other = base / "real.duckdb", base / "other.duckdb"
-    done = run_warmup("ingest", "--db", store, SHARED_REAL / CLICKBENCH, SHARED_REAL / JTL)
+    done = invoke_warmup("ingest", "--db", store, SHARED_REAL / CLICKBENCH, SHARED_REAL / JTL)
     assert done.returncode == 0, done.stderr
-    done = run_warmup("ingest", "--db", other, SHARED_REAL / OTHER_CLICKBENCH)
+    done = invoke_warmup("ingest", "--db", other, SHARED_REAL / OTHER_CLICKBENCH)
     assert done.returncode == 0, done.stderr
     return store, other, SHARED_REAL / JTL
 

@@ -3,7 +3,7 @@
 ``warmup load FILE`` (and ``compare A B``, ``report FILE``) read a CSV JTL into a scratch
 store of the columns the analysis reads only (``IngestOptions.sample_columns``); its
 ``--json`` must be byte for byte that of ``warmup ingest --db`` + ``warmup load --db`` on
-every fixture JTL and every real one (where slow tests run; 42 fixtures in a developer's
+every fixture JTL and every real one (where slow tests run; 28 fixtures in a developer's
 run). The load analysis computes each suite's time
 fences once per command (``fences_once``), not once per query.
 """
@@ -56,14 +56,15 @@ def _same_as_store(runner: CliRunner, tmp_path: Path, *paths: Path, command: str
 
 
 def _fixture_params() -> list[Any]:
-    """Every fixture JTL; the XML twins of the CSV recordings (recorded/csv-*.twin.xml.gz:
-    their CSV's samples as XML, a reader the four xml-*.xml.gz recordings cover too) run
-    only where slow tests do (~1 s each)."""
+    """Every fixture JTL; the twins run only where slow tests do (~0.5-1 s each): the XML
+    twins of the CSV recordings (recorded/csv-*.twin.xml.gz: their CSV's samples as XML, a
+    reader the four xml-*.xml.gz recordings cover too) and the CSV twins of the XML ones
+    (recorded/xml-*.twin.csv: a reader the fifteen csv-*.csv recordings cover)."""
     return [
         pytest.param(
             p,
             id=str(p.relative_to(FIXTURES)),
-            marks=[pytest.mark.slow] if p.name.startswith("csv-") and ".twin.xml" in p.name else [],
+            marks=[pytest.mark.slow] if ".twin." in p.name else [],
         )
         for p in _jtls(FIXTURES)
     ]
@@ -101,7 +102,7 @@ def test_findings_of_files_equal_findings_of_a_store(
     _same_as_store(runner, tmp_path, path, command="findings")
 
 
-# every real JTL (52, 3M samples in all: ~45 s); the fixtures above check the same on 57
+# every real JTL (52, 3M samples in all: ~45 s); the fixtures above check the same on 28
 # small files in a developer's run
 @pytest.mark.slow
 @pytest.mark.real

@@ -217,8 +217,8 @@ def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
     assert not (tmp_path / "missing").exists()
 
 
-def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None:
-    from toolkit.pipeline.demo import demo_inputs, run_demo
+def test_demo_report_has_every_section_its_fixtures_feed(demo_report: Path) -> None:
+    from toolkit.pipeline.demo import demo_inputs
 
     # two ClickBench systems (gaps, trajectories, score), two JTLs (load, A/B), profiles
     feeds = {
@@ -231,8 +231,7 @@ def test_demo_report_has_every_section_its_fixtures_feed(tmp_path: Path) -> None
     for path in demo_inputs():
         expected |= feeds[path.relative_to(root).parts[0]]
     assert expected == {"gaps", "trajectories", "score", "load", "compare", "cache", "provenance"}
-    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
-    html = out.read_text(encoding="utf-8")
+    html = demo_report.read_text(encoding="utf-8")
     data = embedded_data(html)
     jsonschema.validate(data, report_data_schema())
     assert set(data["sections"]) == expected

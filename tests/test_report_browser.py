@@ -140,7 +140,7 @@ def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> 
     table.locator("th").nth(3).click()  # gap, ascending: a row with gap 0 first
     assert table.locator("tbody tr").first.inner_text() != first
     assert "+0%" in table.locator("tbody tr").first.inner_text()
-    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / "report.png"))
     assert (tmp_path / "report.png").stat().st_size > 10_000
 
 
@@ -186,13 +186,11 @@ def test_injected_markup_stays_text_in_the_browser(
         "#load .main-svg text, #score .main-svg text", "els => els.map(e => e.textContent)"
     )
     assert any(XSS in t for t in svg_text)
-    page.screenshot(path=str(tmp_path / "xss.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / "xss.png"))
 
 
-def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
-    from toolkit.pipeline.demo import run_demo
-
-    out = run_demo(tmp_path / "demo.html", generated_at=WHEN).output
+def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path, demo_report: Path) -> None:
+    out = demo_report
     page, log = open_report(browser, out)
     drawn = assert_figures_drawn(page)
     assert drawn == out.read_text(encoding="utf-8").count('class="plotly-graph-div"')
@@ -221,7 +219,8 @@ def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path) -> None:
     keys = [series[n]["steady_iteration"] or 0 for n in drawn]
     assert keys == sorted(keys, reverse=True) and keys[0] > keys[-1]
     assert keys[0] == max(s["steady_iteration"] or 0 for s in series)
-    page.screenshot(path=str(tmp_path / "demo.png"), full_page=True)
+    # the first screen only: a full-page shot of the demo costs ~1.4 s and checks nothing
+    page.screenshot(path=str(tmp_path / "demo.png"))
 
 
 def test_quotes_in_chart_titles_show_as_typed(browser: Any, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +39,12 @@ def trajectories_of(store: Store) -> dict[str, Any]:
     return series
 
 
-def check_decodes_to_store(store: Store) -> int:
+def check_decodes_to_store(store: Store, data: dict[str, Any] | None = None) -> int:
+    """The report's series (of ``data``, else of a report built now) decode to the runs
+    ``store`` holds; returns their number."""
     truth = stored_runs(store)
-    decoded = decode_series(trajectories_of(store))
+    series = data["sections"]["trajectories"]["series"] if data else trajectories_of(store)
+    decoded = decode_series(series)
     assert len(decoded) == len(truth)  # every series, not the 48 drawn before
     names = dict(store.con.execute("SELECT suite_id, name FROM suites").fetchall())
     for s in decoded:
@@ -113,16 +116,28 @@ def write_results(folder: Path, count: int, seed: int = 19) -> None:
         (folder / f"r{n:04d}.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
-def test_report_data_per_result_is_a_few_kilobytes(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def two_hundred_results(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Store, dict[str, Any]]]:
+    """200 results (:func:`write_results`) in a store and its report-data, built once for
+    the module's tests, which only read them (each built its own: ~2.5 s apiece)."""
+    folder = tmp_path_factory.mktemp("scale") / "cb"
+    write_results(folder, 200)
+    with toolkit.open_store() as store:
+        for path in sorted(folder.glob("*.json")):
+            toolkit.ingest_file(store, path)
+        yield store, report_data(build_report(store))
+
+
+def test_report_data_per_result_is_a_few_kilobytes(
+    two_hundred_results: tuple[Store, dict[str, Any]],
+) -> None:
     """200 results: the old per-point objects (runs, detection and gap details per series)
     took ~47 KB of report-data per result (9.5 MB for 200 copies of the real files); the
     columns take under 4 KB, and every series is there."""
-    write_results(tmp_path / "cb", 200)
-    with toolkit.open_store() as store:
-        for path in sorted((tmp_path / "cb").glob("*.json")):
-            toolkit.ingest_file(store, path)
-        data = report_data(build_report(store))
-        n = check_decodes_to_store(store)
+    store, data = two_hundred_results
+    n = check_decodes_to_store(store, data)
     assert n == 200 * 43
     size = len(json.dumps(data, separators=(",", ":")))
     assert size / 200 < 4_000, f"{size / 200:.0f} bytes of report-data per result"
@@ -249,34 +264,30 @@ def test_real_clickbench_gap_columns_hold_every_suite(
         ]
 
 
-def test_gap_columns_per_suite_are_a_few_hundred_bytes(tmp_path: Path) -> None:
+def test_gap_columns_per_suite_are_a_few_hundred_bytes(
+    two_hundred_results: tuple[Store, dict[str, Any]],
+) -> None:
     """200 results of 3 runs: the gaps section took ~750 bytes per suite as objects (keys
     repeated per suite and per row); as columns, under 250."""
-    write_results(tmp_path / "cb", 200)
-    with toolkit.open_store() as store:
-        for path in sorted((tmp_path / "cb").glob("*.json")):
-            toolkit.ingest_file(store, path)
-        data = report_data(build_report(store))
+    _, data = two_hundred_results
     gaps = data["sections"]["gaps"]
     size = len(json.dumps(gaps, separators=(",", ":")))
     assert len(gaps["suites"]["suite"]) == 200
     assert size / 200 < 250, f"{size / 200:.0f} bytes of gaps data per suite"
 
 
-def test_score_runs_are_columns_of_the_stored_runs(tmp_path: Path) -> None:
+def test_score_runs_are_columns_of_the_stored_runs(
+    two_hundred_results: tuple[Store, dict[str, Any]],
+) -> None:
     """The system picker's runs (issue 19 §7) are read from the trajectories' columns: they
     decode to each scored suite's runs as stored (first process, null rows kept), send no
     run time of their own and cost ~70 bytes per system (label, flags, suite position);
     their own copy of the runs cost the digits of every run and a comma on top."""
     from toolkit.report.sections.score import decode_score_runs
 
-    write_results(tmp_path / "cb", 200)
-    with toolkit.open_store() as store:
-        for path in sorted((tmp_path / "cb").glob("*.json")):
-            toolkit.ingest_file(store, path)
-        data = report_data(build_report(store))
-        truth = stored_runs(store)
-        names = dict(store.con.execute("SELECT name, suite_id FROM suites").fetchall())
+    store, data = two_hundred_results
+    truth = stored_runs(store)
+    names = dict(store.con.execute("SELECT name, suite_id FROM suites").fetchall())
     score = data["sections"]["score"]
     decoded = decode_score_runs(score["runs"], data["sections"]["trajectories"]["series"])
     assert len(decoded) == len(score["entries"]) == 200
@@ -325,21 +336,19 @@ def test_score_runs_keep_their_own_runs_where_the_series_differ(tmp_path: Path) 
     assert [e["result"] for e in decode_score_runs(alone)] == want
 
 
-def test_provenance_sources_are_columns_of_the_sources_table(tmp_path: Path) -> None:
+def test_provenance_sources_are_columns_of_the_sources_table(
+    two_hundred_results: tuple[Store, dict[str, Any]],
+) -> None:
     """The input files in report-data (issue 19 §7) decode to the store's sources table,
     name = the path's last part, and cost ~80 bytes per file beyond its path and digest;
     an object per file with its name cost ~250."""
     from toolkit.report.sections.provenance import decode_sources
 
-    write_results(tmp_path / "cb", 200)
-    with toolkit.open_store() as store:
-        for path in sorted((tmp_path / "cb").glob("*.json")):
-            toolkit.ingest_file(store, path)
-        data = report_data(build_report(store))
-        truth = store.frame(
-            "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
-            "ORDER BY source_id"
-        ).to_dicts()
+    store, data = two_hundred_results
+    truth = store.frame(
+        "SELECT source_id, path, sha256, format, bytes, rows, tool_version FROM sources "
+        "ORDER BY source_id"
+    ).to_dicts()
     sources = data["sections"]["provenance"]["sources"]
     decoded = decode_sources(sources)
     assert len(decoded) == len(truth) == 200

@@ -154,8 +154,15 @@ def test_system_picker_rescores_as_python_does(
     picker = page.locator("#score-system-picker")
     assert picker.is_visible()
     picker.locator("button", has_text="none").click()
-    for i in chosen:
-        picker.locator(f"input[value='{i}']").check()
+    # all but the last box ticked without an event, the last one clicked: one redraw from
+    # the boxes' state instead of 19 (each redraws both charts, ~0.15 s)
+    page.evaluate(
+        """values => values.forEach(v =>
+             document.querySelector(`#score-system-picker input[value='${v}']`).checked = true)""",
+        [str(i) for i in chosen[:-1]],
+    )
+    picker.locator(f"input[value='{chosen[-1]}']").check()
+    assert picker.locator("input:checked").count() == len(chosen)
     drawn = page.evaluate(
         """() => {
              const bars = document.getElementById('fig-score-bars').data;
@@ -345,7 +352,7 @@ def test_label_picker_switches_the_dashboard_charts(
     )
     assert all(metas and set(metas) == {"point_lookup"} for metas in shown), shown
     assert errors == []
-    page.screenshot(path=str(tmp_path / "jmeter.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / "jmeter.png"))
 
 
 def test_views_draw_at_most_the_best_60_systems(tmp_path: Path) -> None:

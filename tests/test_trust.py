@@ -21,6 +21,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from in_process import invoke_warmup
 from store_checks import run_warmup, store_state, subprocess_env, warmup_cmd
 
 from toolkit import IngestOptions, StoreVersionError, ingest_file, open_store
@@ -591,7 +592,7 @@ def test_store_of_the_previous_schema_is_migrated_on_open(tmp_path: Path, name: 
 
 def test_reader_of_an_old_store_migrates_it_and_reads_it(tmp_path: Path) -> None:
     db = unpack_store("schema3-9fd0556", tmp_path)
-    done = run_cli("suites", "--db", db, "--json", lock_timeout=10)
+    done = invoke_warmup("suites", "--db", db, "--json")
     assert done.returncode == 0, done.stderr
     suites = json.loads(done.stdout)["suites"]
     assert [(s["name"], s["iterations"]) for s in suites] == [
@@ -611,7 +612,7 @@ def test_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path: Path, comma
         )
     image = db.read_bytes()
     args = ("ingest", "--db", db, FIXTURES / "iterations" / "harness.csv")
-    done = run_cli(*(args if command == "ingest" else ("suites", "--db", db)), lock_timeout=10)
+    done = invoke_warmup(*(args if command == "ingest" else ("suites", "--db", db)))
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
