@@ -38,6 +38,50 @@ def test_new_store_has_latest_schema_and_tables() -> None:
     } <= tables
 
 
+def _catalog(con: duckdb.DuckDBPyConnection) -> dict[str, object]:
+    """Everything a schema defines: tables (their DDL, with columns, types, constraints),
+    sequences, indexes, views, and the rows of every table."""
+    tables = con.execute("SELECT table_name, sql FROM duckdb_tables() ORDER BY 1").fetchall()
+    return {
+        "tables": tables,
+        "sequences": con.execute("SELECT sql FROM duckdb_sequences() ORDER BY 1").fetchall(),
+        "indexes": con.execute("SELECT sql FROM duckdb_indexes() ORDER BY 1").fetchall(),
+        "views": con.execute(
+            "SELECT sql FROM duckdb_views() WHERE NOT internal ORDER BY 1"
+        ).fetchall(),
+        "rows": {
+            name: con.execute(f'SELECT * FROM "{name}" ORDER BY ALL').fetchall()
+            for name, _ in tables
+        },
+    }
+
+
+def test_new_store_schema_is_what_every_migration_gives() -> None:
+    """A new store is created from schemas/current.sql in one step; replaying every
+    numbered migration from an empty database gives the same catalog. A new migration
+    must update current.sql: the message gives the file to write."""
+    from toolkit.resources import resource_dir
+    from toolkit.store import CURRENT_SCHEMA, _migrate
+
+    replayed = duckdb.connect()
+    _migrate(replayed, 0, replay=True)
+    created = duckdb.connect()
+    _migrate(created, 0)
+    expected = _catalog(replayed)
+    header = [
+        line
+        for line in (resource_dir("schemas") / CURRENT_SCHEMA).read_text().splitlines()
+        if line.startswith("--")
+    ]
+    ddl = "\n".join(
+        header
+        + [str(sql) for (sql,) in expected["sequences"]]  # type: ignore[attr-defined]
+        + [str(sql) for _, sql in expected["tables"]]  # type: ignore[attr-defined]
+    )
+    assert _catalog(created) == expected, f"write schemas/{CURRENT_SCHEMA} as:\n{ddl}"
+    assert expected["rows"]["meta"] == [("schema_version", str(SCHEMA_VERSION))]  # type: ignore[index]
+
+
 def test_newer_store_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     open_store(db).close()

@@ -918,17 +918,26 @@ def _stored_version(con: duckdb.DuckDBPyConnection, path: Path | None) -> int:
     return current
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, current: int) -> None:
-    """Run the migrations above ``current`` in one transaction."""
+#: The schema a new store is created with, in one step: what every migration gives
+#: (tests/test_store.py checks that both make the same catalog)
+CURRENT_SCHEMA = "current.sql"
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, current: int, *, replay: bool = False) -> None:
+    """Run the migrations above ``current`` in one transaction; a new store (``current``
+    0) gets :data:`CURRENT_SCHEMA` instead (8 -> 3 ms: a store is opened per command, and
+    ~1,200 times in a test run), unless ``replay``."""
     latest = _latest_version()
     if current == latest:
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        for version, sql_path in migrations():
-            if version <= current:
-                continue
-            con.execute(sql_path.read_text(encoding="utf-8"))
+        if current == 0 and not replay:
+            con.execute((resource_dir("schemas") / CURRENT_SCHEMA).read_text(encoding="utf-8"))
+        else:
+            for version, sql_path in migrations():
+                if version > current:
+                    con.execute(sql_path.read_text(encoding="utf-8"))
         con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(latest)])
         con.execute("COMMIT")
     except BaseException:
@@ -1239,7 +1248,8 @@ def _open(
     try:
         if path is not None and read_only:
             _check(con, path)
-        current = _stored_version(con, path)
+        # a new in-memory database holds nothing yet
+        current = _stored_version(con, path) if path is not None else 0
         if path is not None and read_only and current == 0 and not empty_ok:
             raise _not_yet_a_store(path, _NO_TABLES)
         if current < _latest_version():
