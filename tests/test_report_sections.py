@@ -509,3 +509,26 @@ def test_load_chart_layout_holds_its_two_panels(threads: list[float] | None) -> 
     assert (band["xref"], band["yref"], band["y1"]) == ("x domain", "y", 31.0)
     (floor,) = layout["annotations"]
     assert (floor["text"], floor["yref"], floor["y"]) == ("0 ms", low, figures.ZERO_FLOOR_MS)
+
+
+def test_compare_name_of_no_load_suite_is_refused_before_the_analyses(
+    tmp_path: Path, runner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``warmup report FILES --compare a,nope`` says so as soon as the files are read, not
+    after analysing them all for the report (seconds on a large JTL)."""
+    import toolkit.report.render
+
+    paths = [
+        jtl(tmp_path / f"{name}.jtl", 2000, seed=n, duration_s=30, warmup_s=5)[0]
+        for n, name in enumerate(("a", "b"))
+    ]
+
+    def analysed(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the report was built before --compare was checked")
+
+    monkeypatch.setattr(toolkit.report.render, "build_report", analysed)
+    out = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", *map(str, paths), "-o", str(out), "--compare", "a,nope"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: --compare: no load suite or input file 'nope'")
+    assert not out.exists()

@@ -191,7 +191,7 @@ def report(
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
     # the renderer imports plotly and Jinja2: loaded here, not at every command's start-up
-    from toolkit.pipeline.load import split_compare_pair
+    from toolkit.pipeline.load import compare_pairs, split_compare_pair
     from toolkit.report.render import build_report, checked_output, report_params, write_html
 
     settings = settings_of(config, tolerance=tolerance)
@@ -224,6 +224,8 @@ def report(
 
     with analysis_store(paths, db, spec, sample_columns=REPORT_COLUMNS) as store:
         pairs = [split_compare_pair(store, value) for value in compare or []]
+        # a --compare name that names no load suite is refused now, not after the analyses
+        compare_pairs(store, pairs)
         params = report_params(
             tolerance=tolerance,
             window=window if old_window is None else old_window,
