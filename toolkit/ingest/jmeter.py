@@ -783,10 +783,12 @@ def _load_utf8(
         "encoding": _col(stored, "Encoding"),
         "variables": variables,
     }
-    if options.sample_columns is not None:
-        # one analysis's scratch store: what this file leaves NULL is computed, not stored
+    # one analysis's scratch store: what this file leaves NULL is computed, not stored
+    virtual = (
         writer.store.narrow_samples(c for c, value in values.items() if value == "NULL")
-    virtual = writer.store.virtual_sample_columns()
+        if options.sample_columns is not None
+        else writer.store.virtual_sample_columns()
+    )
     if any(values[c] != "NULL" for c in virtual):
         writer.store.widen_samples()
         virtual = frozenset()

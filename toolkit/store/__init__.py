@@ -160,66 +160,64 @@ class Store:
         return int(row[0]) if row else 0
 
     # -- the samples table of a scratch store ------------------------------------------
-    def virtual_sample_columns(self) -> frozenset[str]:
-        """The columns of ``samples`` that are computed (always NULL), not stored: those
-        :meth:`narrow_samples` made virtual; empty in every store kept on disk."""
-        rows = self.con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-            "AND schema_name = 'main' AND table_name = 'samples' AND column_default IS NOT NULL"
-        ).fetchall()
-        return frozenset(r[0] for r in rows)
-
-    def _samples_layout(self) -> list[tuple[str, str, bool]]:
-        """``samples``' columns in order: name, DuckDB type, nullable."""
+    def _samples_layout(self) -> list[tuple[str, str, bool, bool]]:
+        """``samples``' columns in order: name, DuckDB type, nullable, virtual (computed,
+        not stored: :meth:`narrow_samples`)."""
         return [
-            (str(name), str(kind), bool(nullable))
-            for name, kind, nullable in self.con.execute(
-                "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+            (str(name), str(kind), bool(nullable), default is not None)
+            for name, kind, nullable, default in self.con.execute(
+                "SELECT column_name, data_type, is_nullable, column_default FROM duckdb_columns() "
                 "WHERE database_name = current_database() AND schema_name = 'main' "
                 "AND table_name = 'samples' ORDER BY column_index"
             ).fetchall()
         ]
 
-    def narrow_samples(self, columns: Iterable[str]) -> None:
+    def virtual_sample_columns(self) -> frozenset[str]:
+        """The columns of ``samples`` that are computed (always NULL), not stored: those
+        :meth:`narrow_samples` made virtual; empty in every store kept on disk."""
+        return frozenset(name for name, _, _, virtual in self._samples_layout() if virtual)
+
+    def narrow_samples(self, columns: Iterable[str]) -> frozenset[str]:
         """Make ``columns`` of the (still empty) ``samples`` table virtual: always NULL,
-        computed when read, never stored. For the scratch store of one analysis
-        (``warmup load FILE``), whose reader leaves these columns out: DuckDB still
-        writes a NULL column's validity and compresses it, ~0.2 s of CPU per column per
-        10 million rows (benchmarks/RESULTS.md). Queries read the table as before. A
-        no-op in a :attr:`kept` store or when the table holds rows; :meth:`widen_samples`
-        undoes it."""
-        virtual = set(columns) - self.virtual_sample_columns()
+        computed when read, never stored; return the table's virtual columns. For the
+        scratch store of one analysis (``warmup load FILE``), whose reader leaves these
+        columns out: DuckDB still writes a NULL column's validity and compresses it, ~0.2 s
+        of CPU per column per 10 million rows (benchmarks/RESULTS.md). Queries read the
+        table as before. A no-op in a :attr:`kept` store or when the table holds rows;
+        :meth:`widen_samples` undoes it."""
+        layout = self._samples_layout()
+        already = {name for name, _, _, virtual in layout if virtual}
+        wanted = set(columns)
+        unknown = wanted - {name for name, _, _, _ in layout}
+        if unknown:
+            raise ValueError(f"samples has no column(s) {sorted(unknown)}")
         if (
-            not virtual
+            wanted <= already
             or self.kept
             or self.con.execute("SELECT count(*) FROM samples").fetchone() != (0,)
         ):
-            return
-        virtual |= self.virtual_sample_columns()
-        layout = self._samples_layout()
-        unknown = virtual - {name for name, _, _ in layout}
-        if unknown:
-            raise ValueError(f"samples has no column(s) {sorted(unknown)}")
+            return frozenset(already)
+        virtual = wanted | already
         definitions = [
             f'"{name}" {kind} GENERATED ALWAYS AS (CAST(NULL AS {kind})) VIRTUAL'
             if name in virtual
             else f'"{name}" {kind}{"" if nullable else " NOT NULL"}'
-            for name, kind, nullable in layout
+            for name, kind, nullable, _ in layout
         ]
         self.con.execute("DROP TABLE samples")
         self.con.execute(f"CREATE TABLE samples ({', '.join(definitions)})")
+        return frozenset(virtual)
 
     def widen_samples(self) -> None:
         """Store every column of ``samples`` again (after :meth:`narrow_samples`), its
         rows kept in their order, the virtual columns' NULLs now stored: for a reader
         that fills them (an XML JTL after a CSV one in the same scratch store)."""
-        virtual = self.virtual_sample_columns()
-        if not virtual:
-            return
         layout = self._samples_layout()
+        if not any(virtual for _, _, _, virtual in layout):
+            return
         definitions = [
-            f'"{name}" {kind}{"" if nullable or name in virtual else " NOT NULL"}'
-            for name, kind, nullable in layout
+            f'"{name}" {kind}{"" if nullable or virtual else " NOT NULL"}'
+            for name, kind, nullable, virtual in layout
         ]
         self.con.execute(f"CREATE TABLE _samples_wide ({', '.join(definitions)})")
         self.con.execute("INSERT INTO _samples_wide SELECT * FROM samples ORDER BY rowid")
