@@ -235,6 +235,38 @@ def _two_panel_axes(with_threads: bool) -> dict[str, Any]:
     return {key: value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))}
 
 
+def _band(
+    fill: str, x0: float | None, x1: float | None, xref: str, y0: Any, y1: Any, yref: str
+) -> dict[str, Any]:
+    """A filled rectangle behind the traces (plotly shape), no outline."""
+    return {
+        "type": "rect",
+        "fillcolor": fill,
+        "layer": "below",
+        "line": {"width": 0},
+        "x0": x0,
+        "x1": x1,
+        "xref": xref,
+        "y0": y0,
+        "y1": y1,
+        "yref": yref,
+    }
+
+
+def _across(y: float | None, xaxis: str, yref: str, line: dict[str, Any]) -> dict[str, Any]:
+    """A horizontal line at ``y`` across the whole width of the panel of ``xaxis``."""
+    return {
+        "type": "line",
+        "line": line,
+        "x0": 0,
+        "x1": 1,
+        "xref": f"{xaxis} domain",
+        "y0": y,
+        "y1": y,
+        "yref": yref,
+    }
+
+
 def load_chart(
     *,
     title: str,
@@ -324,16 +356,7 @@ def load_chart(
     if with_zero:
         # what _mark_floor draws in the bottom panel
         shapes.append(
-            {
-                "type": "line",
-                "line": {"color": GREY, "dash": "dot", "width": 1},
-                "x0": 0,
-                "x1": 1,
-                "xref": "x2 domain",
-                "y0": ZERO_FLOOR_MS,
-                "y1": ZERO_FLOOR_MS,
-                "yref": low_y,
-            }
+            _across(ZERO_FLOOR_MS, "x2", low_y, {"color": GREY, "dash": "dot", "width": 1})
         )
         annotations.append(
             {
@@ -351,54 +374,19 @@ def load_chart(
 
     def shaded(x0: float | None, x1: float | None) -> None:
         # grey over both panels between x0 and x1 s
-        for xref, yref in (("x", "y domain"), ("x2", f"{low_y} domain")):
-            shapes.append(
-                {
-                    "type": "rect",
-                    "fillcolor": CUT,
-                    "layer": "below",
-                    "line": {"width": 0},
-                    "x0": x0,
-                    "x1": x1,
-                    "xref": xref,
-                    "y0": 0,
-                    "y1": 1,
-                    "yref": yref,
-                }
-            )
+        shapes.append(_band(CUT, x0, x1, "x", 0, 1, "y domain"))
+        shapes.append(_band(CUT, x0, x1, "x2", 0, 1, f"{low_y} domain"))
 
     if warmup_end_s is not None and t_s:
         shaded(_round(float(t_s[0]), 6), _round(warmup_end_s, 6))
     if cooldown_start_s is not None and t_s:
         shaded(_round(cooldown_start_s, 6), _round(float(t_s[-1]), 6))
     if steady_ci is not None:
-        shapes.append(
-            {
-                "type": "rect",
-                "fillcolor": BAND,
-                "layer": "below",
-                "line": {"width": 0},
-                "x0": 0,
-                "x1": 1,
-                "xref": "x domain",
-                "y0": _round(steady_ci[0]),
-                "y1": _round(steady_ci[1]),
-                "yref": "y",
-            }
-        )
+        y0, y1 = _round(steady_ci[0]), _round(steady_ci[1])
+        shapes.append(_band(BAND, 0, 1, "x domain", y0, y1, "y"))
     if steady_throughput is not None:
-        shapes.append(
-            {
-                "type": "line",
-                "line": {"color": GREEN, "dash": "dash", "width": 1},
-                "x0": 0,
-                "x1": 1,
-                "xref": "x domain",
-                "y0": _round(steady_throughput),
-                "y1": _round(steady_throughput),
-                "yref": "y",
-            }
-        )
+        line = {"color": GREEN, "dash": "dash", "width": 1}
+        shapes.append(_across(_round(steady_throughput), "x", "y", line))
     axes["yaxis"].update(title={"text": "samples/s"}, rangemode="tozero")
     axes["yaxis3" if with_threads else "yaxis2"].update(
         title={"text": "latency (log)"}, **latency_axis
