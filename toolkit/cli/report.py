@@ -223,9 +223,9 @@ def report(
     from toolkit.ingest.jmeter import REPORT_COLUMNS
 
     with analysis_store(paths, db, spec, sample_columns=REPORT_COLUMNS) as store:
-        pairs = [split_compare_pair(store, value) for value in compare or []]
-        # a --compare name that names no load suite is refused now, not after the analyses
-        compare_pairs(store, pairs)
+        # resolved to suite names now: a name of no load suite is refused before the analyses
+        requested = [split_compare_pair(store, value) for value in compare or []]
+        pairs = compare_pairs(store, requested) if requested else []
         params = report_params(
             tolerance=tolerance,
             window=window if old_window is None else old_window,
