@@ -660,26 +660,34 @@ def analysis_store(
     spec: InputSpec | None = None,
     *,
     sample_columns: frozenset[str] | None = None,
+    sources_shown: bool = False,
 ) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
     ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
     given; ``spec``: how to read the files; ``sample_columns``: the JTL columns a scratch
-    store keeps (:func:`scratch_spec`)."""
-    with ingested_store(paths, db, spec, sample_columns=sample_columns) as (store, _):
+    store keeps, ``sources_shown``: whether the output shows the files' SHA-256
+    (:func:`scratch_spec`)."""
+    with ingested_store(
+        paths, db, spec, sample_columns=sample_columns, sources_shown=sources_shown
+    ) as (store, _):
         yield store
 
 
-def scratch_spec(spec: InputSpec, sample_columns: frozenset[str] | None) -> InputSpec:
+def scratch_spec(
+    spec: InputSpec, sample_columns: frozenset[str] | None, *, sources_shown: bool = False
+) -> InputSpec:
     """``spec`` for reading files into a scratch store (no ``--db``) for one analysis: a
     CSV JTL's ``sample_columns`` only (``toolkit.ingest.jmeter.LOAD_COLUMNS`` for
     ``warmup load`` and ``compare``, ``REPORT_COLUMNS`` for ``report``; None: all). The
     others are neither parsed nor stored, which made the one-command job read the file
-    at the cost of a full store (issue 20 item 3); the analysis reads the same values."""
-    if sample_columns is None:
-        return spec
-    return dataclasses.replace(
-        spec, options=dataclasses.replace(spec.options, sample_columns=sample_columns)
-    )
+    at the cost of a full store (issue 20 item 3); the analysis reads the same values.
+    Unless the output shows the files' SHA-256 (``sources_shown``: the report's
+    provenance), a file is hashed only when another has its size
+    (:attr:`IngestOptions.lazy_sha256`): the hash then only tells a file given twice."""
+    options = dataclasses.replace(spec.options, lazy_sha256=not sources_shown)
+    if sample_columns is not None:
+        options = dataclasses.replace(options, sample_columns=sample_columns)
+    return dataclasses.replace(spec, options=options)
 
 
 @contextlib.contextmanager
@@ -689,6 +697,7 @@ def ingested_store(
     spec: InputSpec | None = None,
     *,
     sample_columns: frozenset[str] | None = None,
+    sources_shown: bool = False,
 ) -> Iterator[tuple[Store, PathReport | None]]:
     """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
     only ``--db`` was given): which suites the input files are."""
@@ -697,7 +706,7 @@ def ingested_store(
     spec = spec or InputSpec()
     if paths:
         if db is None:
-            spec = scratch_spec(spec, sample_columns)
+            spec = scratch_spec(spec, sample_columns, sources_shown=sources_shown)
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             report = run_ingest(
                 store, paths, format=spec.format, options=spec.options, quiet_stored=True

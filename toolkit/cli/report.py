@@ -222,7 +222,10 @@ def report(
     refuse_overwriting_inputs(output, paths, db)
     from toolkit.ingest.jmeter import REPORT_COLUMNS
 
-    with analysis_store(paths, db, spec, sample_columns=REPORT_COLUMNS) as store:
+    # the report's provenance shows each file's SHA-256
+    with analysis_store(
+        paths, db, spec, sample_columns=REPORT_COLUMNS, sources_shown=True
+    ) as store:
         # resolved to suite names now: a name of no load suite is refused before the analyses
         requested = [split_compare_pair(store, value) for value in compare or []]
         pairs = compare_pairs(store, requested) if requested else []

@@ -213,10 +213,11 @@ def _ingest(
         )
     check_expansion(path, options.max_bytes)
     ingester = _loader_for(path, format, options, named=named)
-    sha = file_sha256(path)
     staged = group is not None and ingester.staged and not options.replace
     if group is not None and not staged:
         group.commit()  # a direct write must see (and not clash with) every staged file
+    # a staged file's group caches the stored hashes: it always has its own
+    sha = store.lazy_sha256(path) if options.lazy_sha256 and not staged else file_sha256(path)
     try:
         source = (
             group.sources.new_source(path, format=ingester.name, sha256=sha)

@@ -51,6 +51,10 @@ class IngestOptions:
     #: ``REPORT_COLUMNS``): a scratch store for one analysis leaves the others NULL, unread
     #: (a value there is not checked either); None: every column, as ``warmup ingest``
     sample_columns: frozenset[str] | None = None
+    #: hash a file only when a stored file has its size in bytes (:meth:`Store.lazy_sha256`):
+    #: for a scratch store whose sources no output shows, where the SHA-256 only tells a
+    #: file given twice; False: every file's SHA-256 up front, as a kept store records it
+    lazy_sha256: bool = False
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
     max_bytes: int = MAX_INPUT_BYTES
