@@ -123,3 +123,15 @@ def test_load_of_files_reads_no_hash_but_the_report_shows_each(
     assert made.returncode == 0, made.stderr
     assert hashed == [a]
     assert _sha(a) in html.read_text()
+
+
+def test_a_kept_store_records_every_sha256_even_when_asked_to_be_lazy(
+    tmp_path: Path, hashed: list[Path]
+) -> None:
+    a = tmp_path / "a.jtl.gz"
+    shutil.copy(BASELINE, a)
+    with open_store(tmp_path / "kept.duckdb") as store:
+        ingest_paths(store, [a], options=IngestOptions(lazy_sha256=True))
+        keys = [k for (k,) in store.con.execute("SELECT sha256 FROM sources").fetchall()]
+    # a later `warmup ingest` of the same file must find it by its hash
+    assert keys == [_sha(a)] and hashed == [a]

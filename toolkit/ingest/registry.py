@@ -53,7 +53,7 @@ class IngestOptions:
     sample_columns: frozenset[str] | None = None
     #: hash a file only when a stored file has its size in bytes (:meth:`Store.lazy_sha256`):
     #: for a scratch store whose sources no output shows, where the SHA-256 only tells a
-    #: file given twice; False: every file's SHA-256 up front, as a kept store records it
+    #: file given twice; False: every file's SHA-256 up front (a kept store always does)
     lazy_sha256: bool = False
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
