@@ -13,12 +13,18 @@ writes them; they are the vector of entity-expansion attacks).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import gzip
+import json
 import operator
+import os
 import re
+import subprocess
+import sys
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
@@ -36,8 +42,15 @@ from toolkit.ingest.jmeter import (
     suite_name,
     warn_out_of_range,
 )
-from toolkit.ingest.registry import PROGRESS_MIN_BYTES, Ingester, IngestOptions, register
+from toolkit.ingest.registry import (
+    PROGRESS_MIN_BYTES,
+    Ingester,
+    IngestOptions,
+    ReadAgain,
+    register,
+)
 from toolkit.store import SourceWriter
+from toolkit.store.scratch import scratch_folder
 
 #: statSample: a StatisticalSampleResult (its sc/ec carry the counts), read like the others
 _SAMPLE_TAGS = frozenset({"sample", "httpSample", "statSample"})
@@ -259,7 +272,10 @@ class _Parser:
         self.seen_root = False
         self.complete_top = 0
         self.has_start_hint = False
+        self.first_top_ts: int | None = None
         self.last_top_ts: int | None = None
+        self.truncated = False  # the file ended without </testResults>
+        self.cut: _Cut | None = None  # what a two-part read's second part found there
         self.inversions = 0
         self.plans: dict[tuple[str, ...], _Plan] = {}
         self.plan = _Plan([])
@@ -495,6 +511,8 @@ class _Parser:
         stamps = pc.drop_null(pc.filter(start_ms, pa.array(top, pa.bool_()))).to_numpy()
         if not len(stamps):
             return
+        if self.first_top_ts is None:
+            self.first_top_ts = int(stamps[0])
         if self.last_top_ts is not None:
             self.inversions += int(stamps[0] < self.last_top_ts)
         self.inversions += int(np.count_nonzero(stamps[1:] < stamps[:-1]))
@@ -532,14 +550,33 @@ def _open(raw: IO[bytes]) -> IO[bytes]:
     return raw
 
 
-def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
-    suite_id = writer.suite(
-        options.suite or suite_name(path),
-        kind="load",
-        join=options.suite is not None,
-        tags=[t for t in options.tags if "=" not in t],
-        attributes=dict(t.split("=", 1) for t in options.tags if "=" in t),
+@dataclass(frozen=True)
+class _Cut:
+    """Where a file cut by a killed JMeter ends (``end_line``) and what its end drops:
+    ``unfinished`` samples still open (the first from ``first_line``), ``nested``
+    complete samples inside them, ``spilled`` of those kept as too many to hold."""
+
+    end_line: int
+    unfinished: int
+    first_line: int | None
+    nested: int
+    spilled: int
+
+
+def _cut_of(state: _Parser, parser: Any, shift: int = 0) -> _Cut:
+    """The :class:`_Cut` of a parse that ended without ``</testResults>``; ``shift``: what
+    turns the parser's line numbers into the file's (a two-part read's second part)."""
+    return _Cut(
+        end_line=int(parser.CurrentLineNumber) + shift,
+        unfinished=len(state.stack),
+        first_line=state.stack[0][_LINE] + shift if state.stack else None,
+        nested=len(state.pending),
+        spilled=state.spilled,
     )
+
+
+def _new_parser(path: Path, writer: Any, options: IngestOptions) -> tuple[_Parser, Any]:
+    """A :class:`_Parser` and the expat parser feeding it (DOCTYPE and ENTITY refused)."""
     state = _Parser(path, writer)
     parser = expat.ParserCreate(encoding=options.encoding)
     state.expat = parser
@@ -551,83 +588,333 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     parser.ExternalEntityRefHandler = _refuse
     parser.StartElementHandler = state.start
     parser.EndElementHandler = state.end
+    return state, parser
+
+
+def _file_blocks(handle: IO[bytes], path: Path, limit: int | None = None) -> Iterator[bytes]:
+    """``handle``'s bytes in blocks of up to :data:`_CHUNK` (at most ``limit`` in all),
+    then one empty block."""
+    left = limit
+    while left is None or left > 0:
+        try:
+            block = handle.read(_CHUNK if left is None else min(_CHUNK, left))
+        except GZIP_ERRORS as exc:
+            raise damaged_gzip(path, exc) from None
+        if not block:
+            break
+        if left is not None:
+            left -= len(block)
+        yield block
+    yield b""
+
+
+def _parsed_batches(
+    state: _Parser,
+    parser: Any,
+    blocks: Iterator[bytes],
+    path: Path,
+    progress: Callable[[], None] | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Feed ``blocks`` (the document's bytes in order, the last one empty) to ``parser``;
+    yield ``state``'s samples as Arrow batches. A document cut at its end (a killed
+    JMeter) sets ``state.truncated``; any other fault is one :class:`InputFormatError`."""
+    carry = b""
+    fed = 0  # bytes given to the parser
+    for block in blocks:
+        final = not block
+        data = carry + block
+        carry = b""
+        if not final:
+            # keep a possibly split character reference for the next round
+            amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
+            if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
+                data, carry = data[:amp], data[amp:]
+        data = _strip_bad_refs(data)
+        try:
+            parser.Parse(data, final)
+        except LookupError as exc:  # <?xml ... encoding="UTF9"?>
+            raise InputFormatError(
+                path,
+                f"{str(exc)[:80]} in the XML declaration; fix it or pass --encoding",
+                line=int(parser.CurrentLineNumber),
+            ) from None
+        except _Refused:
+            raise InputFormatError(
+                path,
+                "DOCTYPE/ENTITY declarations are not allowed in a JTL (JMeter never "
+                "writes them; refused to avoid entity expansion)",
+                line=int(parser.CurrentLineNumber),
+            ) from None
+        except expat.ExpatError as exc:
+            # a bad integer before the XML error is reported first, as it was read
+            # first (integers are converted per batch, not as samples start)
+            state.check_integers(state.rows + state.pending + state.stack)
+            code = expat.ErrorString(exc.code)
+            at_end = final and code in _CUT_AT_END
+            if at_end and state.seen_root:
+                state.truncated = True
+                break
+            if "encoding" in code or ("invalid token" in code and not state.seen_root):
+                raise InputFormatError(
+                    path,
+                    f"not readable as XML ({code}); if it is not UTF-8 pass --encoding",
+                    line=exc.lineno,
+                ) from None
+            raise InputFormatError(
+                path,
+                f"not a well-formed XML JTL: {code} (column {exc.offset})",
+                line=exc.lineno,
+            ) from None
+        fed += len(data)
+        # CurrentByteIndex: where the parser stands, the start of an unfinished tag
+        if fed - parser.CurrentByteIndex > MAX_TAG_BYTES:
+            raise InputFormatError(
+                path,
+                f"a tag longer than {MAX_TAG_BYTES >> 20} MiB (an attribute value of "
+                "megabytes?): not a JMeter sample; fix or cut the file",
+                line=int(parser.CurrentLineNumber),
+            )
+        if len(state.rows) >= _FLUSH_ROWS:
+            yield state.take_batch()
+        if progress is not None:
+            progress()
+        if final:
+            break
+    if not state.seen_root:
+        raise InputFormatError(path, "no <testResults> element: not a JMeter XML JTL")
+    if state.rows:
+        yield state.take_batch()
+
+
+#: IngestOptions.extra key of a file read again in one part (its two-part read failed)
+_SERIAL = "jtl_xml_one_part"
+#: A plain XML JTL from this size on is read in two parts at once, the second by a child
+#: process (the parse is single-threaded Python: 10 s of CPU per 1M samples)
+TWO_PART_MIN_BYTES = 64 << 20
+#: a line that starts a top-level sample (JMeter indents nested elements)
+_TOP_SAMPLE = re.compile(rb"\n<(?:httpSample|sample|statSample)[ \t\r\n/>]")
+#: how far past the middle a top-level sample start is looked for
+_SPLIT_SEARCH = 16 << 20
+
+
+@dataclass(frozen=True)
+class _Split:
+    """Where the second part of a two-part read starts: ``offset`` (a byte, the ``<``
+    of a top-level sample at the start of a line), its ``line`` (1-based), and the
+    document's ``head`` (its bytes up to the end of the ``<testResults>`` start tag),
+    given to the second part's parser ahead of it."""
+
+    offset: int
+    line: int
+    head: bytes
+
+
+def _second_part(path: Path, options: IngestOptions) -> _Split | None:
+    """Where a plain UTF-8 XML JTL of :data:`TWO_PART_MIN_BYTES` or more splits into
+    two parts read at once (a top-level sample starting a line past the middle), or None
+    to read it in one part: a gzip file, another encoding, a DOCTYPE before the root, one
+    core, or no such line. A split that turns out not to be between top-level samples
+    (inside a comment, a CDATA section, a nested sample at column 0) makes one part
+    ill-formed: the file is then read again in one part (:func:`_two_part_batches`)."""
+    if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
+        return None
+    if len(os.sched_getaffinity(0)) < 2:
+        return None
+    size = path.stat().st_size
+    if size < TWO_PART_MIN_BYTES:
+        return None
+    with path.open("rb") as handle:
+        head = handle.read(1 << 16)
+        if head[:2] == b"\x1f\x8b" or head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return None
+        root = head.find(b"<testResults")
+        end = head.find(b">", root)
+        if root == -1 or end == -1 or b"<!DOCTYPE" in head[:root] or head[end - 1 : end] == b"/":
+            return None
+        declared = re.search(rb"encoding=[\"']([A-Za-z0-9._-]+)", head[:root])
+        if declared is not None and declared.group(1).lower() not in (b"utf-8", b"utf8"):
+            return None
+        handle.seek(size // 2)
+        window = handle.read(_SPLIT_SEARCH)
+        found = _TOP_SAMPLE.search(window)
+        if found is None:
+            return None
+        offset = size // 2 + found.start() + 1
+        handle.seek(0)
+        newlines = sum(block.count(b"\n") for block in _file_blocks(handle, path, offset))
+    return _Split(offset, newlines + 1, head[: end + 1])
+
+
+def _second_part_command(path: Path, split: _Split, options: IngestOptions, out: Path) -> list[str]:
+    """The child process reading ``split``'s second part into the Arrow stream ``out``."""
+    arguments = {
+        "path": str(path),
+        "offset": split.offset,
+        "line": split.line,
+        "head": split.head.decode("utf-8", "surrogateescape"),
+        "encoding": options.encoding,
+        "out": str(out),
+    }
+    code = "from toolkit.ingest.jmeter_xml import _read_second_part as r; r()"
+    return [sys.executable, "-c", code, json.dumps(arguments)]
+
+
+class _NoWarnings:
+    """The second part's writer: a warning (a text cut at MAX_TAG_BYTES) makes the file
+    be read again in one part, where it is said once, as before."""
+
+    def warn(self, message: str) -> None:
+        raise _OnePart(message)
+
+
+class _OnePart(Exception):
+    pass
+
+
+def _read_second_part() -> None:
+    """Child process of a two-part read: parse the document's head and the bytes from
+    the split on, write the samples as an Arrow stream (``line`` numbered as in the
+    file), print the counts the first part needs to judge the whole file; exit 3 when
+    the part cannot be read as it is (the file is then read again in one part)."""
+    arguments = json.loads(sys.argv[1])
+    path = Path(arguments["path"])
+    head = str(arguments["head"]).encode("utf-8", "surrogateescape")
+    options = IngestOptions(encoding=arguments["encoding"])
+    state, parser = _new_parser(path, _NoWarnings(), options)
+    # the part's first line is the parser's head lines + 1 (after the newline added)
+    shift = int(arguments["line"]) - (head.count(b"\n") + 2)
+    at_line = _NAMES.index("line")
+
+    parent = os.getppid()
+
+    def blocks() -> Iterator[bytes]:
+        yield head + b"\n"
+        with path.open("rb") as handle:
+            handle.seek(int(arguments["offset"]))
+            for block in _file_blocks(handle, path):
+                if os.getppid() != parent:  # the reading process was killed: stop too
+                    sys.exit(3)
+                yield block
+
+    try:
+        with (
+            _gc_paused(),
+            pa.OSFile(arguments["out"], "wb") as sink,
+            pa.ipc.new_stream(sink, _SCHEMA) as stream,
+        ):
+            for batch in _parsed_batches(state, parser, blocks(), path):
+                columns = batch.columns
+                columns[at_line] = pc.add(columns[at_line], shift)
+                stream.write_batch(pa.RecordBatch.from_arrays(columns, schema=_SCHEMA))
+    except (InputFormatError, _OnePart):
+        sys.exit(3)
+    counts = {
+        "complete_top": state.complete_top,
+        "has_start_hint": state.has_start_hint,
+        "inversions": state.inversions,
+        "first_top_ts": state.first_top_ts,
+        "last_top_ts": state.last_top_ts,
+        # a killed JMeter's file: where it ends and what it drops, numbered as in the file
+        "cut": dataclasses.asdict(_cut_of(state, parser, shift)) if state.truncated else None,
+    }
+    sys.stdout.write(json.dumps(counts))
+
+
+def _two_part_batches(
+    state: _Parser,
+    parser: Any,
+    path: Path,
+    split: _Split,
+    options: IngestOptions,
+    report: Callable[[Path, float], None] | None,
+) -> Iterator[pa.RecordBatch]:
+    """The samples of ``path`` read in two parts at once: this process parses the bytes
+    before ``split`` (closed by a ``</testResults>`` of its own), a child process those
+    from it on (:func:`_read_second_part`); the first part's batches, then the second's,
+    in file order, and ``state`` holds the counts of both, so the file reads as in one
+    part. Anything but a clean read of both (an ill-formed part, a warning, a cut end, a
+    failed child) raises :class:`ReadAgain`: the transaction is rolled back and the file
+    is read again in one part, which says what is wrong as before."""
+    one_part = replace(options, extra={**options.extra, _SERIAL: "1"})
+    package = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (package, os.environ.get("PYTHONPATH")) if p),
+    }
+    # a scratch folder of this process: removed by a later command if a SIGKILL leaves it
+    with scratch_folder() as folder:
+        out = Path(folder) / "second.arrows"
+        with (Path(folder) / "stderr").open("wb") as errors:
+            child = subprocess.Popen(
+                _second_part_command(path, split, options, out),
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        try:
+            with path.open("rb") as raw:
+
+                def closed() -> Iterator[bytes]:
+                    # the first part, its root closed here: it ends between top-level samples
+                    yield from (block for block in _file_blocks(raw, path, split.offset) if block)
+                    yield b"</testResults>"
+                    yield b""
+
+                def progress() -> None:
+                    if report is not None:
+                        report(path, raw.tell() / split.offset / 2)
+
+                try:
+                    yield from _parsed_batches(state, parser, closed(), path, progress)
+                except InputFormatError:
+                    raise ReadAgain(one_part) from None
+            stdout, _ = child.communicate()
+            if child.returncode != 0 or state.truncated or state.stack:
+                raise ReadAgain(one_part)
+            counts = json.loads(stdout)
+            first, last = counts["first_top_ts"], counts["last_top_ts"]
+            if first is not None:
+                if state.last_top_ts is not None:
+                    state.inversions += int(first < state.last_top_ts)
+                state.last_top_ts = last
+            state.inversions += counts["inversions"]
+            if counts["cut"] is not None:
+                state.truncated = True
+                state.cut = _Cut(**counts["cut"])
+            state.complete_top += counts["complete_top"]
+            state.has_start_hint = state.has_start_hint or counts["has_start_hint"]
+            # read, not mapped: DuckDB may still hold a batch when the file is removed
+            with pa.OSFile(str(out)) as source, pa.ipc.open_stream(source) as stream:
+                yield from stream
+            if report is not None:
+                report(path, 1.0)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+
+
+def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
+    suite_id = writer.suite(
+        options.suite or suite_name(path),
+        kind="load",
+        join=options.suite is not None,
+        tags=[t for t in options.tags if "=" not in t],
+        attributes=dict(t.split("=", 1) for t in options.tags if "=" in t),
+    )
+    state, parser = _new_parser(path, writer, options)
     size = path.stat().st_size
     report = options.progress if size >= PROGRESS_MIN_BYTES else None
-    truncated = False
+    split = None if _SERIAL in options.extra else _second_part(path, options)
 
     def batches() -> Iterator[pa.RecordBatch]:
-        nonlocal truncated
-        carry = b""
-        fed = 0  # bytes given to the parser
+        if split is not None:
+            yield from _two_part_batches(state, parser, path, split, options, report)
+            return
         with path.open("rb") as raw, _open(raw) as handle:
-            while True:
-                try:
-                    block = handle.read(_CHUNK)
-                except GZIP_ERRORS as exc:
-                    raise damaged_gzip(path, exc) from None
-                final = not block
-                data = carry + block
-                carry = b""
-                if not final:
-                    # keep a possibly split character reference for the next round
-                    amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
-                    if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
-                        data, carry = data[:amp], data[amp:]
-                data = _strip_bad_refs(data)
-                try:
-                    parser.Parse(data, final)
-                except LookupError as exc:  # <?xml ... encoding="UTF9"?>
-                    raise InputFormatError(
-                        path,
-                        f"{str(exc)[:80]} in the XML declaration; fix it or pass --encoding",
-                        line=int(parser.CurrentLineNumber),
-                    ) from None
-                except _Refused:
-                    raise InputFormatError(
-                        path,
-                        "DOCTYPE/ENTITY declarations are not allowed in a JTL (JMeter never "
-                        "writes them; refused to avoid entity expansion)",
-                        line=int(parser.CurrentLineNumber),
-                    ) from None
-                except expat.ExpatError as exc:
-                    # a bad integer before the XML error is reported first, as it was read
-                    # first (integers are converted per batch, not as samples start)
-                    state.check_integers(state.rows + state.pending + state.stack)
-                    code = expat.ErrorString(exc.code)
-                    at_end = final and code in _CUT_AT_END
-                    if at_end and state.seen_root:
-                        truncated = True
-                        break
-                    if "encoding" in code or ("invalid token" in code and not state.seen_root):
-                        raise InputFormatError(
-                            path,
-                            f"not readable as XML ({code}); if it is not UTF-8 pass --encoding",
-                            line=exc.lineno,
-                        ) from None
-                    raise InputFormatError(
-                        path,
-                        f"not a well-formed XML JTL: {code} (column {exc.offset})",
-                        line=exc.lineno,
-                    ) from None
-                fed += len(data)
-                # CurrentByteIndex: where the parser stands, the start of an unfinished tag
-                if fed - parser.CurrentByteIndex > MAX_TAG_BYTES:
-                    raise InputFormatError(
-                        path,
-                        f"a tag longer than {MAX_TAG_BYTES >> 20} MiB (an attribute value of "
-                        "megabytes?): not a JMeter sample; fix or cut the file",
-                        line=int(parser.CurrentLineNumber),
-                    )
-                if len(state.rows) >= _FLUSH_ROWS:
-                    yield state.take_batch()
-                if report is not None:
-                    report(path, raw.tell() / size)
-                if final:
-                    break
-        if not state.seen_root:
-            raise InputFormatError(path, "no <testResults> element: not a JMeter XML JTL")
-        if state.rows:
-            yield state.take_batch()
+            progress = None if report is None else lambda: report(path, raw.tell() / size)
+            yield from _parsed_batches(state, parser, _file_blocks(handle, path), path, progress)
 
     # One INSERT pulls every batch from the parser: DuckDB then writes full row groups to
     # the file as they come. (An INSERT per batch kept the whole file's rows in the
@@ -662,17 +949,17 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
             # caller's rollback drops the registration with it
             with contextlib.suppress(duckdb.TransactionException):
                 con.unregister("_jtl_xml_rows")
-    if truncated:
-        unfinished, nested = len(state.stack), len(state.pending)
+    if state.truncated:
+        cut = state.cut or _cut_of(state, parser)
         dropped = ""
-        if unfinished:
-            dropped = f", dropped {unfinished} unfinished (from line {state.stack[0][_LINE]})"
-            if nested:
-                dropped += f" and {nested} complete samples nested in them"
-            if state.spilled:
-                dropped += f"; {state.spilled} samples nested in them were kept (too many to hold)"
+        if cut.unfinished:
+            dropped = f", dropped {cut.unfinished} unfinished (from line {cut.first_line})"
+            if cut.nested:
+                dropped += f" and {cut.nested} complete samples nested in them"
+            if cut.spilled:
+                dropped += f"; {cut.spilled} samples nested in them were kept (too many to hold)"
         writer.warn(
-            f"{path}:{parser.CurrentLineNumber}: file ends without </testResults> (JMeter "
+            f"{path}:{cut.end_line}: file ends without </testResults> (JMeter "
             f"killed?); kept {state.complete_top} complete top-level samples" + dropped
         )
     # pre-2.2 files carry END times and are sorted by them (research/jmeter.md §1.3):

@@ -1,0 +1,189 @@
+"""A large plain XML JTL is read in two parts at once (issue 20 item 3: the XML parse is
+single-threaded Python): this process reads up to a top-level sample past the middle, a
+child process the rest. The store must hold exactly what the one-part read stores (every
+column, the row order, ``line``, the source's rows and warnings), and any part that does
+not read cleanly makes the file be read again in one part, which says what is wrong as
+before. Here the size threshold is lowered so that small files take the two-part path.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolkit.ingest.jmeter_xml as jtl_xml
+from toolkit import open_store
+from toolkit.ingest import IngestOptions, ingest_paths
+from toolkit.synthetic import write_jtl_xml
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDED = ROOT / "fixtures" / "jmeter" / "recorded"
+REAL = ROOT.parent / "shared" / "real" / "jmeter"
+
+
+@pytest.fixture
+def two_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every file takes the two-part path when it can; what each two-part read came to
+    (``clean`` or ``read again``), in order."""
+    monkeypatch.setattr(jtl_xml, "TWO_PART_MIN_BYTES", 0)
+    outcomes: list[str] = []
+    real = jtl_xml._two_part_batches
+
+    def recording(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        try:
+            yield from real(*args, **kwargs)
+        except jtl_xml.ReadAgain:
+            outcomes.append("read again")
+            raise
+        outcomes.append("clean")
+
+    monkeypatch.setattr(jtl_xml, "_two_part_batches", recording)
+    return outcomes
+
+
+def _stored(path: Path, **extra: str) -> Any:
+    """What ingesting ``path`` stores (rows in order, the source's row count and
+    warnings, the statuses) and the one-line errors it gives. (Ids left out: a file read
+    again takes the next ones, as sequences do not roll back.)"""
+    with open_store() as store:
+        report = ingest_paths(store, [path], options=IngestOptions(extra=extra))
+        rows = store.con.execute(
+            "SELECT * EXCLUDE (suite_id, source_id) FROM samples ORDER BY rowid"
+        ).fetchall()
+        sources = store.con.execute("SELECT format, bytes, rows, warnings FROM sources").fetchall()
+        results = [(r.status, r.rows, r.warnings, r.message) for r in report.results]
+        return rows, sources, results, [str(e) for e in report.errors]
+
+
+def _one_part(path: Path) -> Any:
+    return _stored(path, **{jtl_xml._SERIAL: "1"})
+
+
+def _plain(source: Path, folder: Path) -> Path:
+    """``source`` as a plain file (the two-part read is for uncompressed files)."""
+    target = folder / source.name.removesuffix(".gz")
+    data = source.read_bytes()
+    target.write_bytes(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+    return target
+
+
+def test_generated_file_with_nested_samples_reads_the_same_in_two_parts(
+    tmp_path: Path, two_parts: list[str]
+) -> None:
+    path = tmp_path / "run.xml"
+    write_jtl_xml(path, 3_000, subsample_every=7, duration_s=30, warmup_s=5, error_rate=0.05)
+    split = jtl_xml._second_part(path, IngestOptions())
+    assert split is not None and 0 < split.offset < path.stat().st_size
+    assert path.read_bytes()[split.offset - 1 : split.offset + 11] == b"\n<httpSample"
+    both = _stored(path)
+    assert two_parts == ["clean"]
+    assert both == _one_part(path)
+    rows = both[0]
+    assert (
+        len(rows) == 3_000 + 2 * 429 and both[3] == []
+    )  # nested sub-samples kept with their parents
+    lines = [row[22] for row in rows]  # samples.line: the sample's line in the file
+    text = path.read_text().split("\n")
+    # every row's line is where its element starts, on both sides of the split
+    assert all(text[line - 1].lstrip().startswith("<httpSample") for line in lines)
+    assert max(lines) > split.line > min(lines)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in RECORDED.glob("*.xml.gz")), ids=lambda n: n.split(".")[0]
+)
+def test_recorded_jmeter_files_read_the_same_in_two_parts(
+    name: str, tmp_path: Path, two_parts: list[str]
+) -> None:
+    path = _plain(RECORDED / name, tmp_path)
+    assert _stored(path) == _one_part(path)
+    split = jtl_xml._second_part(path, IngestOptions())
+    assert two_parts == ([] if split is None else ["clean"])
+
+
+def test_real_jmeter_xml_files_read_the_same_in_two_parts(
+    real_dir: Path, tmp_path: Path, two_parts: list[str]
+) -> None:
+    files = sorted((real_dir / "jmeter").glob("*.xml"))
+    assert len(files) >= 10
+    for file in files:
+        assert _stored(file) == _one_part(file), file.name
+    # killed runs (no </testResults>) included: each second part says where the file ends
+    splits = [f for f in files if jtl_xml._second_part(f, IngestOptions()) is not None]
+    assert len(splits) >= 8 and two_parts == ["clean"] * len(splits)
+
+
+def _samples(first_ts: int, count: int, attrs: str = 'it="0" ct="1"') -> str:
+    return "".join(
+        f'<httpSample t="{5 + i % 3}" {attrs} ts="{first_ts + 10 * i}" s="true" lb="a" '
+        f'rc="200" rm="OK" tn="g 1-1" dt="text" by="10" ng="1" na="1"/>\n'
+        for i in range(count)
+    )
+
+
+def _document(body: str) -> str:
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n{body}</testResults>\n'
+
+
+def test_a_split_inside_a_comment_is_read_again_in_one_part(
+    tmp_path: Path, two_parts: list[str]
+) -> None:
+    # the line past the middle that looks like a top-level sample is inside a comment
+    hidden = _samples(2_000, 40)
+    path = tmp_path / "comment.xml"
+    path.write_text(_document(_samples(1_000, 10) + f"<!-- \n{hidden} -->\n" + _samples(3_000, 10)))
+    split = jtl_xml._second_part(path, IngestOptions())
+    assert split is not None
+    assert path.read_text()[: split.offset].count("<!--") == 1  # it splits the comment
+    assert _stored(path) == _one_part(path)
+    assert two_parts == ["read again"]
+
+
+def test_a_bad_integer_past_the_split_is_said_as_in_one_part(
+    tmp_path: Path, two_parts: list[str]
+) -> None:
+    body = _samples(1_000, 30) + _samples(2_000, 30).replace('t="6"', 't="6x"', 1)
+    path = tmp_path / "bad.xml"
+    path.write_text(_document(body))
+    stored = _stored(path)
+    assert stored == _one_part(path)
+    line = next(n for n, text in enumerate(path.read_text().split("\n"), 1) if 't="6x"' in text)
+    assert stored[:3] == ([], [], []) and len(stored[3]) == 1
+    assert f"bad.xml:{line}: attribute t='6x' is not an integer" in stored[3][0]
+    assert two_parts == ["read again"]
+
+
+def test_a_killed_run_keeps_its_warning_read_in_two_parts(
+    tmp_path: Path, two_parts: list[str]
+) -> None:
+    text = _document(_samples(1_000, 60)).removesuffix("</testResults>\n")
+    path = tmp_path / "killed.xml"
+    path.write_text(text + '<httpSample t="1" it="0" ts="5"')  # cut mid-tag
+    stored = _stored(path)
+    assert stored == _one_part(path)
+    assert "without </testResults>" in stored[2][0][2][0]
+    assert two_parts == ["clean"]  # the second part says where the file ends
+
+
+def test_end_times_are_judged_over_both_parts(tmp_path: Path, two_parts: list[str]) -> None:
+    # no JMeter 3 attributes and sorted by ts: read as end times, a count over the whole
+    # file (the parts' inversions and the one where they meet)
+    body = _samples(1_000, 50, attrs='lt="0"')
+    path = tmp_path / "end-times.xml"
+    path.write_text(_document(body))
+    stored = _stored(path)
+    assert stored == _one_part(path) and two_parts == ["clean"]
+    assert "END time" in stored[2][0][2][0]
+    # an inversion right where the parts meet is counted as in one part
+    split = jtl_xml._second_part(path, IngestOptions())
+    assert split is not None
+    swapped = tmp_path / "swapped.xml"
+    lines = path.read_text().split("\n")
+    at = split.line - 1  # the second part's first sample, 0-based
+    lines[at - 1], lines[at] = lines[at], lines[at - 1]
+    swapped.write_text("\n".join(lines))
+    assert _stored(swapped) == _one_part(swapped)
