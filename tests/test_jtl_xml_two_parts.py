@@ -187,3 +187,21 @@ def test_end_times_are_judged_over_both_parts(tmp_path: Path, two_parts: list[st
     lines[at - 1], lines[at] = lines[at], lines[at - 1]
     swapped.write_text("\n".join(lines))
     assert _stored(swapped) == _one_part(swapped)
+
+
+def test_one_part_for_gzip_other_encodings_and_one_core(
+    tmp_path: Path, two_parts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = tmp_path / "run.xml"
+    plain.write_text(_document(_samples(1_000, 40)))
+    assert jtl_xml._second_part(plain, IngestOptions()) is not None
+    packed = tmp_path / "run.xml.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    latin = tmp_path / "latin.xml"
+    latin.write_bytes(plain.read_bytes().replace(b'encoding="UTF-8"', b'encoding="ISO-8859-1"'))
+    assert jtl_xml._second_part(packed, IngestOptions()) is None
+    assert jtl_xml._second_part(latin, IngestOptions()) is None
+    assert jtl_xml._second_part(plain, IngestOptions(encoding="cp1252")) is None
+    monkeypatch.setattr(jtl_xml.os, "sched_getaffinity", lambda _: {0})
+    assert jtl_xml._second_part(plain, IngestOptions()) is None
+    assert _stored(plain) == _one_part(plain) and two_parts == []

@@ -718,7 +718,9 @@ def _second_part(path: Path, options: IngestOptions) -> _Split | None:
     ill-formed: the file is then read again in one part (:func:`_two_part_batches`)."""
     if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
         return None
-    if len(os.sched_getaffinity(0)) < 2:
+    # the cores this process may run on (sched_getaffinity is Linux's; cpu_count elsewhere)
+    affinity = getattr(os, "sched_getaffinity", None)
+    if (len(affinity(0)) if affinity is not None else os.cpu_count() or 1) < 2:
         return None
     size = path.stat().st_size
     if size < TWO_PART_MIN_BYTES:
