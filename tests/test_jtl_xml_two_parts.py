@@ -205,3 +205,12 @@ def test_one_part_for_gzip_other_encodings_and_one_core(
     monkeypatch.setattr(jtl_xml.os, "sched_getaffinity", lambda _: {0})
     assert jtl_xml._second_part(plain, IngestOptions()) is None
     assert _stored(plain) == _one_part(plain) and two_parts == []
+
+
+def test_a_child_that_cannot_start_reads_in_one_part(
+    tmp_path: Path, two_parts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.xml"
+    path.write_text(_document(_samples(1_000, 40)))
+    monkeypatch.setattr(jtl_xml.sys, "executable", str(tmp_path / "no-python"))
+    assert _stored(path) == _one_part(path) and two_parts == ["read again"]

@@ -849,14 +849,17 @@ def _two_part_batches(
     # a scratch folder of this process: removed by a later command if a SIGKILL leaves it
     with scratch_folder() as folder:
         out = Path(folder) / "second.arrows"
-        with (Path(folder) / "stderr").open("wb") as errors:
-            child = subprocess.Popen(
-                _second_part_command(path, split, options, out),
-                stdout=subprocess.PIPE,
-                stderr=errors,
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
+        try:
+            with (Path(folder) / "stderr").open("wb") as errors:
+                child = subprocess.Popen(
+                    _second_part_command(path, split, options, out),
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                )
+        except OSError:  # no interpreter to start (an embedded Python), no processes left
+            raise ReadAgain(one_part) from None
         try:
             with path.open("rb") as raw:
 
