@@ -214,3 +214,23 @@ def test_a_child_that_cannot_start_reads_in_one_part(
     path.write_text(_document(_samples(1_000, 40)))
     monkeypatch.setattr(jtl_xml.sys, "executable", str(tmp_path / "no-python"))
     assert _stored(path) == _one_part(path) and two_parts == ["read again"]
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_line_numbers_hold_with_carriage_returns(
+    ending: str, tmp_path: Path, two_parts: list[str]
+) -> None:
+    # expat counts CR LF and a lone CR (here inside attribute values, on both sides of
+    # the split) as one line break each, as the split's line number must
+    body = _samples(1_000, 40, attrs='it="0" ct="1" de="a\rb"')
+    path = tmp_path / "endings.xml"
+    path.write_bytes(_document(body).replace("\n", ending).encode())
+    stored = _stored(path)
+    assert stored == _one_part(path) and two_parts == ["clean"]
+    # each sample takes two lines (the CR in its de), the first starts on line 3
+    assert [row[22] for row in stored[0]] == list(range(3, 83, 2))
+
+
+def test_line_breaks_split_between_blocks_count_once() -> None:
+    assert jtl_xml._line_breaks(iter([b"a\r", b"\nb\r", b"c\n", b""])) == 3
+    assert jtl_xml._line_breaks(iter([b"\r\r\n\n"])) == 3

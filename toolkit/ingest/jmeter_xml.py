@@ -743,8 +743,23 @@ def _second_part(path: Path, options: IngestOptions) -> _Split | None:
             return None
         offset = size // 2 + found.start() + 1
         handle.seek(0)
-        newlines = sum(block.count(b"\n") for block in _file_blocks(handle, path, offset))
-    return _Split(offset, newlines + 1, head[: end + 1])
+        breaks = _line_breaks(_file_blocks(handle, path, offset))
+    return _Split(offset, breaks + 1, head[: end + 1])
+
+
+def _line_breaks(blocks: Iterator[bytes]) -> int:
+    """Line breaks in the bytes of ``blocks`` as expat counts them (its line numbers):
+    LF, CR LF and a lone CR each one, also where a block ends between CR and LF."""
+    count = 0
+    after_cr = False
+    for block in blocks:
+        if not block:
+            continue
+        count += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+        if after_cr and block[:1] == b"\n":
+            count -= 1  # a CR LF split between two blocks
+        after_cr = block[-1:] == b"\r"
+    return count
 
 
 def _second_part_command(path: Path, split: _Split, options: IngestOptions, out: Path) -> list[str]:
@@ -784,7 +799,7 @@ def _read_second_part() -> None:
     options = IngestOptions(encoding=arguments["encoding"])
     state, parser = _new_parser(path, _NoWarnings(), options)
     # the part's first line is the parser's head lines + 1 (after the newline added)
-    shift = int(arguments["line"]) - (head.count(b"\n") + 2)
+    shift = int(arguments["line"]) - (_line_breaks(iter([head])) + 2)
     at_line = _NAMES.index("line")
 
     parent = os.getppid()
