@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 import toolkit.ingest.jmeter_xml as jtl_xml
@@ -234,3 +235,77 @@ def test_line_numbers_hold_with_carriage_returns(
 def test_line_breaks_split_between_blocks_count_once() -> None:
     assert jtl_xml._line_breaks(iter([b"a\r", b"\nb\r", b"c\n", b""])) == 3
     assert jtl_xml._line_breaks(iter([b"\r\r\n\n"])) == 3
+
+
+@pytest.mark.slow
+def test_a_killed_reader_stops_its_child_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """SIGKILL of a two-part ``warmup ingest`` while its child reads: the child stops (it
+    watches its parent), the store holds nothing of the file, and the next two-part read
+    removes the dead reader's scratch folder with the child's part in it."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.store_checks import subprocess_env
+    from toolkit.store.scratch import SCRATCH_PREFIX
+
+    path = tmp_path / "run.xml"
+    write_jtl_xml(path, 120_000, duration_s=60, warmup_s=10)
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    store = tmp_path / "store.duckdb"
+    script = (
+        "import sys; import toolkit.ingest.jmeter_xml as x; x.TWO_PART_MIN_BYTES = 0; "
+        "sys.argv = ['warmup', *sys.argv[1:]]; from toolkit.cli import main; main()"
+    )
+    argv = [sys.executable, "-c", script, "ingest", "--db", str(store), str(path)]
+    env = subprocess_env(TMPDIR=str(scratch_root))
+    reader = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def children() -> list[int]:
+        found = subprocess.run(
+            ["pgrep", "-P", str(reader.pid)], capture_output=True, text=True, check=False
+        )
+        return [int(pid) for pid in found.stdout.split()]
+
+    deadline = time.monotonic() + 60
+    while not children() or not any(scratch_root.glob(f"{SCRATCH_PREFIX}{reader.pid}-*/second*")):
+        assert reader.poll() is None and time.monotonic() < deadline, "no second part seen"
+        time.sleep(0.01)
+    (child,) = children()
+    # held while its reader dies, so that it has most of its part still to read
+    os.kill(child, signal.SIGSTOP)
+    reader.send_signal(signal.SIGKILL)
+    reader.wait()
+    os.kill(child, signal.SIGCONT)
+
+    def running(pid: int) -> bool:
+        try:  # gone, or a zombie not yet reaped by its new parent
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 30
+    while running(child):
+        assert time.monotonic() < deadline, "the child went on reading"
+        time.sleep(0.05)
+    left = list(scratch_root.glob(f"{SCRATCH_PREFIX}{reader.pid}-*"))
+    assert len(left) == 1
+    # the child stopped at its next block: its stream holds a few batches, not its part
+    kept = 0
+    with (
+        contextlib.suppress(pa.ArrowInvalid),
+        pa.ipc.open_stream((left[0] / "second.arrows").read_bytes()) as stream,
+    ):
+        for batch in stream:
+            kept += batch.num_rows
+    assert kept < 50_000  # of the ~60,000 samples past the split
+    with open_store(store) as opened:
+        assert opened.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)
+    again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert not left[0].exists()
+    assert "120000 rows" in again.stdout + again.stderr
