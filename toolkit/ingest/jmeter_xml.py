@@ -7,13 +7,14 @@ attribute abbreviations ``t it lt ct ts s lb rc|rs rm tn dt de by sby sc ec ng n
 XML-1.1 character references (``&#x0;``) under an XML 1.0 declaration (bug 59973): they are
 removed before parsing. A killed JMeter leaves no ``</testResults>``: every complete sample
 is kept and a warning says so. DOCTYPE and ENTITY declarations are refused (JMeter never
-writes them; they are the vector of entity-expansion attacks).
+writes them; they are the vector of entity-expansion attacks). A large plain file is read
+in two parts at once, the second by a child process (:func:`_two_part_batches`): the parse
+is Python callbacks on one core, and the store holds the same rows either way.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import gzip
 import json
@@ -24,7 +25,7 @@ import subprocess
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
@@ -835,7 +836,7 @@ def _read_second_part() -> None:
         "first_top_ts": state.first_top_ts,
         "last_top_ts": state.last_top_ts,
         # a killed JMeter's file: where it ends and what it drops, numbered as in the file
-        "cut": dataclasses.asdict(_cut_of(state, parser, shift)) if state.truncated else None,
+        "cut": asdict(_cut_of(state, parser, shift)) if state.truncated else None,
     }
     sys.stdout.write(json.dumps(counts))
 
