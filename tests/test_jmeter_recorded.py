@@ -21,6 +21,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,35 @@ def _ingest(store: Store, path: Path, **options: Any) -> list[dict[str, Any]]:
     )
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A recording as a store holds it: its rows (:func:`_ingest`) and ``warmup load``'s
+    report of the store (:func:`load_report`). Read-only: tests share it."""
+
+    rows: list[dict[str, Any]]
+    report: dict[str, Any]
+
+    @property
+    def dashboard(self) -> dict[str, dict[str, Any]]:
+        """The report's dashboard rows by transaction (JMeter's Statistics table)."""
+        return {r["transaction"]: r for r in self.report["suites"][0]["dashboard"]}
+
+
+_STORED: dict[tuple[Path, tuple[tuple[str, Any], ...]], Stored] = {}
+
+
+def _stored(path: Path, **options: Any) -> Stored:
+    """``path`` ingested with ``options`` into a store of its own and analysed, once per
+    test session (per xdist worker): up to five tests read each recording's rows and report
+    (each ingested it and ran up to two load analyses of its own before)."""
+    key = (path, tuple(sorted(options.items())))
+    if key not in _STORED:
+        with open_store() as store:
+            rows = _ingest(store, path, **options)
+            _STORED[key] = Stored(rows, load_report(store))
+    return _STORED[key]
 
 
 def _timestamp_options(name: str) -> dict[str, Any]:
@@ -265,12 +295,12 @@ def test_the_matrix_is_recorded() -> None:
 
 
 @pytest.mark.parametrize("name", CSV_CASES)
-def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> None:
+def test_csv_rows_labels_and_outcomes_are_jmeters(name: str) -> None:
     """Row count, labels verbatim (commas, quotes, TAB, non-ASCII), success and failure
     counts per label, response and failure messages as Python's csv reads the file."""
     path = RECORDED / CASES[name]["file"]
     rows = _csv_rows(path, _delimiter(name), _header(name))
-    ours = _ingest(store, path, **_csv_options(name))
+    ours = _stored(path, **_csv_options(name)).rows
     assert len(ours) == len(rows) > 200
     assert Counter((r["label"], r["success"] == "true") for r in rows) == Counter(
         (r["label"], r["success"]) for r in ours
@@ -310,12 +340,12 @@ def test_csv_rows_labels_and_outcomes_are_jmeters(name: str, store: Store) -> No
 
 
 @pytest.mark.parametrize("name", CSV_CASES)
-def test_csv_transaction_and_subresult_rows_are_flagged(name: str, store: Store) -> None:
+def test_csv_transaction_and_subresult_rows_are_flagged(name: str) -> None:
     """Transaction-controller rows (with and without a parent sample) are flagged as
     transactions, ``<label>-<N>`` rows of redirects and embedded resources (also inside a
     transaction) as sub-results, and nothing else (research/jmeter.md §1.6)."""
     path = RECORDED / CASES[name]["file"]
-    ours = _ingest(store, path, **_csv_options(name))
+    ours = _stored(path, **_csv_options(name)).rows
     # without responseMessage nothing marks a transaction row (nor for JMeter)
     messages = "responseMessage" in _csv_rows(path, _delimiter(name), _header(name))[0]
     for row in ours:
@@ -327,7 +357,7 @@ def test_csv_transaction_and_subresult_rows_are_flagged(name: str, store: Store)
 
 
 @pytest.mark.parametrize("name", CSV_CASES)
-def test_csv_samples_are_the_twins(name: str, store: Store) -> None:
+def test_csv_samples_are_the_twins(name: str) -> None:
     """The same samples as the run's XML twin: thread, label, elapsed, success and the
     start time in epoch ms (the twin's ``ts``) — for formatted dates given the zone JMeter
     wrote them in; and the CSV's own timestamps, read independently, agree."""
@@ -338,7 +368,7 @@ def test_csv_samples_are_the_twins(name: str, store: Store) -> None:
     if _props(name).get(SAVE + "subresults") == "false":
         # the twin keeps them; the CSV has the top-level samples only
         twin = [t for t in twin if t["_top"]]
-    ours = _ingest(store, path, **_csv_options(name))
+    ours = _stored(path, **_csv_options(name)).rows
 
     # what the file has of thread, label, elapsed, success, start
     thread, start = "threadName" in rows[0], "timeStamp" in rows[0]
@@ -381,7 +411,7 @@ def test_csv_samples_are_the_twins(name: str, store: Store) -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in CSV_CASES if "error" not in CASES[n]["statistics"]])
-def test_csv_dashboard_equals_jmeters(name: str, store: Store, tmp_path: Path) -> None:
+def test_csv_dashboard_equals_jmeters(name: str, tmp_path: Path) -> None:
     """Per label and Total: count, errors, mean, median, min, max, p90/95/99, throughput and
     KB/s equal JMeter's own ``jmeter -g`` on this file (read with the case's properties)."""
     case = CASES[name]
@@ -397,15 +427,15 @@ def test_csv_dashboard_equals_jmeters(name: str, store: Store, tmp_path: Path) -
         out = io.StringIO(newline="")
         csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(records[1:])
         path.write_text(out.getvalue(), encoding="utf-8")
-    _ingest(store, path, **_csv_options(name))
-    _same_statistics(_dashboard(store), want)
+    stored = _stored(path, **_csv_options(name))
+    _same_statistics(stored.dashboard, want)
     # and its Errors and Top 5 Errors tables: quoted, comma-holding and non-ASCII reasons
     # and assertion messages, "Assertion failed" where the file has no failure message
-    assert_error_tables_equal_jmeters(load_report(store)["suites"][0], case)
+    assert_error_tables_equal_jmeters(stored.report["suites"][0], case)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_all_is_every_sample_but_transactions_and_subresults(name: str, store: Store) -> None:
+def test_all_is_every_sample_but_transactions_and_subresults(name: str) -> None:
     """``ALL`` in ``warmup load``: the plan's samplers only (no transaction-controller row,
     no redirect or embedded-resource sub-result; a file without responseMessage cannot
     mark its transactions) — count, errors, mean, min, max and p50/p90/p99 by JMeter's
@@ -426,8 +456,7 @@ def test_all_is_every_sample_but_transactions_and_subresults(name: str, store: S
         if not _is_sub_label(label) and not (messages and label in TC_LABELS)
     ]
     options = _timestamp_options(name) if name in XML_CASES else _csv_options(name)
-    _ingest(store, path, **options)
-    all_ = load_report(store)["suites"][0]["labels"][0]
+    all_ = _stored(path, **options).report["suites"][0]["labels"][0]
     assert all_["label"] == "ALL"
     elapsed = np.array([t for _, t in kept], dtype=float)
     assert all_["samples"] == len(kept) > 100
@@ -509,13 +538,13 @@ def test_cli_ingest_then_load_json_gives_jmeters_statistics(
 
 
 @pytest.mark.parametrize("name", XML_CASES)
-def test_xml_rows_labels_outcomes_and_flags(name: str, store: Store) -> None:
+def test_xml_rows_labels_outcomes_and_flags(name: str) -> None:
     """Every sample element, nested ones too, is one row with its label, outcome, times,
     first assertion failure message and URL as ElementTree reads them; nested samples are
     sub-results unless their parent is a transaction controller."""
     path = RECORDED / CASES[name]["file"]
     elems = _xml_rows(path)
-    ours = _ingest(store, path)
+    ours = _stored(path).rows
     assert len(ours) == len(elems) > 200
 
     def key(r: dict[str, Any]) -> tuple[Any, ...]:
@@ -565,11 +594,11 @@ def test_xml_rows_labels_outcomes_and_flags(name: str, store: Store) -> None:
 
 
 @pytest.mark.parametrize("name", XML_CASES)
-def test_xml_samples_are_the_csv_twins(name: str, store: Store) -> None:
+def test_xml_samples_are_the_csv_twins(name: str) -> None:
     """The XML file and its CSV twin hold the same samples (the XML flattened)."""
     case = CASES[name]
     twin = _csv_rows(RECORDED / case["twin"])
-    ours = _ingest(store, RECORDED / case["file"])
+    ours = _stored(RECORDED / case["file"]).rows
     assert Counter(
         (
             r["threadName"],
@@ -594,12 +623,12 @@ def test_xml_samples_are_the_csv_twins(name: str, store: Store) -> None:
 
 
 @pytest.mark.parametrize("name", XML_CASES)
-def test_xml_dashboard_equals_jmeters_on_its_csv_twin(name: str, store: Store) -> None:
+def test_xml_dashboard_equals_jmeters_on_its_csv_twin(name: str) -> None:
     """JMeter's dashboard reads CSV only: its Statistics table of the run's CSV twin equals
     the toolkit's on the XML file."""
-    _ingest(store, RECORDED / CASES[name]["file"], **_timestamp_options(name))
-    _same_statistics(_dashboard(store), CASES[name]["statistics"])
-    assert_error_tables_equal_jmeters(load_report(store)["suites"][0], CASES[name])
+    stored = _stored(RECORDED / CASES[name]["file"], **_timestamp_options(name))
+    _same_statistics(stored.dashboard, CASES[name]["statistics"])
+    assert_error_tables_equal_jmeters(stored.report["suites"][0], CASES[name])
 
 
 @pytest.mark.parametrize("name", ["csv-end-times", "xml-end-times"])

@@ -83,7 +83,8 @@ def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store, seed
     path = tmp_path / "ramp.jtl"
     truth = write_jtl(path, 300_000, seed=seed, duration_s=300, warmup_s=60)
     ingest_file(store, path)
-    all_ = load_report(store)["suites"][0]["labels"][0]
+    suite = load_report(store)["suites"][0]
+    all_ = suite["labels"][0]
     assert all_["label"] == "ALL"
     assert all_["warmup_status"] == "warmup"
     assert abs(all_["warmup_end_s"] - truth.warmup_s) <= 0.10 * truth.warmup_s
@@ -92,7 +93,6 @@ def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store, seed
     # the whole-run figure (JMeter's) is diluted by the ramp and misses the true rate
     assert all_["throughput"]["overall"] < lo
     # 50 threads with no think time: Little's law explains all of the throughput
-    suite = load_report(store)["suites"][0]
     assert suite["littles_law"]["busy_fraction"] == pytest.approx(1.0, abs=0.03)
     assert "closed-loop-saturated" in {f["rule"] for f in suite["findings"]}
 

@@ -62,9 +62,25 @@ def _at(payload: Any, path: tuple[Any, ...]) -> dict[str, Any]:
     return payload  # type: ignore[no-any-return]
 
 
+def _first_and_last(node: Any) -> Any:
+    """``node`` with every list cut to its first and last item: the items :func:`_objects`
+    follows. No list of the schemas must hold more than two items (their ``minItems`` are 2
+    on pairs of exactly 2), and items are checked one by one, so dropping a key from an
+    item fails or passes as it does in the whole payload."""
+    if isinstance(node, dict):
+        return {key: _first_and_last(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_first_and_last(node[i]) for i in sorted({0, len(node) - 1})] if node else []
+    return node
+
+
 def _assert_exact(payload: dict[str, Any], schema: dict[str, Any]) -> int:
     """Validate ``payload``, then each mutation of it; the number of keys dropped."""
     validator = jsonschema.Draft202012Validator(schema)  # checked once, not per mutation
+    validator.validate(payload)
+    # mutations of the payload cut to the items they reach (validated whole, it passes
+    # too): each validation reads a few kB, not the windows of six real runs (2.4 → 0.2 s)
+    payload = _first_and_last(payload)
     validator.validate(payload)
     # a copy per mutation: JSON text decoded again (~5x faster than copy.deepcopy)
     text = json.dumps(payload)

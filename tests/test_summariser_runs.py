@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
+from report_checks import embedded_data
 from typer.testing import CliRunner
 
 from toolkit import Store, ingest_file
@@ -177,9 +178,11 @@ def test_recorded_runs_are_one_suite_each(tmp_path: Path) -> None:
     truth = json.loads((RECORDED / "truth.json").read_text())
     assert names == sorted(truth["scenarios"])  # was 15 suites: JTL, .console, .jmeter
     with toolkit.open_store(db, read_only=True) as store:
-        report = load_report(store)
         html = toolkit.render_report(store)
-    for suite in report["suites"]:
+    # the report's load section: load_report's suites (one analysis instead of two)
+    suites = embedded_data(html)["sections"]["load"]["suites"]
+    assert sorted(s["suite"] for s in suites) == names
+    for suite in suites:
         # each log counts what the server saw and the JTL holds
         assert suite["logs"]["samples"] == truth["scenarios"][suite["suite"]]["server_requests"]
     # no suite of a log's own (the provenance table still lists the files)
