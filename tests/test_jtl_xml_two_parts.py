@@ -94,9 +94,9 @@ def test_generated_file_with_nested_samples_reads_the_same_in_two_parts(
     assert max(lines) > split.line > min(lines)
 
 
-#: recorded files a developer's run reads in two parts (JMeter 5.5's own XML: every
-#: field, sample variables, end times); the other recordings where slow tests run
-QUICK_RECORDED = ("xml-allfields", "xml-end-times", "csv-sample-variables")
+#: the recorded file a developer's run reads in two parts (JMeter 5.5's own XML with
+#: every field); the other recordings where slow tests run
+QUICK_RECORDED = ("xml-allfields",)
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,9 @@ def test_a_child_that_cannot_start_reads_in_one_part(
     assert _stored(path) == _one_part(path) and two_parts == ["read again"]
 
 
-@pytest.mark.parametrize("ending", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize(
+    "ending", [pytest.param("\n", marks=pytest.mark.slow), "\r\n"], ids=["lf", "crlf"]
+)
 def test_line_numbers_hold_with_carriage_returns(
     ending: str, tmp_path: Path, two_parts: list[str]
 ) -> None:

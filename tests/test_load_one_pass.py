@@ -3,7 +3,7 @@
 ``warmup load FILE`` (and ``compare A B``, ``report FILE``) read a CSV JTL into a scratch
 store of the columns the analysis reads only (``IngestOptions.sample_columns``); its
 ``--json`` must be byte for byte that of ``warmup ingest --db`` + ``warmup load --db`` on
-every fixture JTL and every real one (where slow tests run; 28 fixtures in a developer's
+every fixture JTL and every real one (where slow tests run; 12 fixtures in a developer's
 run). The load analysis computes each suite's time
 fences once per command (``fences_once``), not once per query.
 """
@@ -55,16 +55,35 @@ def _same_as_store(runner: CliRunner, tmp_path: Path, *paths: Path, command: str
     return one.exit_code
 
 
+#: fixture JTLs a developer's run compares, one per reader and layout (generated gz,
+#: real JMeter CSVs with every field, no header, a pipe and formatted dates, a time
+#: zone, end times, sample variables, real XML, recorded warm-ups); every fixture where
+#: slow tests run
+QUICK_FIXTURES = (
+    "baseline.jtl.gz",
+    "candidate.jtl.gz",
+    "csv-allfields.csv",
+    "csv-noheader.csv",
+    "csv-pipe-noheader-dates.csv",
+    "csv-datefmt-kolkata.csv",
+    "csv-end-times.csv",
+    "csv-sample-variables.csv",
+    "xml-allfields.xml.gz",
+    "xml-end-times.xml.gz",
+    "a-server-warmup.jtl.gz",
+    "g-never-steady.jtl.gz",
+)
+
+
 def _fixture_params() -> list[Any]:
-    """Every fixture JTL; the twins run only where slow tests do (~0.5-1 s each): the XML
-    twins of the CSV recordings (recorded/csv-*.twin.xml.gz: their CSV's samples as XML, a
-    reader the four xml-*.xml.gz recordings cover too) and the CSV twins of the XML ones
-    (recorded/xml-*.twin.csv: a reader the fifteen csv-*.csv recordings cover)."""
+    """Every fixture JTL; those not in :data:`QUICK_FIXTURES` (the XML twins of the CSV
+    recordings, the CSV twins of the XML ones, more recordings of the same readers,
+    ~0.4 s each) run only where slow tests do."""
     return [
         pytest.param(
             p,
             id=str(p.relative_to(FIXTURES)),
-            marks=[pytest.mark.slow] if ".twin." in p.name else [],
+            marks=[] if p.name in QUICK_FIXTURES else [pytest.mark.slow],
         )
         for p in _jtls(FIXTURES)
     ]
