@@ -132,6 +132,19 @@ def run_size(samples: int, before_tree: Path | None = None) -> dict[str, Any]:
     }
 
 
+def _at_before(
+    size: dict[str, Any], field: str, floor_s: float, per_million: float, unit: str
+) -> str:
+    """``; at COMMIT: S s, R×`` for each earlier commit's ingest (``--before``): its
+    ``field`` (``cpu_s`` or ``wall_s``) per 1M samples and as a ratio to ``floor_s``."""
+    return "".join(
+        f"; at {m.name.split(' @')[1]}: {getattr(m, field) * per_million:.2f} s, "
+        f"{getattr(m, field) / floor_s:.2f}{unit}"
+        for m in size["measures"]
+        if m.name.startswith("warmup ingest @")
+    )
+
+
 def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
     """This benchmark's section of RESULTS.md."""
     lines = [
@@ -173,24 +186,14 @@ def render(sizes: list[dict[str, Any]], load_avg: float) -> str:
             "samples for reading the attributes and texts, keeping the rows, the Arrow "
             "columns and DuckDB's insert, where the reader spends "
             f"{(ingest.cpu_s - pair.cpu_s) * per_million:.2f} s"
-            + "".join(
-                f"; at {m.name.split(' @')[1]}: {m.cpu_s * per_million:.2f} s, "
-                f"{m.cpu_s / floor.cpu_s:.2f}× the floor"
-                for m in size["measures"]
-                if m.name.startswith("warmup ingest @")
-            )
+            + _at_before(size, "cpu_s", floor.cpu_s, per_million, "× the floor")
             + ".",
             "",
             f"Wall time per 1M samples: `warmup ingest` {ingest.wall_s * per_million:.2f} s, "
             f"{ingest.wall_s / floor.wall_s:.2f}× the expat floor's "
             f"({floor.wall_s * per_million:.2f} s; ≤ 2×: "
             f"{'met' if ingest.wall_s <= 2 * floor.wall_s else 'not met'})"
-            + "".join(
-                f"; at {m.name.split(' @')[1]}: {m.wall_s * per_million:.2f} s, "
-                f"{m.wall_s / floor.wall_s:.2f}×"
-                for m in size["measures"]
-                if m.name.startswith("warmup ingest @")
-            )
+            + _at_before(size, "wall_s", floor.wall_s, per_million, "×")
             + ". A plain file of 64 MiB or more is read in two parts at once, the second "
             "by a child process: its CPU is in the CPU column (`wait4` counts the reader's "
             "children), and the peak RSS shown is the larger process's, not their sum.",
