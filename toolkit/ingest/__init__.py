@@ -216,9 +216,8 @@ def _ingest(
     staged = group is not None and ingester.staged and not options.replace
     if group is not None and not staged:
         group.commit()  # a direct write must see (and not clash with) every staged file
-    # a staged file's group caches the stored hashes, and a kept store's files are met again
-    # by later commands: both always record the file's own SHA-256
-    lazy = options.lazy_sha256 and not staged and not store.kept
+    # a staged file's group caches the stored hashes: it always records the file's own
+    lazy = options.lazy_sha256 and not staged
     sha = store.lazy_sha256(path) if lazy else file_sha256(path)
     try:
         source = (

@@ -80,6 +80,11 @@ _KIND_COMMANDS = {
 }
 
 
+#: the start of a placeholder in ``sources.sha256`` (:meth:`Store.lazy_sha256`), before
+#: the file's absolute path
+_UNHASHED = "unhashed:"
+
+
 def file_sha256(path: Path) -> str:
     """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
@@ -122,10 +127,6 @@ class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None) -> None:
         self.con = con
         self.path = path
-        #: the files stored under a placeholder instead of their SHA-256 (lazy_sha256),
-        #: and how many placeholders were given (each is given once)
-        self._unhashed: dict[str, Path] = {}
-        self._placeholders = 0
         # DuckDB draws its own progress bar on *stdout* for queries over 2 s, which would
         # corrupt `--json` output; progress is still tracked for con.query_progress()
         con.execute("SET enable_progress_bar_print = false")
@@ -315,22 +316,23 @@ class Store:
         shows (the scratch store of ``warmup load FILE``, ``compare``, ``findings``), where
         the hash only tells a file given twice: the file's SHA-256 when a stored file has
         the same size in bytes (that file's placeholder, if it has one, is then replaced
-        by its own SHA-256, so two equal files meet), else a placeholder unique in this
-        store. Equal files have equal sizes, so a file given twice is found as with
-        :func:`file_sha256` up front; a file of a size seen once is not read an extra
-        time before its ingest (0.7 s of CPU for the 1.2 GB of 10M JTL rows)."""
+        by its own SHA-256, so two equal files meet), else the placeholder
+        ``unhashed:<absolute path>``. Equal files have equal sizes, so a file given twice
+        is found as with :func:`file_sha256` up front; a file of a size seen once is not
+        read an extra time before its ingest (0.7 s of CPU for the 1.2 GB of 10M JTL
+        rows). A :attr:`kept` store always records the SHA-256: later commands meet its
+        files again."""
+        if self.kept:
+            return file_sha256(path)
         size = path.stat().st_size
         stored = self.con.execute(
             "SELECT sha256 FROM sources WHERE bytes = ? ORDER BY source_id", [size]
         ).fetchall()
         if not stored:
-            self._placeholders += 1
-            key = f"unhashed:{self._placeholders}"
-            self._unhashed[key] = path
-            return key
+            return _UNHASHED + str(path.resolve())
         for (key,) in stored:
-            earlier = self._unhashed.pop(str(key), None)
-            if earlier is not None:
+            if str(key).startswith(_UNHASHED):
+                earlier = Path(str(key).removeprefix(_UNHASHED))
                 self.con.execute(
                     "UPDATE sources SET sha256 = ? WHERE sha256 = ?", [file_sha256(earlier), key]
                 )
