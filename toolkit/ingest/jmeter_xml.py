@@ -564,13 +564,12 @@ class _Cut:
     spilled: int
 
 
-def _cut_of(state: _Parser, parser: Any, shift: int = 0) -> _Cut:
-    """The :class:`_Cut` of a parse that ended without ``</testResults>``; ``shift``: what
-    turns the parser's line numbers into the file's (a two-part read's second part)."""
+def _cut_of(state: _Parser, parser: Any) -> _Cut:
+    """The :class:`_Cut` of a parse that ended without ``</testResults>``."""
     return _Cut(
-        end_line=int(parser.CurrentLineNumber) + shift,
+        end_line=int(parser.CurrentLineNumber),
         unfinished=len(state.stack),
-        first_line=state.stack[0][_LINE] + shift if state.stack else None,
+        first_line=state.stack[0][_LINE] if state.stack else None,
         nested=len(state.pending),
         spilled=state.spilled,
     )
@@ -701,12 +700,11 @@ _SPLIT_SEARCH = 16 << 20
 @dataclass(frozen=True)
 class _Split:
     """Where the second part of a two-part read starts: ``offset`` (a byte, the ``<``
-    of a top-level sample at the start of a line), its ``line`` (1-based), and the
-    document's ``head`` (its bytes up to the end of the ``<testResults>`` start tag),
-    given to the second part's parser ahead of it."""
+    of a top-level sample at the start of a line), and the document's ``head`` (its bytes
+    up to the end of the ``<testResults>`` start tag), given to the second part's parser
+    ahead of it."""
 
     offset: int
-    line: int
     head: bytes
 
 
@@ -742,25 +740,33 @@ def _second_part(path: Path, options: IngestOptions) -> _Split | None:
         found = _TOP_SAMPLE.search(window)
         if found is None:
             return None
-        offset = size // 2 + found.start() + 1
-        handle.seek(0)
-        breaks = _line_breaks(_file_blocks(handle, path, offset))
-    return _Split(offset, breaks + 1, head[: end + 1])
+    return _Split(size // 2 + found.start() + 1, head[: end + 1])
+
+
+class _LineBreaks:
+    """Line breaks counted block by block as expat counts them (its line numbers): LF,
+    CR LF and a lone CR each one, also where a block ends between CR and LF."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.after_cr = False
+
+    def add(self, block: bytes) -> bytes:
+        """Count ``block``'s line breaks; ``block`` itself."""
+        if block:
+            self.count += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+            if self.after_cr and block[:1] == b"\n":
+                self.count -= 1  # a CR LF split between two blocks
+            self.after_cr = block[-1:] == b"\r"
+        return block
 
 
 def _line_breaks(blocks: Iterator[bytes]) -> int:
-    """Line breaks in the bytes of ``blocks`` as expat counts them (its line numbers):
-    LF, CR LF and a lone CR each one, also where a block ends between CR and LF."""
-    count = 0
-    after_cr = False
+    """The line breaks in ``blocks`` (:class:`_LineBreaks`)."""
+    breaks = _LineBreaks()
     for block in blocks:
-        if not block:
-            continue
-        count += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
-        if after_cr and block[:1] == b"\n":
-            count -= 1  # a CR LF split between two blocks
-        after_cr = block[-1:] == b"\r"
-    return count
+        breaks.add(block)
+    return breaks.count
 
 
 def _second_part_command(path: Path, split: _Split, options: IngestOptions, out: Path) -> list[str]:
@@ -768,7 +774,6 @@ def _second_part_command(path: Path, split: _Split, options: IngestOptions, out:
     arguments = {
         "path": str(path),
         "offset": split.offset,
-        "line": split.line,
         "head": split.head.decode("utf-8", "surrogateescape"),
         "encoding": options.encoding,
         "out": str(out),
@@ -791,18 +796,15 @@ class _OnePart(Exception):
 
 def _read_second_part() -> None:
     """Child process of a two-part read: parse the document's head and the bytes from
-    the split on, write the samples as an Arrow stream (``line`` numbered as in the
-    file), print the counts the first part needs to judge the whole file; exit 3 when
-    the part cannot be read as it is (the file is then read again in one part)."""
+    the split on, write the samples as an Arrow stream (``line`` numbered from the head's
+    first line: the reader shifts it), print the counts the first part needs to judge the
+    whole file; exit 3 when the part cannot be read as it is (the file is then read
+    again in one part)."""
     arguments = json.loads(sys.argv[1])
     path = Path(arguments["path"])
     head = str(arguments["head"]).encode("utf-8", "surrogateescape")
     options = IngestOptions(encoding=arguments["encoding"])
     state, parser = _new_parser(path, _NoWarnings(), options)
-    # the part's first line is the parser's head lines + 1 (after the newline added)
-    shift = int(arguments["line"]) - (_line_breaks(iter([head])) + 2)
-    at_line = _NAMES.index("line")
-
     parent = os.getppid()
 
     def blocks() -> Iterator[bytes]:
@@ -824,9 +826,7 @@ def _read_second_part() -> None:
             ) as stream,
         ):
             for batch in _parsed_batches(state, parser, blocks(), path):
-                columns = batch.columns
-                columns[at_line] = pc.add(columns[at_line], shift)
-                stream.write_batch(pa.RecordBatch.from_arrays(columns, schema=_SCHEMA))
+                stream.write_batch(batch)
     except (InputFormatError, _OnePart):
         sys.exit(3)
     counts = {
@@ -835,8 +835,8 @@ def _read_second_part() -> None:
         "inversions": state.inversions,
         "first_top_ts": state.first_top_ts,
         "last_top_ts": state.last_top_ts,
-        # a killed JMeter's file: where it ends and what it drops, numbered as in the file
-        "cut": asdict(_cut_of(state, parser, shift)) if state.truncated else None,
+        # a killed JMeter's file: where it ends and what it drops
+        "cut": asdict(_cut_of(state, parser)) if state.truncated else None,
     }
     sys.stdout.write(json.dumps(counts))
 
@@ -877,11 +877,14 @@ def _two_part_batches(
         except OSError:  # no interpreter to start (an embedded Python), no processes left
             raise ReadAgain(one_part) from None
         try:
+            # the first part's line breaks, counted as it is read: where the second starts
+            breaks = _LineBreaks()
             with path.open("rb") as raw:
 
                 def closed() -> Iterator[bytes]:
                     # the first part, its root closed here: it ends between top-level samples
-                    yield from (block for block in _file_blocks(raw, path, split.offset) if block)
+                    blocks = _file_blocks(raw, path, split.offset)
+                    yield from (breaks.add(block) for block in blocks if block)
                     yield b"</testResults>"
                     yield b""
 
@@ -897,6 +900,8 @@ def _two_part_batches(
             if child.returncode != 0 or state.truncated or state.stack:
                 raise ReadAgain(one_part)
             counts = json.loads(stdout)
+            # the child numbers lines from the head it was given, then a newline
+            shift = breaks.count + 1 - (_line_breaks(iter([split.head])) + 2)
             first, last = counts["first_top_ts"], counts["last_top_ts"]
             if first is not None:
                 if state.last_top_ts is not None:
@@ -905,7 +910,9 @@ def _two_part_batches(
             state.inversions += counts["inversions"]
             if counts["cut"] is not None:
                 state.truncated = True
-                state.cut = _Cut(**counts["cut"])
+                cut = _Cut(**counts["cut"])
+                opened = None if cut.first_line is None else cut.first_line + shift
+                state.cut = replace(cut, end_line=cut.end_line + shift, first_line=opened)
             state.complete_top += counts["complete_top"]
             state.has_start_hint = state.has_start_hint or counts["has_start_hint"]
             # read, not mapped: DuckDB may still hold a batch when the file is removed; into
@@ -916,7 +923,11 @@ def _two_part_batches(
                 pa.OSFile(str(out)) as source,
                 pa.ipc.open_stream(source, memory_pool=pool) as stream,
             ):
-                yield from stream
+                at_line = _NAMES.index("line")
+                for batch in stream:
+                    columns = batch.columns
+                    columns[at_line] = pc.add(columns[at_line], shift)
+                    yield pa.RecordBatch.from_arrays(columns, schema=_SCHEMA)
             if report is not None:
                 report(path, 1.0)
         finally:
