@@ -52,7 +52,13 @@ from toolkit.analyze.timeseries import (
     summary_interval,
 )
 from toolkit.errors import UsageError
-from toolkit.ingest.jmeter import EMPTY_TC_PREFIX, IN_FENCES, TC_PREFIX, TIME_FENCES
+from toolkit.ingest.jmeter import (
+    EMPTY_TC_PREFIX,
+    IN_FENCES,
+    SUITE_SPANS,
+    TC_PREFIX,
+    TIME_FENCES,
+)
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
@@ -199,15 +205,20 @@ def _samples(store: Store) -> str:
     such row made the windows span centuries). They stay in the store. Labels are renamed
     by :data:`USER_ALL_SUFFIX` here, so every table, series and comparison of ``warmup
     load`` names a label the same way. Inside :func:`fences_once` the fences are read from
-    the table it computed once."""
-    if store in _WITHIN_A_DAY:
-        # every suite's samples lie within a day: inside its fences by construction
-        return f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s WHERE {_NOT_EMPTY_TC})"
-    return (
-        f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s "
-        f"JOIN {_fences(store)} f ON f.suite_id = s.suite_id "
-        f"WHERE {_NOT_EMPTY_TC} AND {IN_FENCES})"
-    )
+    the table it computed once, and a test that no row can fail is left out."""
+    tests = [] if store in _NO_EMPTY_TC else [_NOT_EMPTY_TC]
+    fences = ""
+    if store not in _WITHIN_A_DAY:
+        fences = f"JOIN {_fences(store)} f ON f.suite_id = s.suite_id "
+        tests.append(IN_FENCES)
+    where = f"WHERE {' AND '.join(tests)}" if tests else ""
+    return f"(SELECT s.* REPLACE ({_LABEL} AS label) FROM samples s {fences}{where})"
+
+
+def _jmeter_tc(store: Store) -> str:
+    """SQL of :data:`_JMETER_TC` in ``store``: ``false`` inside a :func:`fences_once`
+    that found no transaction-controller sample."""
+    return "false" if store in _NO_JMETER_TC else _JMETER_TC
 
 
 def _fences(store: Store) -> str:
@@ -226,13 +237,18 @@ _FENCED: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
 #: :data:`~toolkit.analyze.time_bounds.MIN_FENCE_MS` of each other: no row can lie outside
 #: fences at least that far beyond quartiles within the same span, so no query joins them
 _WITHIN_A_DAY: weakref.WeakSet[Store] = weakref.WeakSet()
-#: each suite's earliest start or end and latest start or end (epoch ms, as DOUBLE: an
-#: elapsed time of 10^18 ms overflows BIGINT), a scan of two columns without a sort
-_SPANS = """SELECT coalesce(max(hi - lo), 0) FROM (
-    SELECT suite_id,
-           min(least(start_ms::DOUBLE, start_ms::DOUBLE + elapsed_ms)) AS lo,
-           max(greatest(start_ms::DOUBLE, start_ms::DOUBLE + elapsed_ms)) AS hi
-    FROM samples GROUP BY suite_id)"""
+#: stores inside :func:`fences_once` without an empty transaction-controller sample, and
+#: those without any (by JMeter's test, :data:`_JMETER_TC`): no query tests each row's
+#: message for one (a string column read per query: 0.7 of the 2.4 s of CPU of a
+#: ``warmup load`` of 10M rows)
+_NO_EMPTY_TC: weakref.WeakSet[Store] = weakref.WeakSet()
+_NO_JMETER_TC: weakref.WeakSet[Store] = weakref.WeakSet()
+#: the longest span of a suite in the store (:data:`~toolkit.ingest.jmeter.SUITE_SPANS`)
+_SPANS = f"SELECT coalesce(max(span_ms), 0) FROM {SUITE_SPANS}"
+#: whether any sample is a transaction-controller sample by JMeter's test, and an empty
+#: one (one read of a dictionary-compressed column: ~0.03 s of CPU per 10M rows)
+_ANY_TC = f"""SELECT coalesce(bool_or({_JMETER_TC}), false),
+    coalesce(bool_or(starts_with(response_message, '{EMPTY_TC_PREFIX}')), false) FROM samples"""
 
 
 @contextlib.contextmanager
@@ -247,6 +263,11 @@ def fences_once(store: Store) -> Iterator[None]:
         # samples all lie within a day needs none of them
         # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
         (span,) = store.con.execute(_SPANS).fetchall()[0]
+        any_tc, empty_tc = store.con.execute(_ANY_TC).fetchall()[0]
+        if not any_tc:
+            _NO_JMETER_TC.add(store)
+        if not empty_tc:
+            _NO_EMPTY_TC.add(store)
         if float(span) <= MIN_FENCE_MS:
             _WITHIN_A_DAY.add(store)
         else:
@@ -265,6 +286,8 @@ def fences_once(store: Store) -> Iterator[None]:
                 if store not in _WITHIN_A_DAY:
                     store.con.unregister(_FENCES_TABLE)
             _WITHIN_A_DAY.discard(store)
+            _NO_EMPTY_TC.discard(store)
+            _NO_JMETER_TC.discard(store)
         else:
             _FENCED[store] = depth
 
@@ -451,7 +474,8 @@ def _out_of_range_count(store: Store, suite_id: int) -> int:
         return 0
     row = store.con.execute(
         f"""SELECT count(*) FROM samples s JOIN {_fences(store)} f ON f.suite_id = s.suite_id
-            WHERE s.suite_id = ? AND {_NOT_EMPTY_TC} AND NOT {IN_FENCES}""",
+            WHERE s.suite_id = ? AND NOT {IN_FENCES}
+              AND {"true" if store in _NO_EMPTY_TC else _NOT_EMPTY_TC}""",
         [suite_id],
     ).fetchone()
     return int(row[0]) if row else 0
@@ -578,7 +602,7 @@ def _histograms(
     the steady part (completion in [lo, hi) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
-            f"""SELECT label, is_transaction, is_subresult, {_JMETER_TC} AS jmeter_tc,
+            f"""SELECT label, is_transaction, is_subresult, {_jmeter_tc(store)} AS jmeter_tc,
                       elapsed_ms, count(*) AS n
                FROM {_samples(store)} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
                GROUP BY ALL""",
@@ -588,7 +612,7 @@ def _histograms(
     try:
         return store.frame(
             f"""SELECT s.label, s.is_transaction, s.is_subresult,
-                      {_JMETER_TC} AS jmeter_tc,
+                      {_jmeter_tc(store)} AS jmeter_tc,
                       s.elapsed_ms, count(*) AS n
                FROM {_samples(store)} s JOIN _load_cutoffs c ON s.label = c.label
                WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
@@ -667,7 +691,7 @@ def _dashboard(
     # APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM {_samples(store)} WHERE suite_id = ? AND NOT {_JMETER_TC}),
+              (SELECT {agg} FROM {_samples(store)} WHERE suite_id = ? AND NOT {_jmeter_tc(store)}),
               (SELECT {total_apdex} FROM {_samples(store)} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
@@ -1455,7 +1479,7 @@ def dashboard_errors(store: Store, suite_id: int) -> dict[str, list[dict[str, ob
     left out by JMeter's own test, §4.4)."""
     counts = store.frame(
         f"""SELECT label, {_ERROR_TYPE} AS type, count(*) AS n FROM {_samples(store)}
-            WHERE suite_id = ? AND NOT {_JMETER_TC} GROUP BY ALL""",
+            WHERE suite_id = ? AND NOT {_jmeter_tc(store)} GROUP BY ALL""",
         [suite_id],
     )
     types, samplers = error_tables(counts)
