@@ -672,30 +672,30 @@ def _hist(
     return grouped["elapsed_ms"].to_numpy(), grouped["n"].to_numpy()
 
 
+#: JMeter's Statistics figures of a set of samples (with :func:`_apdex_counts`, a row of
+#: its dashboard)
+_STATISTICS = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
+    sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
+    min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
+    sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
+
+
 def _dashboard(
-    store: Store, suite_id: int, hist: pl.DataFrame, label_apdex: str, total_apdex: str
+    store: Store, suite_id: int, hist: pl.DataFrame, per_label: pl.DataFrame, total_apdex: str
 ) -> list[DashboardRow]:
-    """JMeter's Statistics/APDEX rows; ``label_apdex`` and ``total_apdex``: the APDEX
-    counts SQL of the labels (:func:`_label_apdex_counts`) and of Total (the overall
-    thresholds)."""
-    agg = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
-              sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
-              min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
-              sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
-    per_label = store.frame(
-        f"""SELECT label, {agg}, {label_apdex} FROM {_samples(store)} WHERE suite_id = ?
-            GROUP BY label ORDER BY label""",
-        [suite_id],
-    )
+    """JMeter's Statistics/APDEX rows; ``per_label``: each label's :data:`_STATISTICS`
+    and APDEX counts (by its own thresholds), in label order; ``total_apdex``: the APDEX
+    counts SQL of Total (the overall thresholds)."""
     # Total: statistics exclude transaction-controller samples (by JMeter's own test),
     # APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {agg} FROM {_samples(store)} WHERE suite_id = ? AND NOT {_jmeter_tc(store)}),
+              (SELECT {_STATISTICS} FROM {_samples(store)}
+               WHERE suite_id = ? AND NOT {_jmeter_tc(store)}),
               (SELECT {total_apdex} FROM {_samples(store)} WHERE suite_id = ?)""",
         [suite_id, suite_id],
     )
-    totals = pl.concat([total, per_label], how="vertical_relaxed")
+    totals = pl.concat([total, per_label.select(total.columns)], how="vertical_relaxed")
     hist_total = (
         hist.filter(~pl.col("jmeter_tc"))
         .group_by("elapsed_ms")
@@ -799,40 +799,44 @@ def analyze_load_suite(
     ``--apdex-per-label`` set them). ``steady_from_s``/``steady_to_s`` (seconds from the
     first sample start; ``--steady-from``/``--steady-to``): every label's steady figures
     over the whole windows inside them instead of after the detected warm-up end."""
-    has_samples = store.con.execute(
-        f"SELECT count(*) FROM {_samples(store)} WHERE suite_id = ?", [suite_id]
-    ).fetchone()
+    # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
+    ((sample_count, first_start, last_end),) = store.con.execute(
+        f"""SELECT count(*), min(start_ms), max(start_ms + elapsed_ms)
+            FROM {_samples(store)} WHERE suite_id = ?""",
+        [suite_id],
+    ).fetchall()
     windows_only = store.con.execute(
         "SELECT count(*) > 0 FROM load_windows WHERE suite_id = ?", [suite_id]
     ).fetchone()
-    if (has_samples is None or has_samples[0] == 0) and windows_only == (True,):
+    if sample_count == 0 and windows_only == (True,):
         return _summary_suite(store, suite_id, name)
     window_ms = max(1, round(window_s * 1000))
-    bounds = store.con.execute(
-        f"SELECT min(start_ms), max(start_ms + elapsed_ms) FROM {_samples(store)} WHERE suite_id = ?",
-        [suite_id],
-    ).fetchone()
-    assert bounds is not None
-    t0 = int(bounds[0]) if bounds[0] is not None else None
-    if t0 is not None and bounds[1] is not None:
-        _check_window_count(name, int(bounds[1]) - t0, window_ms)
+    t0 = int(first_start) if first_start is not None else None
+    if t0 is not None and last_end is not None:
+        _check_window_count(name, int(last_end) - t0, window_ms)
     label_apdex = _label_apdex_counts(store, suite_id, apdex)
     # ALL is the whole suite, as the dashboard's Total: the default thresholds
     all_apdex = _apdex_counts(*apdex.overall_ms)
-    counts = store.frame(
-        f"""SELECT label, count(*) AS samples, count(*) FILTER (success = false) AS errors,
+    # one read for each label's counts, its dashboard statistics and its failed mean
+    per_label = store.frame(
+        f"""SELECT label, {_STATISTICS}, {label_apdex},
                    bool_and(is_transaction) AS is_transaction,
                    (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
-                   {label_apdex}
-            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label
-            UNION ALL
-            SELECT '{ALL}', count(*), count(*) FILTER (success = false), false,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0, {all_apdex}
-            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
-        [suite_id, suite_id],
+                   avg(elapsed_ms) FILTER (success = false) AS failed_ms
+            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label ORDER BY label""",
+        [suite_id],
     )
+    all_counts = store.frame(
+        f"""SELECT '{ALL}' AS label, count(*) AS samples,
+                   count(*) FILTER (success = false) AS errors, false AS is_transaction,
+                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
+                   {all_apdex}
+            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
+        [suite_id],
+    )
+    counts = pl.concat([per_label.select(all_counts.columns), all_counts], how="vertical_relaxed")
     hist = _histograms(store, suite_id)
-    dashboard = _dashboard(store, suite_id, hist, label_apdex, all_apdex)
+    dashboard = _dashboard(store, suite_id, hist, per_label, all_apdex)
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
@@ -926,6 +930,7 @@ def analyze_load_suite(
     findings += sample_suite_findings(
         store, suite_id, name, labels_json, windows_all if t0 is not None else None,
         t0=t0, window_s=window_s,
+        failed_mean_ms=dict(zip(per_label["label"], per_label["failed_ms"], strict=True)),
     )  # fmt: skip
     all_res = results[ALL]
     all_steady = next(x for x in labels_json if x["label"] == ALL)["latency_ms"]["steady"]
@@ -940,11 +945,7 @@ def analyze_load_suite(
         findings.append(little.finding)
     excluded = _out_of_range_count(store, suite_id)
     if excluded:
-        findings.append(
-            out_of_range_finding(
-                name, excluded, excluded + int(has_samples[0] if has_samples else 0)
-            )
-        )
+        findings.append(out_of_range_finding(name, excluded, excluded + int(sample_count)))
     logs = _run_logs(store, suite_id, name, results[ALL].samples, findings)
     return {
         "suite": name,

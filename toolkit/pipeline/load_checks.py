@@ -34,10 +34,12 @@ def sample_suite_findings(
     *,
     t0: int | None,
     window_s: float,
+    failed_mean_ms: Mapping[str, float | None],
 ) -> list[Finding]:
     """Warm-up/too-short, load-step, gap and error findings of a JTL suite. ``labels``:
     the suite's ``--json`` label dicts; ``windows_all``: ALL's window frame (``w``, ``n``,
-    ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms)."""
+    ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms);
+    ``failed_mean_ms``: each label's mean elapsed time of its failed samples (ms)."""
     from toolkit.pipeline.load import _ALL_FILTER, ALL, _samples
 
     all_label = next(x for x in labels if x["label"] == ALL)
@@ -68,15 +70,10 @@ def sample_suite_findings(
         (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
     )
     gaps = gap_findings(name, series, all_label=all_label)
-    failed = store.frame(
-        f"""SELECT label, avg(elapsed_ms) FILTER (success = false) AS failed_ms
-            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label""",
-        [suite_id],
-    )
     errors = error_findings(
         name,
         labels,
-        failed_mean_ms={str(r["label"]): r["failed_ms"] for r in failed.iter_rows(named=True)},
+        failed_mean_ms=failed_mean_ms,
         ok_mean_ms_all=None if ok_row is None or ok_row[0] is None else float(ok_row[0]),
         series=series,
         until_s=None if ok_row is None or ok_row[1] is None else float(ok_row[1]),
