@@ -69,7 +69,7 @@ def _log_suites(store: Store) -> list[_Suite]:
                FROM per GROUP BY suite_id)
            SELECT s.suite_id, s.name, main.n, main.start FROM suites s JOIN main USING (suite_id)
            WHERE s.kind = 'load'
-             AND NOT EXISTS (SELECT 1 FROM samples x WHERE x.suite_id = s.suite_id)
+             AND s.suite_id NOT IN (SELECT DISTINCT suite_id FROM samples)
            ORDER BY s.suite_id"""
     ).fetchall()
     return [_Suite(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]

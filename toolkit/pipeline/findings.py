@@ -310,7 +310,11 @@ def finalized(found: Sequence[Finding], settings: Settings) -> list[Finding]:
 def store_findings(store: Store, settings: Settings | None = None, **options: Any) -> list[Finding]:
     """Every finding on ``store`` (all families), ranked: what ``warmup findings`` lists
     and the report shows first. ``options``: the other fields of :class:`Analyses`."""
-    return family_findings(Analyses(store, settings or Settings(), **options))
+    from toolkit.pipeline.load import fences_once
+
+    # the load and compare analyses share one computation of the time fences
+    with fences_once(store):
+        return family_findings(Analyses(store, settings or Settings(), **options))
 
 
 def failing(findings: Sequence[Finding], level: FailLevel) -> list[Finding]:

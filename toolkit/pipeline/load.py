@@ -1543,8 +1543,9 @@ def compare_pairs(store: Store, requested: Sequence[tuple[str, str]] = ()) -> li
     their own: the log is most often the same run's console, not a second test."""
     if requested:
         return [(load_suite_name(store, a), load_suite_name(store, b)) for a, b in requested]
+    # IN a DISTINCT: a correlated EXISTS joined every sample (0.7 s of CPU for 10M rows)
     rows = store.con.execute(
-        """SELECT name, EXISTS (SELECT 1 FROM samples WHERE samples.suite_id = suites.suite_id)
+        """SELECT name, suite_id IN (SELECT DISTINCT suite_id FROM samples)
            FROM suites WHERE kind = 'load' ORDER BY suite_id"""
     ).fetchall()
     # a JMeter log beside each JTL makes a second suite of the same run: pair the JTLs

@@ -81,20 +81,24 @@ def build_report(
 ) -> Report:
     """Run every section builder on ``store``; keep the sections that have data."""
     from toolkit import __version__
+    from toolkit.pipeline.load import fences_once
 
     ctx = ReportContext(store, params or ReportParams())
     stamp = generation_time(generated_at)
-    sections = [s for build in SECTIONS if (s := build(ctx)) is not None]
-    sections.append(
-        provenance_section(
-            ctx,
-            toolkit_version=__version__,
-            generated_at=stamp,
-            present=[s.id for s in sections],
+    # the load analyses of every section share one computation of the time fences
+    with fences_once(store):
+        sections = [s for build in SECTIONS if (s := build(ctx)) is not None]
+        sections.append(
+            provenance_section(
+                ctx,
+                toolkit_version=__version__,
+                generated_at=stamp,
+                present=[s.id for s in sections],
+            )
         )
-    )
-    # the findings engine's list: the same findings, in the same order, as `warmup findings`
-    findings = family_findings(ctx.analyses)
+        # the findings engine's list: the same findings, in the same order, as `warmup
+        # findings`
+        findings = family_findings(ctx.analyses)
     return Report(
         title=title or "warmup-toolkit report",
         generated_at=stamp,
