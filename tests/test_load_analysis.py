@@ -20,7 +20,13 @@ from jmeter_checks import STATISTICS_FIELDS
 from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
 from toolkit.numbers import fmt_num
-from toolkit.pipeline.load import compare_report, load_report, parse_window, window_series
+from toolkit.pipeline.load import (
+    compare_report,
+    load_report,
+    parse_window,
+    window_series,
+    window_series_by_label,
+)
 from toolkit.synthetic import write_jtl
 
 
@@ -174,6 +180,45 @@ def test_window_series_and_parse_window(tmp_path: Path, store: Store) -> None:
     assert int(frame["n"].sum()) == 20_000
     assert (frame["p50"] <= frame["p99"]).all()
     assert parse_window("500ms") == 0.5 and parse_window("2m") == 120 and parse_window("3") == 3
+
+
+def test_window_series_of_several_labels_read_once(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report draws up to eight series of a suite: :func:`window_series_by_label` reads
+    them in one query (eight before), each series equal to its own ``window_series``, the
+    per-window counts to an independent count of the JTL's rows (by completion time)."""
+    path = tmp_path / "w.jtl"
+    write_jtl(path, 20_000, seed=3, duration_s=40, warmup_s=5)
+    ingest_file(store, path)
+    labels = [
+        "ALL",
+        *sorted(r[0] for r in store.con.execute("SELECT DISTINCT label FROM samples").fetchall()),
+    ]
+    assert len(labels) > 3
+    one_by_one = {label: window_series(store, 1, window_s=2.0, label=label) for label in labels}
+    frames: list[str] = []
+    frame = Store.frame
+
+    def counted(self: Store, sql: str, params: Any = None) -> pl.DataFrame:
+        frames.append(sql)
+        return frame(self, sql, params)
+
+    monkeypatch.setattr(Store, "frame", counted)
+    together = window_series_by_label(store, 1, labels, window_s=2.0)
+    assert len([sql for sql in frames if "percentile" in sql or "legacy" in sql]) == 1
+    for label in labels:
+        assert together[label].equals(one_by_one[label]), label
+    with path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    t0 = min(int(r["timeStamp"]) for r in rows)
+    for label in labels:
+        ends = [
+            int(r["timeStamp"]) + int(r["elapsed"]) for r in rows if label in ("ALL", r["label"])
+        ]
+        want = np.bincount([(e - t0) // 2000 for e in ends])
+        got = together[label]["n"].to_numpy()
+        assert np.array_equal(got[: len(want)], want) and not got[len(want) :].any(), label
 
 
 @pytest.mark.real

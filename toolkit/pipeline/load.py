@@ -515,6 +515,18 @@ def window_series(
     else linear interpolation between the order statistics around it. Computed in SQL
     from each window's value histogram, so no window's samples reach Python.
     """
+    name = ALL if label is None else label
+    return window_series_by_label(store, suite_id, [name], window_s=window_s)[name]
+
+
+@_fenced
+def window_series_by_label(
+    store: Store, suite_id: int, labels: Sequence[str], *, window_s: float = 1.0
+) -> dict[str, pl.DataFrame]:
+    """:func:`window_series` of each of ``labels`` (``ALL``: the whole suite), from one
+    read of the suite's samples (a report draws up to eight: eight reads before)."""
+    if not labels:
+        return {}
     window_ms = max(1, round(window_s * 1000))
     span = store.con.execute(
         f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_samples(store)} WHERE suite_id = ?)
@@ -526,45 +538,56 @@ def window_series(
         [suite_id, window_ms, window_ms, suite_id],
     ).fetchone()
     if span is None or span[0] is None or span[1] is None:
-        return pl.DataFrame()
+        return {label: pl.DataFrame() for label in labels}
     t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
     _check_window_count(f"#{suite_id}", (last_w - first_w) * window_ms, window_ms)
-    one_label = label is not None and label != ALL
-    cond = "label = ?" if one_label else _ALL_FILTER
-    params: list[Any] = [t0, window_ms, suite_id]
-    if one_label:
-        params.append(label)
+
+    def rows(series: str, test: str) -> str:
+        return f"""SELECT {series} AS series, ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
+                       elapsed_ms, success, {_ENGINE} AS engine,
+                       coalesce(all_threads, grp_threads) AS threads
+                FROM {_samples(store)}
+                WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
+                  AND {test}"""
+
+    # each series' rows: ALL's (neither TC nor sub-result rows), and each label's own
+    # (renamed so that none is ALL)
+    parts: list[str] = []
+    params: list[Any] = []
+    if ALL in labels:
+        parts.append(rows(_sql_literal(ALL), _ALL_FILTER))
+        params += [t0, window_ms, suite_id]
+    own = [label for label in labels if label != ALL]
+    if own:
+        parts.append(rows("label", "list_contains(?, label)"))
+        params += [t0, window_ms, suite_id, own]
     levels = ", ".join(f"{p:g}" for p in PERCENTILES)
     pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
     names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
-        f"""WITH kept AS (
-                SELECT ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w, elapsed_ms, success,
-                       {_ENGINE} AS engine, coalesce(all_threads, grp_threads) AS threads
-                FROM {_samples(store)}
-                WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
-                  AND {cond}),
+        f"""WITH kept AS ({" UNION ALL ".join(parts)}),
             per_window AS (
-                SELECT w, count(*) AS n, count(*) FILTER (success = false) AS errors,
+                SELECT series, w, count(*) AS n, count(*) FILTER (success = false) AS errors,
                        avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
                        max(elapsed_ms) AS max_ms
-                FROM kept GROUP BY w),
+                FROM kept GROUP BY series, w),
             -- JMeter's thread counts are per engine: each one's mean, added up
             engines AS (
-                SELECT w, sum(threads) AS threads
-                FROM (SELECT w, engine, avg(threads) AS threads FROM kept GROUP BY w, engine)
-                GROUP BY w),
+                SELECT series, w, sum(threads) AS threads
+                FROM (SELECT series, w, engine, avg(threads) AS threads
+                      FROM kept GROUP BY series, w, engine)
+                GROUP BY series, w),
             -- value histogram per window with cumulative counts: order statistic k is
             -- the smallest value whose cumulative count reaches k
             hist AS (
-                SELECT w, elapsed_ms AS v,
-                       sum(count(*)) OVER (PARTITION BY w ORDER BY elapsed_ms) AS cum
-                FROM kept GROUP BY w, elapsed_ms),
+                SELECT series, w, elapsed_ms AS v,
+                       sum(count(*)) OVER (PARTITION BY series, w ORDER BY elapsed_ms) AS cum
+                FROM kept GROUP BY series, w, elapsed_ms),
             positions AS (
-                SELECT w, n, min_ms, max_ms, p, p / 100.0 * (n + 1) AS pos
+                SELECT series, w, n, min_ms, max_ms, p, p / 100.0 * (n + 1) AS pos
                 FROM per_window, unnest([{levels}]::DOUBLE[]) AS levels(p)),
             legacy AS (
-                SELECT q.w, q.p,
+                SELECT q.series, q.w, q.p,
                        CASE WHEN q.pos < 1 THEN any_value(q.min_ms)
                             WHEN q.pos >= q.n THEN any_value(q.max_ms)
                             ELSE min(h.v) FILTER (h.cum >= floor(q.pos))
@@ -572,27 +595,35 @@ def window_series(
                                  * (min(h.v) FILTER (h.cum >= floor(q.pos) + 1)
                                     - min(h.v) FILTER (h.cum >= floor(q.pos)))
                        END::DOUBLE AS value
-                FROM positions q JOIN hist h ON h.w = q.w
-                GROUP BY q.w, q.p, q.pos, q.n)
-        SELECT w, n, errors, mean_ms, {names}, engines.threads::DOUBLE AS threads
-        FROM per_window JOIN (SELECT w, {pivot} FROM legacy GROUP BY w) USING (w)
-             JOIN engines USING (w)
-        ORDER BY w""",
+                FROM positions q JOIN hist h ON h.series = q.series AND h.w = q.w
+                GROUP BY q.series, q.w, q.p, q.pos, q.n)
+        SELECT series AS label, w, n, errors, mean_ms, {names},
+               engines.threads::DOUBLE AS threads
+        FROM per_window JOIN (SELECT series, w, {pivot} FROM legacy GROUP BY series, w)
+             USING (series, w)
+             JOIN engines USING (series, w)
+        ORDER BY series, w""",
         params,
     )
-    frame = _with_thread_activity(frame, _thread_activity(store, suite_id, t0, window_ms))
+    activity = _thread_activity(store, suite_id, t0, window_ms)
     every = pl.DataFrame({"w": pl.int_range(first_w, last_w + 1, dtype=pl.Int64, eager=True)})
-    full = every.join(frame.with_columns(pl.col("w").cast(pl.Int64)), on="w", how="left")
-    return full.select(
-        "w",
-        (pl.col("w") * window_ms / 1000.0).alias("t_s"),
-        pl.col("n").fill_null(0),
-        (pl.col("n").fill_null(0) / window_s).alias("throughput"),
-        pl.col("errors").fill_null(0),
-        "mean_ms",
-        *(pl.col(percentile_key(p)) for p in PERCENTILES),
-        "threads",
-    )
+    by_label = _label_parts(frame)
+    result = {}
+    for label in labels:
+        part = by_label.get(label, frame.clear()).drop("label")
+        part = _with_thread_activity(part, activity)
+        full = every.join(part.with_columns(pl.col("w").cast(pl.Int64)), on="w", how="left")
+        result[label] = full.select(
+            "w",
+            (pl.col("w") * window_ms / 1000.0).alias("t_s"),
+            pl.col("n").fill_null(0),
+            (pl.col("n").fill_null(0) / window_s).alias("throughput"),
+            pl.col("errors").fill_null(0),
+            "mean_ms",
+            *(pl.col(percentile_key(p)) for p in PERCENTILES),
+            "threads",
+        )
+    return result
 
 
 def _histograms(

@@ -68,11 +68,17 @@ def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
 
 
 def _load_series(
-    store: Store, suite_id: int, suite: dict[str, Any], label: str, window_s: float
+    store: Store,
+    suite_id: int,
+    suite: dict[str, Any],
+    label: str,
+    window_s: float,
+    windows: pl.DataFrame | None = None,
 ) -> dict[str, Any]:
     """The plotted series of one label: per-window throughput and latency percentiles
-    (already aggregated in SQL, pipeline/load.py ``window_series``), or for a summariser
-    log its own windows (throughput and mean latency)."""
+    (``windows``: already aggregated in SQL, pipeline/load.py ``window_series_by_label``;
+    None: read now), or for a summariser log its own windows (throughput and mean
+    latency)."""
     if suite["source"] == "summariser":
         from toolkit.pipeline.summariser import summariser_windows
 
@@ -91,11 +97,13 @@ def _load_series(
             "threads": frame["active_threads"].cast(pl.Float64).to_list(),
             "errors": (frame["errors"] / frame["seconds"]).to_list(),
         }
-    from toolkit.pipeline.load import window_series
+    if windows is None:
+        from toolkit.pipeline.load import window_series
 
+        windows = window_series(store, suite_id, window_s=window_s, label=label)
     # every window of the suite, empty ones as 0; the last one is the test's final,
     # partial window (the test stops inside it): dropped, as in the analysis
-    frame = window_series(store, suite_id, window_s=window_s, label=label).head(-1)
+    frame = windows.head(-1)
     if frame.is_empty():
         return {"label": label, "window_s": window_s, "t_s": [], "throughput": [], "latency_ms": {}}
     return {
@@ -567,6 +575,8 @@ def load_section(ctx: ReportContext) -> Section | None:
     result = load_result(ctx)
     if result is None:
         return None
+    from toolkit.pipeline.load import window_series_by_label
+
     ids, payload = result
     blocks: list[Block] = []
     plotted: list[dict[str, Any]] = []
@@ -591,8 +601,17 @@ def load_section(ctx: ReportContext) -> Section | None:
         chosen = [all_label, *others][:remaining]
         budget -= len(chosen)
         suite_threads: list[float | None] | None = None
+        windows = (
+            window_series_by_label(
+                ctx.store, suite_id, [lab["label"] for lab in chosen], window_s=window
+            )
+            if suite["source"] != "summariser"
+            else {}
+        )
         for lab in chosen:
-            series = _load_series(ctx.store, suite_id, suite, lab["label"], window)
+            series = _load_series(
+                ctx.store, suite_id, suite, lab["label"], window, windows.get(lab["label"])
+            )
             if lab is all_label:
                 suite_threads = series.get("threads")
             series["suite"] = suite["suite"]
