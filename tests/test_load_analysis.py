@@ -407,7 +407,7 @@ def test_each_summariser_is_its_own_series(tmp_path: Path, store: Store, shape: 
     from toolkit.report.sections.load import _load_series
 
     suite = load_report(store)["suites"][0]
-    series = _load_series(store, 1, suite, "ALL", 1.0)
+    series = _load_series(store, 1, suite, "ALL", 1.0, None)
     assert len(series["throughput"]) == len(summary)
     rates = [w.count / w.seconds for w in summary]
     assert series["throughput"] == pytest.approx(rates, rel=1e-4)

@@ -178,8 +178,8 @@ def test_a_rare_labels_chart_keeps_its_last_sample(real_dir: Path) -> None:
     with open_store() as store:
         ingest_file(store, real_dir / "jmeter" / "bin__testfiles__HTMLReportTestFile.csv")
         (suite,) = load_report(store)["suites"]
-        series = _load_series(store, 1, suite, "JR-KO", 1.0)
-        whole = _load_series(store, 1, suite, "ALL", 1.0)
+        series = _load_series(store, 1, suite, "JR-KO", 1.0, window_series(store, 1, label="JR-KO"))
+        whole = _load_series(store, 1, suite, "ALL", 1.0, window_series(store, 1, label="ALL"))
     points = [(t, x) for t, x in zip(series["t_s"], series["throughput"], strict=True) if x]
     assert points == [(9.0, 1.0), (28.0, 1.0), (47.0, 1.0)]
     assert series["t_s"] == whole["t_s"] == [float(i) for i in range(60)]
@@ -213,7 +213,8 @@ def test_a_label_named_all_keeps_its_own_row(tmp_path: Path) -> None:
         assert dashboard["ALL (label)"] == own and "ALL" not in dashboard
         assert int(window_series(store, 1, label="ALL (label)")["n"].sum()) == own
         assert int(window_series(store, 1, label="ALL")["n"].sum()) == 3000
-        series = _load_series(store, 1, suite, "ALL (label)", 1.0)
+        own_series = window_series(store, 1, label="ALL (label)")
+        series = _load_series(store, 1, suite, "ALL (label)", 1.0, own_series)
         assert 0 < sum(series["throughput"]) <= own
         rows = {r["label"]: r for r in compare_report(store, "a", "b")["labels"]}
         assert set(rows) == {"ALL", "ALL (label)", "Total", "x"}

@@ -73,11 +73,11 @@ def _load_series(
     suite: dict[str, Any],
     label: str,
     window_s: float,
-    windows: pl.DataFrame | None = None,
+    windows: pl.DataFrame | None,
 ) -> dict[str, Any]:
     """The plotted series of one label: per-window throughput and latency percentiles
-    (``windows``: already aggregated in SQL, pipeline/load.py ``window_series_by_label``;
-    None: read now), or for a summariser log its own windows (throughput and mean
+    (``windows``: already aggregated in SQL, pipeline/load.py ``window_series_by_label``),
+    or for a summariser log (``windows`` None) its own windows (throughput and mean
     latency)."""
     if suite["source"] == "summariser":
         from toolkit.pipeline.summariser import summariser_windows
@@ -97,10 +97,7 @@ def _load_series(
             "threads": frame["active_threads"].cast(pl.Float64).to_list(),
             "errors": (frame["errors"] / frame["seconds"]).to_list(),
         }
-    if windows is None:
-        from toolkit.pipeline.load import window_series
-
-        windows = window_series(store, suite_id, window_s=window_s, label=label)
+    assert windows is not None, "a JTL suite's series come from window_series_by_label"
     # every window of the suite, empty ones as 0; the last one is the test's final,
     # partial window (the test stops inside it): dropped, as in the analysis
     frame = windows.head(-1)
