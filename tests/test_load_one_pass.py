@@ -252,17 +252,25 @@ class _CountingConnection:
         return self._con.sql(sql, *args, **kwargs)
 
 
-def test_load_report_computes_the_fences_once(tmp_path: Path) -> None:
-    """Two suites, one with a row decades away (fenced out): one fence computation for
-    the whole report (was one per query: 15 a suite), and the same rows as the fence
-    subquery gives."""
+def _two_runs(tmp_path: Path, *, far: bool) -> list[Path]:
+    """Two generated 60 s runs of 3,000 samples (``run1``, ``run2``); with ``far``, the
+    second ends with a row decades away (outside its fences)."""
     paths = []
     for seed in (1, 2):
         path = tmp_path / f"run{seed}.jtl"
         write_jtl(path, 3_000, duration_s=60.0, warmup_s=10.0, seed=seed)
         paths.append(path)
-    with paths[1].open("a") as out:
-        out.write("1000,5,far,200,OK,t 1-1,text,true,,10,5,1,1,null,5,0,1\n")
+    if far:
+        with paths[1].open("a") as out:
+            out.write("1000,5,far,200,OK,t 1-1,text,true,,10,5,1,1,null,5,0,1\n")
+    return paths
+
+
+def test_load_report_computes_the_fences_once(tmp_path: Path) -> None:
+    """Two suites, one with a row decades away (fenced out): one fence computation for
+    the whole report (was one per query: 15 a suite), and the same rows as the fence
+    subquery gives."""
+    paths = _two_runs(tmp_path, far=True)
     with open_store() as store:
         ingest_paths(store, paths)
         rows = "SELECT * FROM {} ORDER BY ALL"
@@ -286,13 +294,7 @@ def test_report_and_findings_compute_the_fences_once(tmp_path: Path) -> None:
     from toolkit import render_report
     from toolkit.pipeline.findings import store_findings
 
-    paths = []
-    for seed in (1, 2):
-        path = tmp_path / f"run{seed}.jtl"
-        write_jtl(path, 3_000, duration_s=60.0, warmup_s=10.0, seed=seed)
-        paths.append(path)
-    with paths[1].open("a") as out:
-        out.write("1000,5,far,200,OK,t 1-1,text,true,,10,5,1,1,null,5,0,1\n")
+    paths = _two_runs(tmp_path, far=True)
     with open_store() as store:
         ingest_paths(store, paths)
         counting = _CountingConnection(store.con)
@@ -311,11 +313,7 @@ def test_suites_within_a_day_compute_no_fences(tmp_path: Path) -> None:
     outside fences a day or more beyond their quartiles: the load analysis sorts no start
     time for the quartiles and joins no fences (on the 10M-row JTL: 4.9 -> 3.3 s of CPU for
     ``warmup load --db``, 436 -> 297 MiB), and reads the same rows and figures."""
-    paths = []
-    for seed in (1, 2):
-        path = tmp_path / f"run{seed}.jtl"
-        write_jtl(path, 3_000, duration_s=60.0, warmup_s=10.0, seed=seed)
-        paths.append(path)
+    paths = _two_runs(tmp_path, far=False)
     with open_store() as store:
         ingest_paths(store, paths)
         rows = "SELECT * FROM {} ORDER BY ALL"
