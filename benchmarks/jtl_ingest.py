@@ -468,7 +468,13 @@ def step(size: dict[str, Any], name: str) -> Measure:
     return found
 
 
-def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float, repeat: int = 2) -> str:
+def render(
+    sizes: list[dict[str, Any]],
+    jmeter_note: str,
+    load_avg: float,
+    repeat: int = 2,
+    before_name: str = "",
+) -> str:
     """This benchmark's section of RESULTS.md."""
     lines = [
         START,
@@ -541,7 +547,7 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float, repea
             "sub-result flags and the interpreter start-up).",
             "",
         ]
-    lines += one_command_notes(sizes) + before_notes(sizes)
+    lines += one_command_notes(sizes) + before_notes(sizes, before_name)
     generated = [s for s in sizes if not s["real"]]
     if len(generated) >= 2:
         sizes_mem = generated
@@ -563,9 +569,10 @@ def render(sizes: list[dict[str, Any]], jmeter_note: str, load_avg: float, repea
     return "\n".join(lines)
 
 
-def before_notes(sizes: list[dict[str, Any]]) -> list[str]:
+def before_notes(sizes: list[dict[str, Any]], before_name: str = "") -> list[str]:
     """Each ``@commit`` step against this checkout's, CPU seconds of the same run (issue
-    17: the figures must not get worse by more than 10 %)."""
+    17: the figures must not get worse by more than 10 %); ``before_name``: what the
+    earlier checkout is (``--before-name``)."""
     lines = []
     for size in sizes:
         for old in size["measures"]:
@@ -580,7 +587,8 @@ def before_notes(sizes: list[dict[str, Any]]) -> list[str]:
             )
     if not lines:
         return []
-    return ["Before and after (`--before`, the same run):", "", *lines, ""]
+    named = [f"`--before`: {before_name}", ""] if before_name else []
+    return ["Before and after (`--before`, the same run):", "", *lines, "", *named]
 
 
 def one_command_notes(sizes: list[dict[str, Any]]) -> list[str]:
@@ -719,6 +727,7 @@ def main() -> None:
         help="a checkout of an earlier commit (git archive COMMIT | tar -x -C DIR): its "
         "ingest, load and load FILE on the generated files too, named @DIR",
     )
+    parser.add_argument("--before-name", default="", help="what --before is, for RESULTS.md")
     parser.add_argument("--report", action="store_true", help="also time `warmup report FILE`")
     parser.add_argument("--generate-only", type=Path, metavar="PATH", help="only write a JTL")
     parser.add_argument("--no-write", action="store_true", help="leave RESULTS.md alone")
@@ -762,7 +771,11 @@ def main() -> None:
             )  # fmt: skip
         sizes.append(size)
         print_size(size["label"], size["measures"], size["check"])
-    publish(render(sizes, note, load_avg, args.repeat), "jtl_ingest", no_write=args.no_write)
+    publish(
+        render(sizes, note, load_avg, args.repeat, args.before_name),
+        "jtl_ingest",
+        no_write=args.no_write,
+    )
 
 
 if __name__ == "__main__":
