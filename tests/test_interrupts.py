@@ -4,6 +4,7 @@ afterwards or a sound store."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -232,3 +233,53 @@ def test_sigint_watcher_ends_with_its_block(monkeypatch: pytest.MonkeyPatch) -> 
     assert not watcher.is_alive()
     assert waits and waits[-1] is True, waits
     con.close()
+
+
+#: a ``sitecustomize`` that sends this process a signal from inside DuckDB's native
+#: set-up: at the first attribute set on a class after ``_duckdb`` starts importing
+#: (nanobind creating its types), the moment a Ctrl-C used to abort the command
+_SIGNAL_IN_NATIVE_SETUP = """
+import os, sys
+_state = {"importing": False, "sent": False}
+def _hook(event, args):
+    if event == "import" and args[0] == "_duckdb":
+        _state["importing"] = True
+    elif event == "object.__setattr__" and _state["importing"] and not _state["sent"]:
+        _state["sent"] = True
+        os.kill(os.getpid(), SIGNUM)
+sys.addaudithook(_hook)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "signum"),
+    [("load", signal.SIGINT), ("ingest", signal.SIGTERM)],
+)
+def test_a_signal_inside_duckdbs_native_setup_is_one_line(
+    command: str, signum: signal.Signals, tmp_path: Path
+) -> None:
+    """A signal while DuckDB's native module sets itself up (nanobind creating its types,
+    when the command first imports DuckDB) raised Interrupted in there: "Critical nanobind
+    error", a traceback and an abort (exit 134), found by the CI's run of the test above.
+    DuckDB is imported with signals held (toolkit.native): the one line and 130 / 143."""
+    from toolkit.synthetic import write_jtl
+
+    jtl = tmp_path / "run.jtl"
+    write_jtl(jtl, 2_000, duration_s=20.0, warmup_s=5.0, seed=1)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        _SIGNAL_IN_NATIVE_SETUP.replace("SIGNUM", str(int(signum)))
+    )
+    env = subprocess_env()
+    env["PYTHONPATH"] = str(site) + os.pathsep + env["PYTHONPATH"]
+    args = (
+        ["load", str(jtl), "--json"]
+        if command == "load"
+        else ["ingest", "--db", str(tmp_path / "s.duckdb"), str(jtl)]
+    )
+    done = subprocess.run(warmup_cmd(*args), env=env, capture_output=True, text=True, timeout=120)
+    assert "nanobind" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == exit_code(signum), done.stderr
+    assert LINES[signum].fullmatch(done.stderr.strip()), done.stderr
+    assert not (tmp_path / "s.duckdb").exists() or store_state(tmp_path / "s.duckdb") is not None

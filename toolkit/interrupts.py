@@ -13,9 +13,11 @@ closed before the command exits with the signal's code.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -27,6 +29,7 @@ __all__ = [
     "interrupted_message",
     "is_command_line",
     "received_signal",
+    "signals_held",
 ]
 
 #: the signals the command line turns into an exit code
@@ -103,19 +106,44 @@ def install_startup_handlers() -> None:
 
 class _Raise:
     """The command's handler: the first signal raises :class:`Interrupted`; later ones are
-    ignored while the first unwinds (a second Ctrl-C must not break the rollback)."""
+    ignored while the first unwinds (a second Ctrl-C must not break the rollback). Inside
+    :func:`signals_held` the first signal waits for the block's end."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        #: the depth of :func:`signals_held` blocks, and a signal that came inside one
+        self.held = 0
+        self.pending: int | None = None
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if self.signum is not None:
+            return
+        if self.held:
+            self.pending = self.pending or int(signum)
             return
         self.signum = int(signum)
         raise Interrupted(signum)
 
 
 _HANDLER = _Raise()
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """A signal that comes inside the block raises :class:`Interrupted` as the block ends,
+    not where it came. For the import of DuckDB: its native module (nanobind) cannot take
+    a Python exception while it sets itself up, and a Ctrl-C raised in there printed
+    "Critical nanobind error" and a traceback. (Masking the signal would not do: another
+    thread may take it, and Python runs the handler in the main thread all the same.)"""
+    _HANDLER.held += 1
+    try:
+        yield
+    finally:
+        _HANDLER.held -= 1
+        if not _HANDLER.held and _HANDLER.pending is not None and _HANDLER.signum is None:
+            signum, _HANDLER.pending = _HANDLER.pending, None
+            _HANDLER.signum = signum
+            raise Interrupted(signum)
 
 
 def install_command_handlers() -> None:

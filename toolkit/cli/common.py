@@ -613,7 +613,7 @@ def run_ingest(
 def _stored_since(store: Store, mark: int) -> str | None:
     """:func:`stored_note` of the files stored since ``mark``; None when the store cannot
     say (its connection broken by the interrupt): the default line then."""
-    import duckdb
+    from toolkit.native import duckdb
 
     try:
         return stored_note(store, store.source_paths_after(mark))

@@ -112,7 +112,7 @@ def check_options(options: IngestOptions) -> IngestOptions:
                 "cp1252 (JMeter on Windows), latin-1 or utf-16"
             ) from None
     if options.timezone is not None:
-        import duckdb
+        from toolkit.native import duckdb
 
         try:
             duckdb.connect().execute(

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import MAX_RUN_SECONDS, quoted
 from toolkit.ingest.registry import Ingester, IngestOptions, register
+from toolkit.native import duckdb
 from toolkit.store import SourceWriter, Store
 
 REQUIRED = ("suite", "query", "iteration", "seconds")

@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
-
 from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
 from toolkit.ingest.guarded import (
@@ -39,6 +37,7 @@ from toolkit.ingest.registry import (
     register,
     run_with_progress,
 )
+from toolkit.native import duckdb
 from toolkit.numbers import plural
 from toolkit.store import SourceWriter
 

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -50,6 +49,7 @@ from toolkit.ingest.registry import (
     ReadAgain,
     register,
 )
+from toolkit.native import duckdb
 from toolkit.store import SourceWriter
 from toolkit.store.scratch import scratch_folder
 

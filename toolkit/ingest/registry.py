@@ -7,10 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
-
 from toolkit.errors import ToolkitError
 from toolkit.ingest.guarded import MAX_INPUT_BYTES
+from toolkit.native import duckdb
 from toolkit.store import SourceWriter
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-import duckdb
 import numpy as np
 import polars as pl
 
@@ -59,6 +58,7 @@ from toolkit.ingest.jmeter import (
     TC_PREFIX,
     TIME_FENCES,
 )
+from toolkit.native import duckdb
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,

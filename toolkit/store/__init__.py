@@ -19,7 +19,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 import pyarrow as pa
 
@@ -30,6 +29,7 @@ from toolkit.errors import (
     StoreVersionError,
     UsageError,
 )
+from toolkit.native import duckdb
 from toolkit.resources import resource_dir
 from toolkit.store.sigint import interrupt_on_sigint
 

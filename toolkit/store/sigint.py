@@ -21,9 +21,8 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-import duckdb
-
 from toolkit.interrupts import Interrupted
+from toolkit.native import duckdb
 
 __all__ = ["interrupt_on_sigint"]
 
