@@ -279,6 +279,20 @@ LOAD_COLUMNS = (
 )  # fmt: skip
 
 
+def _with_load_columns(connect: str, statement: str) -> str:
+    """A child's script: DuckDB connected to ``connect`` (a Python expression of the
+    database path; ``""``: in memory) with no progress bar, ``cols`` the quoted list of the
+    load columns (argv[2], comma-separated) that the file (argv[1]) has, then
+    ``statement``."""
+    return (
+        f"import duckdb, sys\ncon = duckdb.connect({connect})\n"
+        "con.execute('SET enable_progress_bar_print = false')\n"
+        "names = [c[0] for c in con.execute('DESCRIBE SELECT * FROM read_csv(?)', "
+        "[sys.argv[1]]).fetchall()]\n"
+        "cols = ', '.join(f'\"{c}\"' for c in sys.argv[2].split(',') if c in names)\n" + statement
+    )
+
+
 def run_size(
     rows: int,
     *,
@@ -315,14 +329,10 @@ def run_size(
         ".fetchall()"
     )
     results.append(best_of(repeat, "DuckDB parse all", [py, "-c", parse_all, str(path)]))
-    parse_load = (
-        "import duckdb, sys\ncon = duckdb.connect()\n"
-        "con.execute('SET enable_progress_bar_print = false')\n"
-        "names = [c[0] for c in con.execute('DESCRIBE SELECT * FROM read_csv(?)', [sys.argv[1]])"
-        ".fetchall()]\n"
-        "cols = ', '.join(f'\"{c}\"' for c in sys.argv[2].split(',') if c in names)\n"
+    parse_load = _with_load_columns(
+        "",
         "con.execute(f'SELECT count(*), count(COLUMNS(*)) FROM (SELECT {cols} FROM read_csv(?))', "
-        "[sys.argv[1]]).fetchall()"
+        "[sys.argv[1]]).fetchall()",
     )
     argv = [py, "-c", parse_load, str(path), ",".join(LOAD_COLUMNS)]
     results.append(best_of(repeat, "DuckDB parse load columns", argv))
@@ -352,16 +362,12 @@ def run_size(
         argv = [py, "-c", ctas, str(path), str(ctas_db)]
         results.append(best_of(repeat, "DuckDB CTAS", argv, before=remove(ctas_db)))
         ctas_db.unlink(missing_ok=True)
-        ctas_load = (
-            "import duckdb, sys\ncon = duckdb.connect(sys.argv[2])\n"
-            "con.execute('SET enable_progress_bar_print = false')\n"
-            "names = [c[0] for c in con.execute('DESCRIBE SELECT * FROM read_csv(?)', "
-            "[sys.argv[1]]).fetchall()]\n"
-            "cols = ', '.join(f'\"{c}\"' for c in sys.argv[3].split(',') if c in names)\n"
+        ctas_load = _with_load_columns(
+            "sys.argv[3]",
             "con.execute(f'CREATE TABLE t AS SELECT {cols} FROM read_csv(?)', [sys.argv[1]])\n"
-            "con.close()"
+            "con.close()",
         )
-        argv = [py, "-c", ctas_load, str(path), str(ctas_db), ",".join(LOAD_COLUMNS)]
+        argv = [py, "-c", ctas_load, str(path), ",".join(LOAD_COLUMNS), str(ctas_db)]
         results.append(best_of(repeat, "DuckDB CTAS load columns", argv, before=remove(ctas_db)))
         ctas_db.unlink(missing_ok=True)
         polars_load = (
