@@ -166,13 +166,29 @@ TIME_FENCES = f"""(SELECT suite_id,
           FROM samples GROUP BY suite_id))"""
 #: Per suite, from its earliest start or end to its latest start or end (``span_ms``, as
 #: DOUBLE: an elapsed time of 10^18 ms overflows BIGINT), a scan of two columns without a
-#: sort. A suite spanning at most ``MIN_FENCE_MS`` has every row inside its fences (at
-#: least that far beyond quartiles within the same span): its quartiles, which sort every
-#: start time (0.6 s of CPU per 10M rows), are not needed.
-SUITE_SPANS = """(SELECT suite_id,
+#: sort (:func:`within_a_day`)
+_SUITE_SPANS = """(SELECT suite_id,
         max(greatest(start_ms::DOUBLE, start_ms::DOUBLE + elapsed_ms))
         - min(least(start_ms::DOUBLE, start_ms::DOUBLE + elapsed_ms)) AS span_ms
     FROM samples GROUP BY suite_id)"""
+
+
+def within_a_day(con: duckdb.DuckDBPyConnection, source_id: int | None = None) -> bool:
+    """Whether every suite of the store (or every suite holding ``source_id``) starts and
+    ends within ``MIN_FENCE_MS``: then every row lies inside its fences, which are at
+    least that far beyond quartiles within the same span, and the quartiles, which sort
+    every start time (0.6 s of CPU per 10M rows), are not needed."""
+    where, params = "", []
+    if source_id is not None:
+        where = "WHERE suite_id IN (SELECT suite_id FROM samples WHERE source_id = ?)"
+        params = [source_id]
+    # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
+    ((span,),) = con.execute(
+        f"SELECT coalesce(max(span_ms), 0) FROM {_SUITE_SPANS} {where}", params
+    ).fetchall()
+    return float(span) <= MIN_FENCE_MS
+
+
 #: a row inside its suite's fences (a row without a start or elapsed time is judged on
 #: what it has)
 IN_FENCES = (
@@ -897,13 +913,7 @@ def warn_out_of_range(writer: SourceWriter) -> None:
     seconds, decades away, or an absurd elapsed time): kept in the store, left out of the
     load analysis (:mod:`toolkit.analyze.time_bounds`)."""
     con = writer.store.con
-    # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
-    ((span,),) = con.execute(
-        f"""SELECT coalesce(max(span_ms), 0) FROM {SUITE_SPANS}
-            WHERE suite_id IN (SELECT suite_id FROM samples WHERE source_id = ?)""",
-        [writer.source_id],
-    ).fetchall()
-    if float(span) <= MIN_FENCE_MS:
+    if within_a_day(con, writer.source_id):
         return
     row = con.execute(
         f"""SELECT count(*), any_value(s.start_ms), any_value(s.elapsed_ms)

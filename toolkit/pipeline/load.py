@@ -31,7 +31,7 @@ from toolkit.analyze.load_findings import (
     log_disagreement_findings,
     several_summarisers_finding,
 )
-from toolkit.analyze.time_bounds import MAX_WINDOWS, MIN_FENCE_MS, out_of_range_finding
+from toolkit.analyze.time_bounds import MAX_WINDOWS, out_of_range_finding
 from toolkit.analyze.timeseries import (
     ALL_SHARE_FOR_VERDICT,
     PERCENTILES,
@@ -54,9 +54,9 @@ from toolkit.errors import UsageError
 from toolkit.ingest.jmeter import (
     EMPTY_TC_PREFIX,
     IN_FENCES,
-    SUITE_SPANS,
     TC_PREFIX,
     TIME_FENCES,
+    within_a_day,
 )
 from toolkit.native import duckdb
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
@@ -206,9 +206,10 @@ def _samples(store: Store) -> str:
     by :data:`USER_ALL_SUFFIX` here, so every table, series and comparison of ``warmup
     load`` names a label the same way. Inside :func:`fences_once` the fences are read from
     the table it computed once, and a test that no row can fail is left out."""
-    tests = [] if store in _NO_EMPTY_TC else [_NOT_EMPTY_TC]
+    known = _KNOWN.get(store)
+    tests = [] if known and not known.empty_tc else [_NOT_EMPTY_TC]
     fences = ""
-    if store not in _WITHIN_A_DAY:
+    if not (known and known.within_a_day):
         fences = f"JOIN {_fences(store)} f ON f.suite_id = s.suite_id "
         tests.append(IN_FENCES)
     where = f"WHERE {' AND '.join(tests)}" if tests else ""
@@ -218,7 +219,8 @@ def _samples(store: Store) -> str:
 def _jmeter_tc(store: Store) -> str:
     """SQL of :data:`_JMETER_TC` in ``store``: ``false`` inside a :func:`fences_once`
     that found no transaction-controller sample."""
-    return "false" if store in _NO_JMETER_TC else _JMETER_TC
+    known = _KNOWN.get(store)
+    return "false" if known and not known.jmeter_tc else _JMETER_TC
 
 
 def _fences(store: Store) -> str:
@@ -233,18 +235,24 @@ _R = TypeVar("_R")
 _FENCES_TABLE = "_load_fences"
 #: stores inside :func:`fences_once`, with its nesting depth
 _FENCED: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
-#: stores inside :func:`fences_once` whose every suite's samples start and end within
-#: :data:`~toolkit.analyze.time_bounds.MIN_FENCE_MS` of each other: no row can lie outside
-#: fences at least that far beyond quartiles within the same span, so no query joins them
-_WITHIN_A_DAY: weakref.WeakSet[Store] = weakref.WeakSet()
-#: stores inside :func:`fences_once` without an empty transaction-controller sample, and
-#: those without any (by JMeter's test, :data:`_JMETER_TC`): no query tests each row's
-#: message for one (a string column read per query: 0.7 of the 2.4 s of CPU of a
-#: ``warmup load`` of 10M rows)
-_NO_EMPTY_TC: weakref.WeakSet[Store] = weakref.WeakSet()
-_NO_JMETER_TC: weakref.WeakSet[Store] = weakref.WeakSet()
-#: the longest span of a suite in the store (:data:`~toolkit.ingest.jmeter.SUITE_SPANS`)
-_SPANS = f"SELECT coalesce(max(span_ms), 0) FROM {SUITE_SPANS}"
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What :func:`fences_once` found in a store's samples, so that no query of the block
+    computes or tests what cannot change its rows: ``within_a_day``, every suite starts
+    and ends within a day (:func:`~toolkit.ingest.jmeter.within_a_day`: no fences
+    joined); ``jmeter_tc`` and ``empty_tc``, a transaction-controller sample by JMeter's
+    test and an empty one exist (else no row's message is tested for one: a string column
+    read per query, 0.7 of the 2.4 s of CPU of a ``warmup load`` of 10M rows)."""
+
+    within_a_day: bool
+    jmeter_tc: bool
+    empty_tc: bool
+
+
+#: the :class:`_Known` of each store inside :func:`fences_once`
+_KNOWN: weakref.WeakKeyDictionary[Store, _Known] = weakref.WeakKeyDictionary()
 #: whether any sample is a transaction-controller sample by JMeter's test, and an empty
 #: one (one read of a dictionary-compressed column: ~0.03 s of CPU per 10M rows)
 _ANY_TC = f"""SELECT coalesce(bool_or({_JMETER_TC}), false),
@@ -259,35 +267,26 @@ def fences_once(store: Store) -> Iterator[None]:
     in a ``warmup load``; issue 17). Nothing may write samples inside the block."""
     depth = _FENCED.get(store, 0)
     if depth == 0:
-        # the quartiles sort every start time (0.6 s of CPU per 10M rows); a suite whose
-        # samples all lie within a day needs none of them
         # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
-        (span,) = store.con.execute(_SPANS).fetchall()[0]
-        any_tc, empty_tc = store.con.execute(_ANY_TC).fetchall()[0]
-        if not any_tc:
-            _NO_JMETER_TC.add(store)
-        if not empty_tc:
-            _NO_EMPTY_TC.add(store)
-        if float(span) <= MIN_FENCE_MS:
-            _WITHIN_A_DAY.add(store)
-        else:
+        ((any_tc, empty_tc),) = store.con.execute(_ANY_TC).fetchall()
+        known = _Known(within_a_day(store.con), bool(any_tc), bool(empty_tc))
+        if not known.within_a_day:
             fences = store.frame(f"SELECT suite_id, lo_ms, hi_ms FROM {TIME_FENCES}")
             store.con.register(_FENCES_TABLE, fences.to_arrow())
+        _KNOWN[store] = known
     _FENCED[store] = depth + 1
     try:
         yield
     finally:
         if depth == 0:
             del _FENCED[store]
+            known = _KNOWN.pop(store)
             # an error inside may leave a result unfinished, which blocks unregister (a
             # name left registered is replaced by the next block's)
             with contextlib.suppress(duckdb.Error):
                 store.con.complete()
-                if store not in _WITHIN_A_DAY:
+                if not known.within_a_day:
                     store.con.unregister(_FENCES_TABLE)
-            _WITHIN_A_DAY.discard(store)
-            _NO_EMPTY_TC.discard(store)
-            _NO_JMETER_TC.discard(store)
         else:
             _FENCED[store] = depth
 
@@ -470,12 +469,13 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
 
 def _out_of_range_count(store: Store, suite_id: int) -> int:
     """The suite's rows that :func:`_samples` leaves out as outside its time fences."""
-    if store in _WITHIN_A_DAY:
+    known = _KNOWN.get(store)
+    if known and known.within_a_day:
         return 0
     row = store.con.execute(
         f"""SELECT count(*) FROM samples s JOIN {_fences(store)} f ON f.suite_id = s.suite_id
             WHERE s.suite_id = ? AND NOT {IN_FENCES}
-              AND {"true" if store in _NO_EMPTY_TC else _NOT_EMPTY_TC}""",
+              AND {_NOT_EMPTY_TC if not known or known.empty_tc else "true"}""",
         [suite_id],
     ).fetchone()
     return int(row[0]) if row else 0
