@@ -70,6 +70,85 @@ def test_help_and_command_line_errors_import_no_heavy_library(argv: list[str], c
     assert loaded == [], f"warmup {' '.join(argv)} imported {loaded}"
 
 
+#: Runs each ``warmup ARGS`` of the JSON list in ``sys.argv[1]`` in turn in one fresh
+#: interpreter (tests/in_process.py) and prints, for each, its exit code, its first line
+#: on stderr and which of the heavy libraries had been imported by then.
+_ERRORS_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from in_process import invoke_warmup
+heavy = json.loads(sys.argv[3])
+done = []
+for args in json.loads(sys.argv[1]):
+    run = invoke_warmup(*args)
+    first = (run.stderr.splitlines() or [""])[0]
+    done.append([run.returncode, first, [m for m in heavy if m in sys.modules]])
+print(json.dumps(done))
+"""
+
+
+def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path) -> None:
+    """Every mistake the command line shows (a bad option value, no input, a file, store
+    or folder that does not exist) is one line with its exit code before DuckDB, Polars,
+    numpy, scipy or Plotly is imported, so before any input is read (issue 20 item 4:
+    "any error on the command line"). Before, each came after the libraries' start-up
+    (0.6-1.1 s), and ``report --hot-window 0`` or ``check --junit`` into a missing folder
+    after the whole ingest and analysis. ``--timezone`` alone needs DuckDB, whose time-zone
+    database applies it."""
+    jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
+    other = str(FIXTURES / "jmeter" / "candidate.jtl.gz")
+    clickbench = str(FIXTURES / "clickbench")
+    no_file, no_store = str(tmp_path / "missing.jtl"), str(tmp_path / "missing.duckdb")
+    no_folder = str(tmp_path / "no-such-folder")
+    cases: list[tuple[list[str], int, str]] = [
+        *[([name], 2, "Error: no input: give result files or folders, or --db STORE")
+          for name in ("load", "report", "gaps", "detect", "score", "cache", "findings", "check")],
+        (["suites"], 2, "Error: give --db STORE"),
+        (["doctor"], 2, "Error: give --db STORE"),
+        (["suites", "--db", no_store], 1, f"Error: {no_store}: no such store"),
+        (["gaps", "--db", no_store], 1, f"Error: {no_store}: no such store"),
+        (["compare", "--db", no_store, "a", "b"], 1, f"Error: {no_store}: no such store"),
+        (["load", jtl, no_file], 1, f"Error: {no_file}: no such file or folder"),
+        (["findings", no_file], 1, f"Error: {no_file}: no such file or folder"),
+        (["load", jtl, "--apdex", "bad"], 1, "Error: --apdex 'bad': expected"),
+        (["load", jtl, "--load-window", "0"], 1, "Error: --load-window '0': must be"),
+        (["load", jtl, "--steady-from", "10x"], 1, "Error: --steady-from '10x': expected"),
+        (["load", jtl, "--steady-from", "20s", "--steady-to", "10s"], 1, "Error: --steady-to 10"),
+        (["load", jtl, "--apdex-per-label", "x"], 1, "Error: --apdex-per-label: 'x'"),
+        (["compare", jtl, other, "--load-window", "x"], 1, "Error: --load-window 'x'"),
+        (["load", jtl, "--fail-on", "bogus"], 1, "Error: --fail-on: expected"),
+        (["load", jtl, "--format", "nosuch"], 1, "Error: unknown --format 'nosuch'"),
+        (["score", jtl, "--max-bytes", "x"], 1, "Error: --max-bytes 'x'"),
+        (["cache", jtl, "--encoding", "nosuch"], 1, "Error: unknown --encoding 'nosuch'"),
+        (["load", jtl, "--delimiter", "ab"], 1, "Error: --delimiter 'ab'"),
+        (["load", jtl, "--timestamps", "mid"], 1, "Error: --timestamps 'mid'"),
+        (["report", jtl, "--hot-window", "0"], 1, "Error: window 0 must be at least 1"),
+        (["report", jtl, "--tolerance", "2"], 1, "Error: tolerance 2.0 must be a fraction"),
+        (["report", jtl, "--plotlyjs", "x"], 1, "Error: unknown --plotlyjs 'x'"),
+        (["detect", clickbench, "--penalty", "x"], 1, "Error: --penalty 'x'"),
+        (["gaps", clickbench, "--reference", "x"], 1, "Error: unknown --reference 'x'"),
+        (["gaps", clickbench, "--grid", "--coverage", "2"], 1, "Error: --coverage must be"),
+        (["ingest", "--db", f"{no_folder}/s.duckdb", jtl], 1, f"Error: {no_folder}/s.duckdb: folder"),
+        (["check", jtl, "--junit", f"{no_folder}/j.xml"], 1, f"Error: {no_folder}/j.xml: folder"),
+        (["demo", "-o", f"{no_folder}/d.html"], 1, f"Error: {no_folder}/d.html: folder"),
+        (["load", jtl, "--timezone", "Mars/Base"], 1, "Error: --timezone 'Mars/Base'"),
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "WARMUP_DB"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    argv = json.dumps([args for args, _, _ in cases])
+    script = [sys.executable, "-c", _ERRORS_PROBE, argv, str(Path(__file__).parent)]
+    done = subprocess.run(
+        [*script, json.dumps(HEAVY)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    for (args, code, message), (got_code, first, loaded) in zip(cases, results, strict=True):
+        assert (got_code, first[: len(message)]) == (code, message), args
+        # the time zone comes last: it alone may load DuckDB
+        allowed = {"duckdb"} if "--timezone" in args else set()
+        assert set(loaded) <= allowed, f"warmup {' '.join(args)} imported {loaded}"
+
+
 def test_the_probe_sees_a_command_that_does_load_them() -> None:
     """The probe can fail: a command that reads a file imports DuckDB and Polars."""
     exit_code, loaded = _loaded(["score", str(FIXTURES / "clickbench"), "--json"])

@@ -24,11 +24,11 @@ __version__ = "0.1.0"
 import toolkit._startup  # noqa: F401  (installs the command line's signal handlers)
 
 if TYPE_CHECKING:
+    from toolkit.analyze.apdex import ApdexThresholds
     from toolkit.analyze.cache import CacheSeries, cache_series
     from toolkit.analyze.findings import Finding, rank_findings
     from toolkit.analyze.gaps import GapTable, iteration_gaps
     from toolkit.analyze.score import ScoreEntry, ScoreTable, clickbench_scores
-    from toolkit.analyze.timeseries import ApdexThresholds
     from toolkit.analyze.warmup import SeriesAnalysis, analyze_series
     from toolkit.config import Settings, load_settings
     from toolkit.errors import (
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
         UsageError,
     )
     from toolkit.ingest import (
-        IngestOptions,
         IngestResult,
         PathReport,
         detect_format,
@@ -47,11 +46,12 @@ if TYPE_CHECKING:
         ingest_path,
     )
     from toolkit.ingest.iterations import ingest_iterations
+    from toolkit.options import IngestOptions, apdex_thresholds, parse_window
     from toolkit.pipeline.cache import analyze_cache
     from toolkit.pipeline.demo import run_demo
     from toolkit.pipeline.findings import store_findings
     from toolkit.pipeline.gaps import gap_tables, gaps_payload
-    from toolkit.pipeline.load import apdex_thresholds, compare_report, load_report, parse_window
+    from toolkit.pipeline.load import compare_report, load_report
     from toolkit.pipeline.score import score_payload, suite_scores
     from toolkit.report.render import render_report, write_report
     from toolkit.resources import resource_dir
@@ -70,7 +70,7 @@ _PUBLIC: dict[str, str] = {
     "ScoreEntry": "toolkit.analyze.score",
     "ScoreTable": "toolkit.analyze.score",
     "clickbench_scores": "toolkit.analyze.score",
-    "ApdexThresholds": "toolkit.analyze.timeseries",
+    "ApdexThresholds": "toolkit.analyze.apdex",
     "SeriesAnalysis": "toolkit.analyze.warmup",
     "analyze_series": "toolkit.analyze.warmup",
     "Settings": "toolkit.config",
@@ -80,7 +80,7 @@ _PUBLIC: dict[str, str] = {
     "StoreVersionError": "toolkit.errors",
     "ToolkitError": "toolkit.errors",
     "UsageError": "toolkit.errors",
-    "IngestOptions": "toolkit.ingest",
+    "IngestOptions": "toolkit.options",
     "IngestResult": "toolkit.ingest",
     "PathReport": "toolkit.ingest",
     "detect_format": "toolkit.ingest",
@@ -92,10 +92,10 @@ _PUBLIC: dict[str, str] = {
     "store_findings": "toolkit.pipeline.findings",
     "gap_tables": "toolkit.pipeline.gaps",
     "gaps_payload": "toolkit.pipeline.gaps",
-    "apdex_thresholds": "toolkit.pipeline.load",
+    "apdex_thresholds": "toolkit.options",
     "compare_report": "toolkit.pipeline.load",
     "load_report": "toolkit.pipeline.load",
-    "parse_window": "toolkit.pipeline.load",
+    "parse_window": "toolkit.options",
     "score_payload": "toolkit.pipeline.score",
     "suite_scores": "toolkit.pipeline.score",
     "render_report": "toolkit.report.render",

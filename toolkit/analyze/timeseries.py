@@ -31,14 +31,15 @@ Methods:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+# defined in a light module for the command line's option checks; imported from here too
+from toolkit.analyze.apdex import ApdexThresholds as ApdexThresholds
 from toolkit.analyze.changepoints import pelt
 from toolkit.analyze.distributions import kendall_trend_pvalue, t_quantile
 from toolkit.analyze.findings import Finding
@@ -1339,46 +1340,6 @@ class DashboardRow:
             "receivedKBytesPerSec": self.received_kbytes_per_sec,
             "sentKBytesPerSec": self.sent_kbytes_per_sec,
             "apdex": self.apdex,
-        }
-
-
-@dataclass(frozen=True)
-class ApdexThresholds:
-    """APDEX thresholds in ms, as JMeter's dashboard takes them (research/jmeter.md §4.2):
-    ``satisfied_ms`` T (``jmeter.reportgenerator.apdex_satisfied_threshold``, 500) and
-    ``tolerated_ms`` F (``apdex_tolerated_threshold``, 1500); ``per_label``
-    (``apdex_per_transaction``): ``(pattern, T, F)`` overrides, a pattern being a regular
-    expression that must match the whole label (a name with regex characters needs them
-    escaped, as in JMeter: ``isMatching`` is a full regex match). JMeter 5.5 takes the first
-    pattern that matches (``ReportGenerator``'s threshold selector; it keeps them in a
-    hash map, so with several matching patterns its pick is arbitrary: here, the first
-    given). The overall rows (``ALL``, the dashboard's ``Total``) use T and F for every
-    sample (``ApdexSummaryConsumer``: ``select(null)``)."""
-
-    satisfied_ms: int = 500
-    tolerated_ms: int = 1500
-    per_label: tuple[tuple[str, int, int], ...] = ()
-
-    @property
-    def overall_ms(self) -> tuple[int, int]:
-        """(T, F) in ms of the overall rows and of every label no pattern matches."""
-        return self.satisfied_ms, self.tolerated_ms
-
-    def for_label(self, label: str) -> tuple[int, int]:
-        """(T, F) in ms of one label."""
-        for pattern, t_ms, f_ms in self.per_label:
-            if re.fullmatch(pattern, label) is not None:
-                return t_ms, f_ms
-        return self.overall_ms
-
-    def as_json(self) -> dict[str, Any]:
-        """The ``apdex_thresholds`` object of ``warmup load --json``."""
-        return {
-            "satisfied_ms": self.satisfied_ms,
-            "tolerated_ms": self.tolerated_ms,
-            "per_label": [
-                {"pattern": p, "satisfied_ms": t, "tolerated_ms": f} for p, t, f in self.per_label
-            ],
         }
 
 

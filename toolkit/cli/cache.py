@@ -17,6 +17,8 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     finish,
     input_spec,
     nothing_to_analyze,
@@ -66,12 +68,15 @@ def cache(
     profile CSV (series, run, elapsed_s, bytes_*, *_share, nodes). Rates are decimal
     (1 MB/s = 10^6 bytes/s); --json gives bytes, seconds and bytes/s.
     """
+    settings = settings_of(config)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.cache import cache_findings
     from toolkit.pipeline.cache import analyze_cache, cache_payload
     from toolkit.pipeline.findings import finalized
 
-    settings = settings_of(config)
-    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         results = analyze_cache(store, suites=suite, epsilon=epsilon)
         elsewhere = store.suites_elsewhere("profile") if not results else ""

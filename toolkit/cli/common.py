@@ -17,9 +17,18 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from toolkit.config import Settings, check_fail_level, load_settings
-from toolkit.errors import ToolkitError, UsageError
+from toolkit.errors import InputFormatError, ToolkitError, UsageError
 from toolkit.interrupts import Interrupted, exit_code, interrupted_message, received_signal
 from toolkit.numbers import name_list, plural
+from toolkit.options import (
+    MAX_INPUT_BYTES,
+    IngestOptions,
+    check_format_name,
+    check_input_options,
+    check_store_path,
+    check_timezone,
+    parse_size,
+)
 
 # The libraries behind the commands (DuckDB, Polars, numpy, scipy: ~0.3 s) are imported
 # inside the functions that use them, so that `warmup --help` and a command line error
@@ -28,7 +37,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from toolkit.analyze.findings import Finding
-    from toolkit.ingest import IngestOptions, PathReport
+    from toolkit.ingest import PathReport
     from toolkit.store import Store
 
 #: The input formats ``--format`` takes, for its help without importing the readers
@@ -232,14 +241,7 @@ class InputSpec:
     options (checked before any file is read)."""
 
     format: str | None = None
-    options: IngestOptions = dataclasses.field(default_factory=lambda: _ingest().IngestOptions())
-
-
-def _ingest() -> Any:
-    """The ``toolkit.ingest`` package, imported on first use (it loads Polars and DuckDB)."""
-    import toolkit.ingest
-
-    return toolkit.ingest
+    options: IngestOptions = dataclasses.field(default_factory=IngestOptions)
 
 
 def input_spec(
@@ -258,10 +260,8 @@ def input_spec(
 ) -> InputSpec:
     """The :class:`InputSpec` of the input options; :class:`UsageError` (exit 1) for a
     ``--format``, ``--encoding``, ``--timezone``, ``--delimiter`` or ``--max-bytes`` that
-    cannot be used."""
-    from toolkit.ingest import IngestOptions, check_format, check_options
-    from toolkit.ingest.guarded import MAX_INPUT_BYTES, parse_size
-
+    cannot be used, before the readers are imported (only ``--timezone`` loads DuckDB,
+    whose time-zone database applies it)."""
     try:
         limit = MAX_INPUT_BYTES if max_bytes is None else parse_size(max_bytes)
     except ValueError:
@@ -281,8 +281,37 @@ def input_spec(
         timestamps=timestamps,
         max_bytes=limit,
     )
-    check_format(format)
-    return InputSpec(format, check_options(options))
+    check_format_name(format, INPUT_FORMATS)
+    checked = check_input_options(options)
+    if timezone is not None:
+        check_timezone(timezone)
+    return InputSpec(format, checked)
+
+
+#: What a command that reads results says when given none.
+NO_INPUT = "no input: give result files or folders, or --db STORE (see --help)"
+
+
+def check_inputs(paths: Sequence[Path] | None, db: Path | None) -> None:
+    """Refuse before any library is imported or file read what :func:`ingested_store`
+    would refuse: no input at all (exit 2); ``--db`` alone naming no store; without
+    ``--db``, a path that does not exist (the whole command fails on it, as its ingest
+    would, so nothing is read first). With ``--db`` and paths the files are ingested into
+    the store, which keeps the ones that exist: the ingest says which do not."""
+    if not paths:
+        if db is None:
+            fail(NO_INPUT, code=2)
+        check_store_path(db, read_only=True)
+    elif db is None:
+        for path in paths:
+            if not path.exists():
+                raise InputFormatError(path, "no such file or folder")
+
+
+def check_fail_on(fail_on: str | None) -> None:
+    """A ``--fail-on`` level that does not exist, refused before the analysis."""
+    if fail_on is not None:
+        check_fail_level(fail_on)
 
 
 def escape_controls(text: str) -> str:
@@ -586,7 +615,7 @@ def run_ingest(
     quiet_stored: bool = False,
 ) -> PathReport:
     """Ingest ``paths`` with a progress bar; print per-file lines; exit 1 if any failed."""
-    from toolkit.ingest import IngestOptions, ingest_paths
+    from toolkit.ingest import ingest_paths
     from toolkit.store import interrupt_on_sigint
 
     progress = _Progress()
@@ -723,7 +752,7 @@ def ingested_store(
         with open_store(db, read_only=True, on_wait=info) as store:
             yield store, None
     else:
-        fail("no input: give result files or folders, or --db STORE (see --help)", code=2)
+        fail(NO_INPUT, code=2)
 
 
 def with_errors(func: Callable[..., None]) -> Callable[..., None]:

@@ -19,6 +19,8 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     finish,
     info,
     input_spec,
@@ -30,6 +32,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+from toolkit.options import detect_options
 
 if TYPE_CHECKING:
     from toolkit.pipeline.detect import (
@@ -218,12 +221,15 @@ def detect(
     processes (good / bad inconsistent) and the iteration findings: the benchmark
     window's error against steady state (warm-up + order-statistic parts), slowdowns,
     series with no steady state, spikes, short series still warming."""
-    from toolkit.pipeline.detect import detect_options, detect_payload, detect_series
-    from toolkit.pipeline.findings import iteration_family
-
     settings = settings_of(config)
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
+    from toolkit.pipeline.detect import detect_payload, detect_series
+    from toolkit.pipeline.findings import iteration_family
+
     with analysis_store(paths, db, spec) as store:
         results = detect_series(store, suites=suite, comparators=comparators, **options)
         elsewhere = store.suites_elsewhere("iterations") if not results else ""

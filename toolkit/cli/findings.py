@@ -20,6 +20,8 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     fail,
     finish,
     info,
@@ -57,10 +59,12 @@ def _findings_of(
     settings: Settings,
 ) -> list[Finding]:
     """Every finding of the inputs (or ``--db``), ranked: what both commands act on."""
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.ingest.jmeter import LOAD_COLUMNS
     from toolkit.pipeline.findings import store_findings
 
-    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     # a JTL's findings are those of `warmup load`: a scratch store reads its columns only
     with analysis_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as store:
         return store_findings(store, settings)
@@ -86,6 +90,7 @@ def findings(
     """
 
     settings = settings_of(config)
+    check_fail_on(fail_on)
     found = _findings_of(paths, db, format, encoding, max_bytes, settings)
     if as_json:
         print_json({"findings": [f.as_json() for f in found]})
@@ -114,17 +119,17 @@ def check(
     """The CI gate: exit 0 when no finding reaches --fail-on (default: problem, or the
     config file's fail_on), 4 when one does; each failing finding on one line.
     """
-    from toolkit.pipeline.findings import failing
-
     settings = settings_of(config)
     level = check_fail_level(fail_on or settings.fail_on)
+    if junit is not None and not junit.parent.is_dir():
+        fail(f"{junit}: folder {junit.parent} does not exist; create it first")
     found = _findings_of(paths, db, format, encoding, max_bytes, settings)
+    from toolkit.pipeline.findings import failing
+
     hits = failing(found, level)
     if junit is not None:
         from toolkit.report.junit import junit_xml
 
-        if not junit.parent.is_dir():
-            fail(f"{junit}: folder {junit.parent} does not exist; create it first")
         try:
             junit.write_text(junit_xml(found, level), encoding="utf-8")
         except OSError as exc:

@@ -18,6 +18,8 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     fail,
     fail_level,
     finish,
@@ -31,6 +33,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+from toolkit.options import GAP_REFERENCES, check_grid
 
 if TYPE_CHECKING:
     from toolkit.analyze.window_error import WindowError, WindowErrorGrid
@@ -364,19 +367,22 @@ def gaps(
     gap against the reference sum, and queries within ±tolerance. Queries with a failed
     (null) hot run are excluded from every row and listed.
     """
-    from toolkit.pipeline.detect import detect_series
-    from toolkit.pipeline.findings import iteration_family
-    from toolkit.pipeline.gaps import REFERENCES, GridOptions, gap_tables, gaps_payload
-
-    if reference not in REFERENCES:
-        fail(f"unknown --reference {reference!r}; use one of: {', '.join(REFERENCES)}")
+    if reference not in GAP_REFERENCES:
+        fail(f"unknown --reference {reference!r}; use one of: {', '.join(GAP_REFERENCES)}")
     if (tolerance is not None and tolerance < 0) or (target is not None and target < 0):
         fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
     settings = settings_of(config, tolerance=tolerance, target=target)
-    options = GridOptions(max_skip, max_window, coverage) if grid else None
-    if options is not None:
-        options.check()  # before any input is read
+    if grid:
+        check_grid(max_skip, max_window, coverage)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
+    from toolkit.pipeline.detect import detect_series
+    from toolkit.pipeline.findings import iteration_family
+    from toolkit.pipeline.gaps import GridOptions, gap_tables, gaps_payload
+
+    options = GridOptions(max_skip, max_window, coverage) if grid else None
     # The summary table of several suites shows no findings: with the min-all reference and
     # no fail level, the warm-up engine (most of the time on 2,000 ClickBench results,
     # issue 19) runs only if the input turns out to be one suite, whose table lists them.

@@ -30,6 +30,7 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.output import OutputFormat, OutputFormatOption, TableOutput
 from toolkit.numbers import plural
+from toolkit.options import check_store_path
 
 if TYPE_CHECKING:
     pass
@@ -93,8 +94,6 @@ def ingest(
     one line and leaves the store as it was. Each file becomes its own suite, named after
     the file, unless --suite joins them.
     """
-    from toolkit.store import open_store
-
     spec = input_spec(
         format=format,
         encoding=encoding,
@@ -108,6 +107,11 @@ def ingest(
         tags=tag or (),
         replace=replace,
     )
+    if db is not None:
+        check_store_path(db, read_only=False)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
+    from toolkit.store import open_store
+
     if db is None:
         typer.echo(
             "note: no --db given; reading into a temporary in-memory store (nothing is kept)",
@@ -134,10 +138,11 @@ def suites(
 ) -> None:
     """List the suites in a store with their kind, system, machine, date, tags (--tag)
     and row counts."""
-    from toolkit.store import DATA_TABLES, open_store
-
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
+    check_store_path(db, read_only=True)
+    from toolkit.store import DATA_TABLES, open_store
+
     with open_store(db, read_only=True, on_wait=info) as store:
         frame = store.suites()
     rows = frame.to_dicts()
@@ -192,10 +197,10 @@ def doctor(
 ) -> None:
     """Read every table of a store in full, read-only, and say which ones are damaged
     (a block whose checksum does not match, a file cut short). Exit 1 when any is."""
-    from toolkit.store import check_tables, damaged_store_error
-
     if db is None:
         fail("give --db STORE (or set WARMUP_DB)", code=2)
+    from toolkit.store import check_tables, damaged_store_error
+
     checks = check_tables(db, lock_timeout=None)
     width = max((len(c.table) for c in checks), default=0)
     for check in checks:

@@ -23,6 +23,8 @@ from toolkit.cli.common import (
     TimestampsOption,
     TimezoneOption,
     app,
+    check_fail_on,
+    check_inputs,
     finish,
     info,
     ingested_store,
@@ -38,6 +40,14 @@ from toolkit.cli.common import (
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
 from toolkit.errors import UsageError
+from toolkit.options import (
+    RESULT_SUFFIXES,
+    apdex_thresholds,
+    check_steady_bounds,
+    check_store_path,
+    parse_steady_bound,
+    parse_window,
+)
 
 if TYPE_CHECKING:
     from toolkit.ingest import PathReport
@@ -332,10 +342,6 @@ def load(
     named after the file (to join files into one suite: warmup ingest --suite NAME --db
     STORE). With --db and files, only those files' suites are shown.
     """
-    from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
-    from toolkit.pipeline.findings import finalized
-    from toolkit.pipeline.load import apdex_thresholds, load_report
-
     settings = settings_of(config)
     window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
@@ -352,7 +358,13 @@ def load(
         timezone=timezone,
         timestamps=timestamps,
     )
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
+    from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
     from toolkit.ingest.jmeter import LOAD_COLUMNS
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import load_report
 
     with ingested_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as (store, report):
         names = suite or None
@@ -387,8 +399,6 @@ def _steady_bounds(
     steady_from: str | None, steady_to: str | None
 ) -> tuple[float | None, float | None]:
     """``--steady-from``/``--steady-to`` in seconds (None when not given)."""
-    from toolkit.pipeline.load import check_steady_bounds, parse_steady_bound
-
     bounds = (
         parse_steady_bound(steady_from, "--steady-from"),
         parse_steady_bound(steady_to, "--steady-to"),
@@ -401,8 +411,6 @@ def _window(window: str | None, old_window: str | None, default: str) -> float:
     """``--load-window`` (or its old spelling ``--window``; else ``default``, the config's)
     in seconds; a value it cannot use is an option value error (exit 1) naming the option
     given."""
-    from toolkit.pipeline.load import parse_window
-
     if window is not None:
         try:
             return parse_window(window)
@@ -508,11 +516,6 @@ def compare(
     read into its own suite; with --db, a file already stored is not read again) or suite
     names in --db.
     """
-    from toolkit.analyze.compare import compare_findings
-    from toolkit.pipeline.findings import finalized
-    from toolkit.pipeline.load import compare_report
-    from toolkit.store import open_store
-
     settings = settings_of(config)
     window_s = _window(window, old_window, settings.load_window)
     bounds = _steady_bounds(steady_from, steady_to)
@@ -526,10 +529,19 @@ def compare(
         timezone=timezone,
         timestamps=timestamps,
     )
+    check_fail_on(fail_on)
     files = [Path(x) for x in (a, b) if Path(x).exists()]
     for arg in (a, b):
         if not Path(arg).exists() and (db is None or _looks_like_path(arg)):
             raise UsageError(f"{arg}: no such file or folder (a suite name needs --db STORE)")
+    if not files and db is not None:
+        check_store_path(db, read_only=True)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
+    from toolkit.analyze.compare import compare_findings
+    from toolkit.pipeline.findings import finalized
+    from toolkit.pipeline.load import compare_report
+    from toolkit.store import open_store
+
     if db is None:
         from toolkit.ingest.jmeter import LOAD_COLUMNS
 
@@ -566,9 +578,7 @@ def compare(
 def _looks_like_path(arg: str) -> bool:
     """Whether a compare argument names a file rather than a suite: it ends like a result
     file (suite names made from files have that ending removed)."""
-    from toolkit.ingest.detect import SUFFIXES
-
-    return Path(arg).suffix.lower() in SUFFIXES
+    return Path(arg).suffix.lower() in RESULT_SUFFIXES
 
 
 def _compare_suite(store: Store, path: str, spec: InputSpec) -> str:

@@ -23,6 +23,8 @@ from toolkit.cli.common import (
     TimezoneOption,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     fail,
     finish,
     info,
@@ -30,6 +32,14 @@ from toolkit.cli.common import (
     refuse_overwriting_inputs,
     settings_of,
     with_errors,
+)
+from toolkit.options import (
+    apdex_thresholds,
+    check_hot_window,
+    check_steady_bounds,
+    check_tolerance,
+    parse_steady_bound,
+    parse_window,
 )
 from toolkit.report.options import PLOTLYJS_MODES, PlotlyJs
 
@@ -77,7 +87,6 @@ def _load_window(text: str) -> float:
     """``--load-window`` in seconds; a value it cannot use is an option value error (exit 1,
     as ``warmup load --window``)."""
     from toolkit.errors import UsageError
-    from toolkit.pipeline.load import parse_window
 
     try:
         value = parse_window(text)
@@ -190,15 +199,11 @@ def report(
     cache warm-up) and the provenance of the inputs. The file works offline from file://.
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
-    # the renderer imports plotly and Jinja2: loaded here, not at every command's start-up
-    from toolkit.pipeline.load import compare_pairs, split_compare_pair
-    from toolkit.report.render import build_report, checked_output, report_params, write_html
-
     settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
     load_window_s = _load_window(load_window or settings.load_window)
-    from toolkit.pipeline.load import apdex_thresholds, check_steady_bounds, parse_steady_bound
-
+    check_tolerance(settings.tolerance)
+    check_hot_window(window if old_window is None else old_window)
     thresholds = apdex_thresholds(
         load_apdex or settings.apdex,
         load_apdex_per_label or settings.apdex_per_label,
@@ -219,8 +224,14 @@ def report(
         timezone=timezone,
         timestamps=timestamps,
     )
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
     refuse_overwriting_inputs(output, paths, db)
+    # the libraries (the renderer: plotly and Jinja2), once the command line is known to be
+    # good (issue 20 item 4)
     from toolkit.ingest.jmeter import REPORT_COLUMNS
+    from toolkit.pipeline.load import compare_pairs, split_compare_pair
+    from toolkit.report.render import build_report, checked_output, report_params, write_html
 
     # the report's provenance shows each file's SHA-256
     with analysis_store(
@@ -253,12 +264,12 @@ def demo(
 ) -> None:
     """Run the toolkit end to end on its bundled fixtures (synthetic ClickBench suites,
     JMeter load tests, query profiles): print the gap tables and write the full report."""
-    from toolkit.cli.gaps import print_gap_tables
-    from toolkit.pipeline.demo import run_demo
-
     mode = plotlyjs_mode(plotlyjs)
     if not output.parent.is_dir():
         fail(f"{output}: folder {output.parent} does not exist; create it first")
+    from toolkit.cli.gaps import print_gap_tables
+    from toolkit.pipeline.demo import run_demo
+
     result = run_demo(output, plotlyjs=mode)
     print_gap_tables(result.gaps)
     info(f"wrote {result.output} ({file_size(result.output.stat().st_size)})")

@@ -17,6 +17,8 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
+    check_fail_on,
+    check_inputs,
     finish,
     input_spec,
     plain,
@@ -133,12 +135,15 @@ def score(
     load time 10 %, data size 10 %, cold 20 %, hot 60 %. For inputs with more than 3 runs,
     also the hot score and rank when hot uses k = 2 .. N-1 runs.
     """
+    settings = settings_of(config)
+    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
+    check_fail_on(fail_on)
+    check_inputs(paths, db)
+    # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.score import score_findings
     from toolkit.pipeline.findings import finalized
     from toolkit.pipeline.score import score_payload, suite_scores
 
-    settings = settings_of(config)
-    spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
     with analysis_store(paths, db, spec) as store:
         result = suite_scores(
             store, suites=suite, machine=machine, latest_only=not all_dates, historical=historical

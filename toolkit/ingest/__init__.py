@@ -8,7 +8,6 @@ reported and the good ones are stored.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import errno
 from collections.abc import Callable, Iterator, Sequence
@@ -24,11 +23,11 @@ from toolkit.errors import (
     ToolkitError,
     UnreadableFileError,
     UnrecognisedFormatError,
-    UsageError,
 )
 from toolkit.ingest.guarded import check_expansion
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
 from toolkit.ingest.runs import join_run_logs
+from toolkit.options import check_format_name, check_input_options, check_timezone
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
 
 __all__ = [
@@ -82,13 +81,9 @@ def known_formats() -> dict[str, Ingester]:
 
 def check_format(format: str | None) -> None:
     """Raise :class:`UsageError` naming the known formats when ``format`` is not one."""
-    if format is not None and format not in known_formats():
-        known = ", ".join(sorted(FORMATS))
-        raise UsageError(f"unknown --format {format!r}; known formats: {known}")
+    check_format_name(format, known_formats())
 
 
-#: the values of ``IngestOptions.timestamps`` (``--timestamps``)
-TIMESTAMP_KINDS = ("start", "end")
 #: the CSV JTL's options: given for a file no sniffer recognises, they name its format
 _CSV_JTL_OPTIONS = ("columns", "delimiter", "time_format")
 #: what a folder walk reads as a CSV JTL under those options when no sniffer recognises it
@@ -101,38 +96,13 @@ def check_options(options: IngestOptions) -> IngestOptions:
 
     Raises :class:`UsageError` for an unknown ``encoding`` (a Python codec name) or
     ``timezone`` (an IANA name, checked by the DuckDB time-zone database that applies it),
-    a ``delimiter`` that is not one character, or ``timestamps`` other than start/end.
+    a ``delimiter`` that is not one character, or ``timestamps`` other than start/end
+    (:func:`toolkit.options.check_input_options`, :func:`toolkit.options.check_timezone`).
     """
-    if options.encoding is not None:
-        try:
-            codecs.lookup(options.encoding)
-        except LookupError:
-            raise UsageError(
-                f"unknown --encoding {options.encoding!r}; pass a Python codec name such as "
-                "cp1252 (JMeter on Windows), latin-1 or utf-16"
-            ) from None
+    checked = check_input_options(options)
     if options.timezone is not None:
-        from toolkit.native import duckdb
-
-        try:
-            duckdb.connect().execute(
-                "SELECT timezone(?, TIMESTAMP '2000-01-01')", [options.timezone]
-            )
-        except duckdb.Error:
-            raise UsageError(
-                f"--timezone {options.timezone!r}: unknown time zone; pass an IANA name such "
-                "as Europe/Paris, America/New_York or UTC"
-            ) from None
-    if options.timestamps not in (None, *TIMESTAMP_KINDS):
-        raise UsageError(
-            f"--timestamps {options.timestamps!r}: use start (JMeter's default) or end "
-            "(a run with sampleresult.timestamp.start=false)"
-        )
-    if options.delimiter is not None:
-        from toolkit.ingest.jmeter import delimiter_char
-
-        return replace(options, delimiter=delimiter_char(options.delimiter))
-    return options
+        check_timezone(options.timezone)
+    return checked
 
 
 def _loader_for(path: Path, format: str | None, options: IngestOptions, *, named: bool) -> Ingester:

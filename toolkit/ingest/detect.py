@@ -19,21 +19,10 @@ from toolkit.ingest import (
 )
 from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip
 from toolkit.ingest.registry import FORMATS
+from toolkit.options import RESULT_SUFFIXES
 
 #: file name endings a folder walk tries (hidden files are skipped)
-SUFFIXES = (
-    ".json",
-    ".jsonl",
-    ".jtl",
-    ".csv",
-    ".tsv",
-    ".xml",
-    ".log",
-    ".txt",
-    ".gz",
-    ".parquet",
-    ".ndjson",
-)
+SUFFIXES = RESULT_SUFFIXES
 HEAD_BYTES = 64 * 1024
 
 

@@ -24,6 +24,10 @@ import pyarrow as pa
 
 from toolkit.errors import InputFormatError
 
+# the size options, checked before any library is imported (toolkit.options)
+from toolkit.options import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from toolkit.options import parse_size as parse_size
+
 #: Deepest JSON nesting accepted. Benchmark exports nest a few levels; a DuckDB profile
 #: nests two levels per operator, so 200 allows a plan about 100 operators deep. The limit keeps
 #: every later recursive walk (``json.dumps`` of attributes, the profile tree walk) far
@@ -56,8 +60,6 @@ def damaged_gzip(path: Path, reason: object) -> InputFormatError:
 #: bomb: deflate's ceiling is 1032:1, reached only by long runs of one byte; the real
 #: JTLs of ../shared/real/jmeter-runs expand 45:1.
 MAX_GZIP_RATIO = 1000
-#: Most bytes one input may hold, decompressed (README: input limits).
-MAX_INPUT_BYTES = 20 * 10**9
 #: Most bytes of a file that is read whole into memory (ClickBench results, query
 #: profiles, summariser logs), decompressed: kilobytes to megabytes in practice.
 MAX_WHOLE_FILE_BYTES = 256 << 20
@@ -145,20 +147,6 @@ def check_expansion(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> None:
     else:
         return
     raise InputFormatError(path, f"gzip stream expands to {why}: {advice}")
-
-
-_SIZE_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-
-
-def parse_size(text: str) -> int:
-    """Bytes of a size as a user writes it: ``20GB``, ``20G``, ``500MB``, ``1.5T``,
-    ``1000000`` (decimal units: 1 GB = 10⁹ bytes); ``ValueError`` for anything else."""
-    value = text.strip().upper().removesuffix("B").strip()
-    unit = value[-1:] if value[-1:] in _SIZE_UNITS else ""
-    number = float(value[: len(value) - len(unit)])
-    if not number > 0 or number == float("inf"):
-        raise ValueError(f"not a positive size: {text!r}")
-    return int(number * _SIZE_UNITS[unit])
 
 
 def file_bytes(path: Path) -> bytes:

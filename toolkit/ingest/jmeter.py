@@ -39,6 +39,7 @@ from toolkit.ingest.registry import (
 )
 from toolkit.native import duckdb
 from toolkit.numbers import plural
+from toolkit.options import delimiter_char
 from toolkit.store import SourceWriter
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
@@ -152,10 +153,6 @@ _DATE_START = re.compile(r"^\s*\d{1,4}[-/]\d{1,2}[-/]\d{1,4} \d{1,2}:\d\d")
 _LOG4J_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,3} +[A-Z]+ +\S+: ")
 
 
-#: names ``--delimiter`` takes for a TAB besides the character itself
-_TAB_NAMES = ("tab", "\\t")
-
-
 #: Per suite, the bounds (epoch ms) its samples' starts and ends must lie within:
 #: :func:`~toolkit.analyze.time_bounds.time_fences` of the quartiles of its start times,
 #: in DOUBLE so hostile values (±10¹⁸) cannot overflow
@@ -195,17 +192,6 @@ IN_FENCES = (
     "(s.start_ms IS NULL OR (s.start_ms BETWEEN f.lo_ms AND f.hi_ms AND (s.elapsed_ms IS "
     "NULL OR s.start_ms::DOUBLE + s.elapsed_ms BETWEEN f.lo_ms AND f.hi_ms)))"
 )
-
-
-def delimiter_char(delimiter: str) -> str:
-    """``--delimiter`` as the one character it names (``tab`` or ``\\t`` → TAB).
-
-    Raises :class:`UsageError` for anything longer than one character."""
-    if delimiter.lower() in _TAB_NAMES:
-        return "\t"
-    if len(delimiter) != 1:
-        raise UsageError(f"--delimiter {delimiter!r}: give one character (e.g. ';' or '|'), or tab")
-    return delimiter
 
 
 def _decode_head(path: Path, head: bytes, encoding: str | None) -> str:

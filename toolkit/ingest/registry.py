@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.errors import ToolkitError
-from toolkit.ingest.guarded import MAX_INPUT_BYTES
 from toolkit.native import duckdb
+
+# defined where the command line checks options without importing the readers
+from toolkit.options import IngestOptions as IngestOptions
 from toolkit.store import SourceWriter
 
 
@@ -27,40 +29,6 @@ class ReadAgain(Exception):
     def __init__(self, options: IngestOptions) -> None:
         super().__init__("read the file again")
         self.options = options
-
-
-@dataclass(frozen=True)
-class IngestOptions:
-    """Options that apply while ingesting (CLI flags of ``warmup ingest``)."""
-
-    suite: str | None = None  #: suite name (several files with the same name join)
-    tags: tuple[str, ...] = ()  #: extra suite tags, ``K=V`` entries go to attributes
-    replace: bool = False  #: reload a file already stored
-    encoding: str | None = None  #: text encoding of the input, default UTF-8
-    delimiter: str | None = None  #: CSV delimiter (JTL)
-    columns: tuple[str, ...] | None = None  #: column names of a header-less CSV JTL
-    time_format: str | None = None  #: strftime format of JTL timeStamp
-    timezone: str | None = None  #: zone of formatted JTL timestamps (JMeter writes local time)
-    #: what a JTL's timeStamp is: ``start`` (JMeter 2.2+'s default) or ``end`` (a run with
-    #: ``sampleresult.timestamp.start=false``, or JMeter before 2.2); None: start, but an
-    #: XML file sorted by ``ts`` without JMeter 3 attributes is read as end times
-    timestamps: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)  #: format-specific options
-    #: the built-in JMeter CSV columns to store (:data:`toolkit.ingest.jmeter.LOAD_COLUMNS`,
-    #: ``REPORT_COLUMNS``): a scratch store for one analysis leaves the others NULL, unread
-    #: (a value there is not checked either); None: every column, as ``warmup ingest``
-    sample_columns: frozenset[str] | None = None
-    #: hash a file only when a stored file has its size in bytes (:meth:`Store.lazy_sha256`):
-    #: for a scratch store whose sources no output shows, where the SHA-256 only tells a
-    #: file given twice; False: every file's SHA-256 up front (a kept store always does)
-    lazy_sha256: bool = False
-    #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
-    #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
-    max_bytes: int = MAX_INPUT_BYTES
-    #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
-    #: of at least :data:`PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
-    #: from another thread
-    progress: Callable[[Path, float], None] | None = field(default=None, compare=False)
 
 
 #: Files from this size on report their reading progress (``IngestOptions.progress``).

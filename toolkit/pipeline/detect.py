@@ -28,7 +28,7 @@ from toolkit.analyze.warmup import (
     revealed_resolutions,
 )
 from toolkit.analyze.window_error import SteadySeries
-from toolkit.errors import UsageError
+from toolkit.options import PENALTY_NAMES, detect_options
 from toolkit.store import Store
 
 __all__ = [
@@ -49,35 +49,8 @@ __all__ = [
 JVM_TAG = "Java"
 
 
-#: ``--equivalence`` modes (research §8.4).
-EQUIVALENCE_MODES = ("tolerance", "warmup_stats", "ratio_ci")
-#: ``--penalty`` names: PELT penalties (research §8.2) and CROPS + elbow (§8.3).
-PENALTY_NAMES = ("barrett", "sic", "bic", "mbic", "crops")
-
-
-def detect_options(penalty: str = "barrett", equivalence: str = "tolerance") -> dict[str, Any]:
-    """Checked :func:`analyze_series` options from their command-line spelling: a penalty
-    name (``barrett`` = 15·ln n, ``sic``/``bic`` = 3·ln n, ``mbic`` = 4·ln n, ``crops`` =
-    CROPS + elbow) or a number ≥ 0, and an equivalence mode. Raises :class:`UsageError`."""
-    key = penalty.strip().lower()
-    pen: float | str
-    if key in PENALTY_NAMES:
-        pen = key
-    else:
-        try:
-            pen = float(key)
-        except ValueError:
-            pen = math.nan
-        if not math.isfinite(pen) or pen < 0:
-            raise UsageError(
-                f"--penalty {penalty!r}: use a number >= 0 or one of {', '.join(PENALTY_NAMES)}"
-            )
-    assert set(PENALTY_FACTORS) <= set(PENALTY_NAMES)
-    if equivalence not in EQUIVALENCE_MODES:
-        raise UsageError(
-            f"--equivalence {equivalence!r}: use one of {', '.join(EQUIVALENCE_MODES)}"
-        )
-    return {"penalty": pen, "equivalence": equivalence}
+# every penalty the analyzer scales by n is one --penalty names
+assert set(PENALTY_FACTORS) <= set(PENALTY_NAMES)
 
 
 @dataclass(frozen=True)

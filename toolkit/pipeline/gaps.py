@@ -33,6 +33,7 @@ from toolkit.analyze.window_error import (
     window_error_grid,
 )
 from toolkit.errors import UsageError
+from toolkit.options import GAP_REFERENCES, check_grid
 from toolkit.pipeline.detect import (
     SeriesDetection,
     detect_series,
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 #: Names accepted by ``--reference``.
-REFERENCES = ("min-all", "steady")
+REFERENCES = GAP_REFERENCES
 #: A protocol is recommended when its error is within the target for 90 % of the series.
 DEFAULT_COVERAGE = 0.90
 
@@ -72,10 +73,7 @@ class GridOptions:
 
     def check(self) -> None:
         """Raise :class:`UsageError` for options no grid can have."""
-        if self.max_skip < 0 or self.max_window < 1:
-            raise UsageError("--max-skip must be >= 0 and --max-window >= 1")
-        if not 0 < self.coverage <= 1:
-            raise UsageError("--coverage must be a fraction in (0, 1] (0.9 = 90 % of series)")
+        check_grid(self.max_skip, self.max_window, self.coverage)
 
 
 @dataclass(frozen=True)

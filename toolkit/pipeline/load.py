@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import re
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,6 +58,15 @@ from toolkit.ingest.jmeter import (
     within_a_day,
 )
 from toolkit.native import duckdb
+
+# the option parsers live in a light module for the command line; imported from here too
+from toolkit.options import DEFAULT_APDEX as DEFAULT_APDEX
+from toolkit.options import apdex_thresholds as apdex_thresholds
+from toolkit.options import check_steady_bounds as check_steady_bounds
+from toolkit.options import parse_apdex as parse_apdex
+from toolkit.options import parse_apdex_per_label as parse_apdex_per_label
+from toolkit.options import parse_steady_bound as parse_steady_bound
+from toolkit.options import parse_window as parse_window
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
@@ -71,8 +79,6 @@ from toolkit.store import Store
 
 #: Label of the whole-suite aggregate in ``warmup load`` (DESIGN.md CLI contract).
 ALL = "ALL"
-#: APDEX thresholds of JMeter's dashboard (``apdex_satisfied/tolerated_threshold``), ms.
-DEFAULT_APDEX = ApdexThresholds()
 
 
 def _apdex_counts(t_ms: int | str, f_ms: int | str) -> str:
@@ -111,74 +117,6 @@ def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> 
 def _sql_literal(text: str) -> str:
     """A SQL string literal of untrusted text (a label): quotes doubled."""
     return "'" + text.replace("'", "''") + "'"
-
-
-def parse_apdex(text: str, option: str = "--apdex") -> tuple[int, int]:
-    """``T,F`` (or JMeter's ``T|F``) in ms → (T, F); 0 ≤ T ≤ F."""
-    parts = re.split(r"[,|]", text.strip())
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        t_ms, f_ms = (int(part.strip().removesuffix("ms").strip()) for part in parts)
-    except ValueError:
-        raise UsageError(
-            f"{option} {text!r}: expected the satisfied and tolerated thresholds in ms, "
-            "e.g. 500,1500"
-        ) from None
-    if not 0 <= t_ms <= f_ms:
-        raise UsageError(
-            f"{option} {text!r}: the satisfied threshold T must be at least 0 and at most "
-            "the tolerated threshold F"
-        )
-    return t_ms, f_ms
-
-
-def apdex_thresholds(
-    apdex: str | None, per_label: str | None, *, prefix: str = "--"
-) -> ApdexThresholds:
-    """The :class:`ApdexThresholds` of the ``--apdex T,F`` and ``--apdex-per-label SPEC``
-    options (either None: JMeter's default; ``prefix``: the options' prefix in messages,
-    ``--load-`` for ``warmup report``)."""
-    t_ms, f_ms = (
-        parse_apdex(apdex, f"{prefix}apdex") if apdex is not None else DEFAULT_APDEX.overall_ms
-    )
-    entries = (
-        parse_apdex_per_label(per_label, f"{prefix}apdex-per-label")
-        if per_label is not None
-        else ()
-    )
-    return ApdexThresholds(t_ms, f_ms, entries)
-
-
-def parse_apdex_per_label(
-    text: str, option: str = "--apdex-per-label"
-) -> tuple[tuple[str, int, int], ...]:
-    """JMeter's ``jmeter.reportgenerator.apdex_per_transaction`` syntax →
-    ``ApdexThresholds.per_label``: ``PATTERN:T|F`` entries separated by ``;`` (the pattern
-    is everything before the entry's last ``:``; a regular expression matched against the
-    whole label), e.g. ``login:1000|3000;search.*:200|800``. JMeter logs and skips an
-    entry it cannot read; here it is an error naming the entry."""
-    entries = []
-    for chunk in text.split(";"):
-        if not chunk.strip():
-            continue
-        pattern, colon, limits = chunk.rpartition(":")
-        if not colon or not pattern.strip():
-            raise UsageError(
-                f"{option}: {chunk.strip()!r} is not PATTERN:T|F (e.g. login:1000|3000)"
-            )
-        t_ms, f_ms = parse_apdex(limits, f"{option} {pattern.strip()!r}:")
-        try:
-            re.compile(pattern.strip())
-        except re.error as exc:
-            raise UsageError(
-                f"{option}: {pattern.strip()!r} is not a regular expression ({exc}); escape "
-                "regex characters of a label name, e.g. GET /a\\?b"
-            ) from None
-        entries.append((pattern.strip(), t_ms, f_ms))
-    if not entries:
-        raise UsageError(f"{option} {text!r}: no PATTERN:T|F entry (e.g. login:1000|3000)")
-    return tuple(entries)
 
 
 _ALL_FILTER = "NOT is_transaction AND NOT is_subresult"
@@ -300,53 +238,6 @@ def _fenced(func: Callable[Concatenate[Store, _P], _R]) -> Callable[Concatenate[
             return func(store, *args, **kwargs)
 
     return wrapper
-
-
-def _duration_s(text: str) -> float | None:
-    """``500ms``, ``30s``, ``2m`` or a bare number of seconds → seconds; None when it is no
-    such duration (the callers say which option and what it takes)."""
-    raw = text.strip().lower()
-    scale = 1.0
-    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if raw.endswith(suffix):
-            raw, scale = raw[: -len(suffix)], factor
-            break
-    try:
-        return float(raw) * scale
-    except ValueError:
-        return None
-
-
-def parse_steady_bound(text: str | None, option: str) -> float | None:
-    """``--steady-from``/``--steady-to``: ``30s``, ``1m``, ``500ms`` or a bare number of
-    seconds from the first sample start → seconds (≥ 0); None stays None."""
-    if text is None:
-        return None
-    value = _duration_s(text)
-    if value is None:
-        raise UsageError(f"{option} {text!r}: expected seconds from the first sample, e.g. 30s, 1m")
-    if not (math.isfinite(value) and value >= 0):
-        raise UsageError(f"{option} {text!r}: must be 0 or more (seconds from the first sample)")
-    return value
-
-
-def check_steady_bounds(steady_from_s: float | None, steady_to_s: float | None) -> None:
-    """A ``--steady-to`` at or before ``--steady-from`` is a user error."""
-    if steady_from_s is not None and steady_to_s is not None and steady_to_s <= steady_from_s:
-        raise UsageError(
-            f"--steady-to {steady_to_s:g} s is not after --steady-from {steady_from_s:g} s: "
-            "give a window that ends after it starts"
-        )
-
-
-def parse_window(text: str) -> float:
-    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0)."""
-    value = _duration_s(text)
-    if value is None:
-        raise UsageError(f"--window {text!r}: expected e.g. 1s, 500ms, 2m")
-    if not value >= 0.001:
-        raise UsageError(f"--window {text!r}: must be at least 1ms")
-    return value
 
 
 def _ci(ci: MeanCI | None) -> list[float] | None:

@@ -33,6 +33,7 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.config import Settings
 from toolkit.errors import UsageError
+from toolkit.options import check_hot_window, check_tolerance
 from toolkit.pipeline.findings import family_findings
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
@@ -239,12 +240,8 @@ def report_params(
     settings = settings or Settings()
     tolerance = settings.tolerance if tolerance is None else tolerance
     settings = settings.overridden(tolerance=tolerance)  # one tolerance for tables and rules
-    if not 0 < tolerance < 1:
-        raise UsageError(
-            f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"
-        )
-    if window < 1:
-        raise UsageError(f"window {window!r} must be at least 1 hot iteration")
+    check_tolerance(tolerance)
+    check_hot_window(window)
     if not (math.isfinite(load_window_s) and load_window_s >= 0.001):
         raise UsageError(
             f"load window {load_window_s!r} s must be at least 0.001 s (1 ms), e.g. 1.0"

@@ -30,6 +30,7 @@ from toolkit.errors import (
     UsageError,
 )
 from toolkit.native import duckdb
+from toolkit.options import check_store_path
 from toolkit.resources import resource_dir
 from toolkit.store.sigint import interrupt_on_sigint
 
@@ -877,10 +878,7 @@ def _connect(
 ) -> duckdb.DuckDBPyConnection:
     if path is None:
         return duckdb.connect(":memory:")
-    if read_only and not path.exists():
-        raise StoreError(f"{path}: no such store; create it with `warmup ingest --db {path} FILE`")
-    if not path.parent.exists():
-        raise StoreError(f"{path}: folder {path.parent} does not exist; create it first")
+    check_store_path(path, read_only=read_only)
     deadline = time.monotonic() + lock_timeout
     while True:
         try:

@@ -1,0 +1,93 @@
+"""How soon the command line answers: ``--help`` and its errors (issue 20 item 4).
+
+Each command line runs as a fresh ``python -m toolkit ARGS`` from a temporary folder, with
+the code of this checkout and, with ``--before TREE``, of another tree (a ``git worktree``
+or ``git archive`` of an older commit) in the same run, interleaved. Prints a markdown
+table: the fastest wall time of ``--repeat`` runs, the median in brackets, and the exit
+code. The errors are the mistakes a user makes on the command line: no input, a bad option
+value, a file, store or folder that does not exist (each is answered before any library is
+imported or any input read); a time zone is checked by DuckDB's own database, so it loads
+DuckDB.
+
+    python benchmarks/startup.py --repeat 10 --before /tmp/old-main
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from machine import describe
+
+ROOT = Path(__file__).resolve().parent.parent
+JTL = ROOT / "fixtures" / "jmeter" / "baseline.jtl.gz"
+
+#: (what it shows, the arguments after ``warmup``)
+COMMAND_LINES: list[tuple[str, list[str]]] = [
+    ("help", ["--help"]),
+    ("a command's help", ["load", "--help"]),
+    ("a mistyped option", ["score", "--bogus"]),
+    ("no input", ["load"]),
+    ("a bad option value", ["load", str(JTL), "--apdex", "bad"]),
+    ("a bad duration", ["load", str(JTL), "--steady-from", "10x"]),
+    ("an unknown format", ["report", str(JTL), "--format", "nosuch"]),
+    ("a bad hot window", ["report", str(JTL), "--hot-window", "0"]),
+    ("a file that does not exist", ["load", "missing.jtl"]),
+    ("a store that does not exist", ["gaps", "--db", "missing.duckdb"]),
+    ("an unknown time zone (DuckDB)", ["load", str(JTL), "--timezone", "Mars/Base"]),
+]
+
+
+def timed(code: Path, args: list[str], cwd: str) -> tuple[float, int]:
+    """Wall seconds and exit code of one fresh ``python -m toolkit ARGS`` run of ``code``."""
+    env = {k: v for k, v in os.environ.items() if k != "WARMUP_DB"}
+    env["PYTHONPATH"] = str(code)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", *args],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - start, done.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=10, help="runs per command line")
+    parser.add_argument("--before", type=Path, help="another source tree, measured alongside")
+    args = parser.parse_args()
+    trees = [("now", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as cwd:
+        times: dict[tuple[str, str], list[float]] = {}
+        codes: dict[tuple[str, str], int] = {}
+        for _ in range(args.repeat):
+            for what, argv in COMMAND_LINES:
+                for name, code in trees:
+                    seconds, rc = timed(code, argv, cwd)
+                    times.setdefault((what, name), []).append(seconds)
+                    codes[(what, name)] = rc
+    print(f"Machine: {describe()}; load average {load:.1f} at the start.\n")
+    header = "| command line | exit |" + "".join(f" {name} |" for name, _ in trees)
+    print(header)
+    print("|---|---:|" + "---:|" * len(trees))
+    for what, argv in COMMAND_LINES:
+        shown = " ".join(a if not a.startswith("/") else Path(a).name for a in argv)
+        cells = "".join(
+            f" {min(times[(what, n)]):.3f} s ({statistics.median(times[(what, n)]):.3f}) |"
+            for n, _ in trees
+        )
+        print(f"| {what}: `warmup {shown}` | {codes[(what, 'now')]} |{cells}")
+
+
+if __name__ == "__main__":
+    main()
