@@ -577,13 +577,23 @@ def _write_jtl(out: Path, rows: int, label: str = "a", labels: int = 10**4) -> P
     (seeded): data that compresses about as badly in the store as a real run's. A test that
     analyses the file asks for a few labels: the load analysis of 10,000 labels takes
     ~10 s."""
-    draw = random.Random(rows)
-    with out.open("w") as handle:
-        handle.write("timeStamp,elapsed,label,success\n")
-        t = 1_700_000_000_000
-        for _ in range(rows):
-            t += draw.randrange(5)
-            handle.write(f"{t},{draw.randrange(1, 10**6)},{label}{draw.randrange(labels)},true\n")
+    import numpy as np
+    import polars as pl
+
+    # drawn and written column-wise: the 800,000-row file took 1.3 s row by row
+    draw = np.random.default_rng(rows)
+    pl.DataFrame(
+        {
+            "timeStamp": 1_700_000_000_000 + np.cumsum(draw.integers(0, 5, rows)),
+            "elapsed": draw.integers(1, 10**6, rows),
+            "label": draw.integers(0, labels, rows),
+        }
+    ).select(
+        "timeStamp",
+        "elapsed",
+        (pl.lit(label) + pl.col("label").cast(pl.String)).alias("label"),
+        pl.lit("true").alias("success"),
+    ).write_csv(out)
     return out
 
 
