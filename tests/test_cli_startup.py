@@ -260,3 +260,30 @@ def test_unrecognised_format_advice_names_every_command_taking_format(
         done = runner.invoke(app, [name, str(stray)])
         assert done.exit_code == 1
         assert "--format NAME (every command that reads files)" in done.stderr, done.stderr
+
+
+def test_the_command_runs_numpys_blas_on_one_thread(tmp_path: Path) -> None:
+    """``warmup`` sets OPENBLAS_NUM_THREADS=1 before numpy loads (its threads spin after
+    each threaded call: 11-15 % of the CPU of ``warmup load`` on the real h2/pg runs),
+    unless the user set it; a program importing the library keeps its own setting."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, os, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write("
+        "'BLAS ' + str(os.environ.get('OPENBLAS_NUM_THREADS')) + '\\n'))\n",
+        encoding="utf-8",
+    )
+
+    def blas_threads(*argv: str, **env: str) -> str:
+        base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        base["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT)])
+        done = subprocess.run(
+            [sys.executable, *argv], env={**base, **env}, capture_output=True, text=True
+        )
+        (line,) = [x for x in done.stderr.splitlines() if x.startswith("BLAS ")]
+        return line.removeprefix("BLAS ")
+
+    assert blas_threads("-m", "toolkit", "--help") == "1"
+    assert blas_threads("-m", "toolkit", "--help", OPENBLAS_NUM_THREADS="4") == "4"
+    assert blas_threads("-c", "import toolkit.cli") == "None"

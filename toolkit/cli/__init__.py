@@ -9,6 +9,7 @@ exception: the traceback, then one line asking to report it); 4 a finding at or 
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -47,6 +48,10 @@ def main() -> None:
     command_line = is_command_line()
     if command_line:
         install_command_handlers()
+        # numpy's OpenBLAS threads spin after each threaded call: the analyses' matrices
+        # (≤ ~1,000 × 1,000) gain no time from them and cost ~8 % more CPU on a 0.9M-sample
+        # run (benchmarks/RESULTS.md). Set before numpy loads; a user's own value stays.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         app(prog_name="warmup")
     except Interrupted as stop:
