@@ -107,9 +107,9 @@ class IngestOptions:
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
     max_bytes: int = MAX_INPUT_BYTES
-    #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a file
-    #: of at least :data:`toolkit.ingest.registry.PROGRESS_MIN_BYTES` is read (the CLI's progress bar); may be called
-    #: from another thread
+    #: ``progress(path, fraction)`` with fraction 0–1, called from time to time while a
+    #: file of at least :data:`toolkit.ingest.registry.PROGRESS_MIN_BYTES` is read (the
+    #: CLI's progress bar); may be called from another thread
     progress: Callable[[Path, float], None] | None = field(default=None, compare=False)
 
 
