@@ -93,13 +93,15 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     numpy, scipy or Plotly is imported, so before any input is read (issue 20 item 4:
     "any error on the command line"). Before, each came after the libraries' start-up
     (0.6-1.1 s), and ``report --hot-window 0`` or ``check --junit`` into a missing folder
-    after the whole ingest and analysis. ``--timezone`` alone needs DuckDB, whose time-zone
-    database applies it."""
+    after the whole ingest and analysis; ``ingest --db NEW`` of files that do not exist
+    created an empty store. ``--timezone`` alone needs DuckDB, whose time-zone database
+    applies it."""
     jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
     other = str(FIXTURES / "jmeter" / "candidate.jtl.gz")
     clickbench = str(FIXTURES / "clickbench")
     no_file, no_store = str(tmp_path / "missing.jtl"), str(tmp_path / "missing.duckdb")
     no_folder = str(tmp_path / "no-such-folder")
+    new_store = str(tmp_path / "new.duckdb")
     cases: list[tuple[list[str], int, str]] = [
         *[([name], 2, "Error: no input: give result files or folders, or --db STORE")
           for name in ("load", "report", "gaps", "detect", "score", "cache", "findings", "check")],
@@ -110,6 +112,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         (["compare", "--db", no_store, "a", "b"], 1, f"Error: {no_store}: no such store"),
         (["load", jtl, no_file], 1, f"Error: {no_file}: no such file or folder"),
         (["findings", no_file], 1, f"Error: {no_file}: no such file or folder"),
+        (["ingest", "--db", new_store, no_file], 1, f"Error: {no_file}: no such file or folder"),
         (["load", jtl, "--apdex", "bad"], 1, "Error: --apdex 'bad': expected"),
         (["load", jtl, "--load-window", "0"], 1, "Error: --load-window '0': must be"),
         (["load", jtl, "--steady-from", "10x"], 1, "Error: --steady-from '10x': expected"),
@@ -147,6 +150,8 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         # the time zone comes last: it alone may load DuckDB
         allowed = {"duckdb"} if "--timezone" in args else set()
         assert set(loaded) <= allowed, f"warmup {' '.join(args)} imported {loaded}"
+    # an ingest with nothing to read leaves no store behind (it created an empty one)
+    assert not Path(new_store).exists()
 
 
 def test_the_probe_sees_a_command_that_does_load_them() -> None:

@@ -303,9 +303,13 @@ def check_inputs(paths: Sequence[Path] | None, db: Path | None) -> None:
             fail(NO_INPUT, code=2)
         check_store_path(db, read_only=True)
     elif db is None:
-        for path in paths:
-            if not path.exists():
-                raise InputFormatError(path, "no such file or folder")
+        for error in missing_inputs(paths):
+            raise error
+
+
+def missing_inputs(paths: Sequence[Path]) -> list[InputFormatError]:
+    """The error of each path that does not exist, as the ingest words it."""
+    return [InputFormatError(p, "no such file or folder") for p in paths if not p.exists()]
 
 
 def check_fail_on(fail_on: str | None) -> None:
