@@ -93,8 +93,8 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     numpy, scipy or Plotly is imported, so before any input is read (issue 20 item 4:
     "any error on the command line"). Before, each came after the libraries' start-up
     (0.6-1.1 s), and ``report --hot-window 0`` or ``check --junit`` into a missing folder
-    after the whole ingest and analysis; ``ingest --db NEW`` of files that do not exist
-    created an empty store. ``--timezone`` alone needs DuckDB, whose time-zone database
+    after the whole ingest and analysis; ``ingest --db NEW`` (or ``load --db NEW``) of files
+    that do not exist created an empty store. ``--timezone`` alone needs DuckDB, whose time-zone database
     applies it."""
     jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
     other = str(FIXTURES / "jmeter" / "candidate.jtl.gz")
@@ -113,6 +113,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         (["load", jtl, no_file], 1, f"Error: {no_file}: no such file or folder"),
         (["findings", no_file], 1, f"Error: {no_file}: no such file or folder"),
         (["ingest", "--db", new_store, no_file], 1, f"Error: {no_file}: no such file or folder"),
+        (["load", "--db", new_store, no_file], 1, f"Error: {no_file}: no such file or folder"),
         (["load", jtl, "--apdex", "bad"], 1, "Error: --apdex 'bad': expected"),
         (["load", jtl, "--load-window", "0"], 1, "Error: --load-window '0': must be"),
         (["load", jtl, "--steady-from", "10x"], 1, "Error: --steady-from '10x': expected"),
@@ -150,7 +151,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         # the time zone comes last: it alone may load DuckDB
         allowed = {"duckdb"} if "--timezone" in args else set()
         assert set(loaded) <= allowed, f"warmup {' '.join(args)} imported {loaded}"
-    # an ingest with nothing to read leaves no store behind (it created an empty one)
+    # an ingest (or load --db) with nothing to read leaves no store behind (it created one)
     assert not Path(new_store).exists()
 
 

@@ -297,19 +297,26 @@ def check_inputs(paths: Sequence[Path] | None, db: Path | None) -> None:
     would refuse: no input at all (exit 2); ``--db`` alone naming no store; without
     ``--db``, a path that does not exist (the whole command fails on it, as its ingest
     would, so nothing is read first). With ``--db`` and paths the files are ingested into
-    the store, which keeps the ones that exist: the ingest says which do not."""
+    the store, which keeps the ones that exist (the ingest says which do not), unless
+    none does (:func:`refuse_missing_inputs`)."""
     if not paths:
         if db is None:
             fail(NO_INPUT, code=2)
         check_store_path(db, read_only=True)
-    elif db is None:
-        for error in missing_inputs(paths):
-            raise error
+    else:
+        refuse_missing_inputs(paths, partial_ok=db is not None)
 
 
-def missing_inputs(paths: Sequence[Path]) -> list[InputFormatError]:
-    """The error of each path that does not exist, as the ingest words it."""
-    return [InputFormatError(p, "no such file or folder") for p in paths if not p.exists()]
+def refuse_missing_inputs(paths: Sequence[Path], *, partial_ok: bool) -> None:
+    """Exit 1 with the ingest's line for each path that does not exist, when one does not
+    (``partial_ok``: when none exists; the ingest then reads those that do and names the
+    others). Before any store is opened: one that would be created stays uncreated."""
+    missing = [p for p in paths if not p.exists()]
+    if missing and (not partial_ok or len(missing) == len(paths)):
+        for path in missing:
+            error = InputFormatError(path, "no such file or folder")
+            typer.echo(f"Error: {escape_controls(' '.join(str(error).split()))}", err=True)
+        raise typer.Exit(1)
 
 
 def check_fail_on(fail_on: str | None) -> None:

@@ -23,9 +23,9 @@ from toolkit.cli.common import (
     fail,
     info,
     input_spec,
-    missing_inputs,
     plain,
     print_json,
+    refuse_missing_inputs,
     run_ingest,
     with_errors,
 )
@@ -110,12 +110,7 @@ def ingest(
     )
     if db is not None:
         check_store_path(db, read_only=False)
-    missing = missing_inputs(paths)
-    if len(missing) == len(paths):
-        # nothing to read: refused before the store is opened, which would create it
-        for error in missing:
-            typer.echo(f"Error: {escape_controls(' '.join(str(error).split()))}", err=True)
-        raise typer.Exit(1)
+    refuse_missing_inputs(paths, partial_ok=True)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.store import open_store
 
