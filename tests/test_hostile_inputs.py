@@ -767,7 +767,7 @@ def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
     the limit and the option, exit 1, the store unchanged; a larger limit reads it; a
     size that is not one is one line too (was: no option; plain files of any size read)."""
     from toolkit import IngestOptions
-    from toolkit.ingest.guarded import parse_size
+    from toolkit.options import parse_size
 
     assert IngestOptions().max_bytes == parse_size("20GB") == 20 * 10**9
     plain = _write_jtl(tmp_path / "run.jtl", 20_000, labels=10)

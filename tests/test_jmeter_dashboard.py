@@ -17,7 +17,8 @@ import pytest
 from jmeter_checks import STATISTICS_FIELDS, assert_error_tables_equal_jmeters
 
 from toolkit import Store, ingest_file
-from toolkit.pipeline.load import apdex_thresholds, load_report
+from toolkit.options import apdex_thresholds
+from toolkit.pipeline.load import load_report
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED: dict[str, Any] = json.loads((ROOT / "fixtures" / "jmeter_dashboard.json").read_text())

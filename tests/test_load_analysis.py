@@ -20,10 +20,10 @@ from jmeter_checks import STATISTICS_FIELDS
 from toolkit import Store, ingest_file, open_store
 from toolkit.analyze.timeseries import analyze_windows, legacy_percentile, littles_law, warmup_end
 from toolkit.numbers import fmt_num
+from toolkit.options import parse_window
 from toolkit.pipeline.load import (
     compare_report,
     load_report,
-    parse_window,
     window_series,
     window_series_by_label,
 )

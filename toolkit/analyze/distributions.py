@@ -142,13 +142,12 @@ def t_quantile(p: float, df: float) -> float:
     # the tail is close to ½ and loses the digits of the difference), kept inside a bracket
     # [lo, hi]: a step out of it bisects (heavy tails at small df)
     center_side = q > 0.25
-    goal = half if center_side else q
+    target = half if center_side else -q  # of the value below, which increases with t
     lo, hi = 0.0, math.inf
     t = start if start > 0 else 1.0
     for _ in range(200):
         tail, center = _t_tails(t, df)
-        value = center if center_side else -tail  # both increase with t
-        target = goal if center_side else -q
+        value = center if center_side else -tail
         if value < target:
             lo = t
         elif value > target:

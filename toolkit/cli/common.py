@@ -314,8 +314,7 @@ def refuse_missing_inputs(paths: Sequence[Path], *, partial_ok: bool) -> None:
     missing = [p for p in paths if not p.exists()]
     if missing and (not partial_ok or len(missing) == len(paths)):
         for path in missing:
-            error = InputFormatError(path, "no such file or folder")
-            typer.echo(f"Error: {escape_controls(' '.join(str(error).split()))}", err=True)
+            print_error(str(InputFormatError(path, "no such file or folder")))
         raise typer.Exit(1)
 
 
@@ -347,8 +346,14 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``Error: message`` on stderr (one line) and exit with ``code``."""
-    typer.echo(f"Error: {escape_controls(' '.join(message.split()))}", err=True)
+    print_error(message)
     raise typer.Exit(code)
+
+
+def print_error(message: str) -> None:
+    """``Error: message`` on stderr, on one line (its whitespace runs made one space, its
+    control characters shown as escapes)."""
+    typer.echo(f"Error: {escape_controls(' '.join(message.split()))}", err=True)
 
 
 def settings_of(config: Path | None, **options: Any) -> Settings:
@@ -614,7 +619,7 @@ def report_ingest(report: PathReport, *, quiet_stored: bool = False) -> None:
             where = "" if warning.startswith(str(result.path)) else f"{result.path}: "
             info(f"warning: {where}{warning}")
     for error in report.errors:
-        typer.echo(f"Error: {escape_controls(' '.join(str(error).split()))}", err=True)
+        print_error(str(error))
 
 
 def run_ingest(

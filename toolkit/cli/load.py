@@ -206,7 +206,7 @@ def _print_load(payload: dict[str, Any], output_format: OutputFormat = OutputFor
     95 % CI, shown as lower–upper when the interval is clamped at 0) and a latency table,
     each readable at 80 columns."""
     from toolkit.numbers import fmt_error_pct, fmt_interval
-    from toolkit.pipeline.load import DEFAULT_APDEX
+    from toolkit.options import DEFAULT_APDEX
 
     console = TableOutput(output_format)
     for suite in payload["suites"]:

@@ -27,7 +27,12 @@ from toolkit.errors import (
 from toolkit.ingest.guarded import check_expansion
 from toolkit.ingest.registry import FORMATS, Ingester, IngestOptions, ReadAgain, SkipFile
 from toolkit.ingest.runs import join_run_logs
-from toolkit.options import check_format_name, check_input_options, check_timezone
+from toolkit.options import (
+    RESULT_SUFFIXES,
+    check_format_name,
+    check_input_options,
+    check_timezone,
+)
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
 
 __all__ = [
@@ -360,12 +365,10 @@ class _Staging:
         if path.is_dir():
             files = candidate_files(path)
             if not files:
-                from toolkit.ingest.detect import SUFFIXES
-
                 self.report.errors.append(
                     InputFormatError(
                         path,
-                        f"folder holds no result files (none named *{', *'.join(SUFFIXES)}); "
+                        f"folder holds no result files (none named *{', *'.join(RESULT_SUFFIXES)}); "
                         "give the folder that holds the results, or the files",
                     )
                 )

@@ -21,14 +21,12 @@ from toolkit.ingest.guarded import GZIP_ERRORS, damaged_gzip
 from toolkit.ingest.registry import FORMATS
 from toolkit.options import RESULT_SUFFIXES
 
-#: file name endings a folder walk tries (hidden files are skipped)
-SUFFIXES = RESULT_SUFFIXES
 HEAD_BYTES = 64 * 1024
 
 
 def looks_ingestible(path: Path) -> bool:
     """Whether a file in a folder walk should be tried (by suffix; hidden files skipped)."""
-    return not path.name.startswith(".") and path.suffix.lower() in SUFFIXES
+    return not path.name.startswith(".") and path.suffix.lower() in RESULT_SUFFIXES
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:

@@ -23,10 +23,7 @@ from typing import Any, BinaryIO, cast
 import pyarrow as pa
 
 from toolkit.errors import InputFormatError
-
-# the size options, checked before any library is imported (toolkit.options)
-from toolkit.options import MAX_INPUT_BYTES as MAX_INPUT_BYTES
-from toolkit.options import parse_size as parse_size
+from toolkit.options import MAX_INPUT_BYTES
 
 #: Deepest JSON nesting accepted. Benchmark exports nest a few levels; a DuckDB profile
 #: nests two levels per operator, so 200 allows a plan about 100 operators deep. The limit keeps

@@ -44,7 +44,6 @@ from toolkit.store import Store
 
 __all__ = [
     "DEFAULT_COVERAGE",
-    "REFERENCES",
     "GridOptions",
     "SuiteGaps",
     "gap_tables",
@@ -54,8 +53,6 @@ __all__ = [
     "steady_reference_s",
 ]
 
-#: Names accepted by ``--reference``.
-REFERENCES = GAP_REFERENCES
 #: A protocol is recommended when its error is within the target for 90 % of the series.
 DEFAULT_COVERAGE = 0.90
 
@@ -127,8 +124,10 @@ def gap_tables(
     are left out. Without ``suite_findings`` each suite's ``findings`` stay empty, for
     callers that show the findings engine's list instead (the report, the summary table).
     """
-    if reference not in REFERENCES:
-        raise UsageError(f"unknown reference {reference!r}; use one of: {', '.join(REFERENCES)}")
+    if reference not in GAP_REFERENCES:
+        raise UsageError(
+            f"unknown reference {reference!r}; use one of: {', '.join(GAP_REFERENCES)}"
+        )
     if tolerance < 0 or target < 0:
         raise UsageError("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
     if grid is not None:

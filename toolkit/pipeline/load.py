@@ -58,15 +58,7 @@ from toolkit.ingest.jmeter import (
     within_a_day,
 )
 from toolkit.native import duckdb
-
-# the option parsers live in a light module for the command line; imported from here too
-from toolkit.options import DEFAULT_APDEX as DEFAULT_APDEX
-from toolkit.options import apdex_thresholds as apdex_thresholds
-from toolkit.options import check_steady_bounds as check_steady_bounds
-from toolkit.options import parse_apdex as parse_apdex
-from toolkit.options import parse_apdex_per_label as parse_apdex_per_label
-from toolkit.options import parse_steady_bound as parse_steady_bound
-from toolkit.options import parse_window as parse_window
+from toolkit.options import DEFAULT_APDEX, check_steady_bounds
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
