@@ -158,7 +158,7 @@ def test_compare_files_twice_on_one_store_reuses_their_suites(
     res = runner.invoke(app, ["compare", "off", str(on), "--db", str(db), "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["b"] == "on"
     res = runner.invoke(app, ["compare", str(on), str(on), "--db", str(db)])
-    assert res.exit_code == 1 and "A and B are both suite 'on'" in res.stderr
+    assert res.exit_code == 1 and "A and B are the same file" in res.stderr
 
 
 def test_load_with_db_and_files_shows_only_those_files(tmp_path: Path, runner: CliRunner) -> None:

@@ -94,14 +94,17 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     "any error on the command line"). Before, each came after the libraries' start-up
     (0.6-1.1 s), and ``report --hot-window 0`` or ``check --junit`` into a missing folder
     after the whole ingest and analysis; ``ingest --db NEW`` (or ``load --db NEW``) of files
-    that do not exist created an empty store. ``--timezone`` alone needs DuckDB, whose time-zone database
-    applies it."""
+    that do not exist created an empty store; ``compare`` of one file (or suite) against
+    itself read it first, into ``--db`` too. ``--timezone`` alone needs DuckDB, whose
+    time-zone database applies it."""
     jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
     other = str(FIXTURES / "jmeter" / "candidate.jtl.gz")
     clickbench = str(FIXTURES / "clickbench")
     no_file, no_store = str(tmp_path / "missing.jtl"), str(tmp_path / "missing.duckdb")
     no_folder = str(tmp_path / "no-such-folder")
     new_store = str(tmp_path / "new.duckdb")
+    existing = tmp_path / "existing.duckdb"  # a store is only looked for before the libraries
+    existing.write_bytes(b"")
     cases: list[tuple[list[str], int, str]] = [
         *[([name], 2, "Error: no input: give result files or folders, or --db STORE")
           for name in ("load", "report", "gaps", "detect", "score", "cache", "findings", "check")],
@@ -135,6 +138,11 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         (["ingest", "--db", f"{no_folder}/s.duckdb", jtl], 1, f"Error: {no_folder}/s.duckdb: folder"),
         (["check", jtl, "--junit", f"{no_folder}/j.xml"], 1, f"Error: {no_folder}/j.xml: folder"),
         (["demo", "-o", f"{no_folder}/d.html"], 1, f"Error: {no_folder}/d.html: folder"),
+        (["compare", jtl, jtl], 1, f"Error: A and B are the same file ({jtl}, {jtl})"),
+        (["compare", jtl, f"{Path(jtl).parent}/../jmeter/{Path(jtl).name}"], 1,
+         "Error: A and B are the same file"),
+        (["compare", "--db", new_store, jtl, jtl], 1, "Error: A and B are the same file"),
+        (["compare", "--db", str(existing), "on", "on"], 1, "Error: A and B are both suite 'on'"),
         (["load", jtl, "--timezone", "Mars/Base"], 1, "Error: --timezone 'Mars/Base'"),
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "WARMUP_DB"}

@@ -536,6 +536,7 @@ def compare(
             raise UsageError(f"{arg}: no such file or folder (a suite name needs --db STORE)")
     if not files and db is not None:
         check_store_path(db, read_only=True)
+    _refuse_same_input(a, b)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.compare import compare_findings
     from toolkit.pipeline.findings import finalized
@@ -579,6 +580,21 @@ def _looks_like_path(arg: str) -> bool:
     """Whether a compare argument names a file rather than a suite: it ends like a result
     file (suite names made from files have that ending removed)."""
     return Path(arg).suffix.lower() in RESULT_SUFFIXES
+
+
+def _refuse_same_input(a: str, b: str) -> None:
+    """Refuse A and B naming one file (also by two spellings of its path or a link) or one
+    suite, before anything is read: the same refusal the store gives after reading them."""
+    pa, pb = Path(a), Path(b)
+    if pa.exists() != pb.exists():
+        return
+    try:
+        same = pa.samefile(pb) if pa.exists() else a == b
+    except OSError:  # unreadable: the ingest names it
+        return
+    if same:
+        what = "the same file" if pa.exists() else f"both suite {a!r}"
+        raise UsageError(f"A and B are {what} ({a}, {b}): compare two different suites or files")
 
 
 def _compare_suite(store: Store, path: str, spec: InputSpec) -> str:
