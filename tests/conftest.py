@@ -26,10 +26,32 @@ import typer.testing  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from toolkit import Store, open_store  # noqa: E402
+from toolkit.native import duckdb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_REAL = ROOT.parent / "shared" / "real"
 REQUIRE_ALL = os.environ.get("WARMUP_REQUIRE_ALL") == "1"
+
+
+def _one_thread(connect: Callable[..., Any]) -> Callable[..., Any]:
+    """``duckdb.connect`` with one DuckDB thread, unless the caller's config sets them."""
+
+    def connect_one_thread(
+        database: Any = ":memory:", read_only: bool = False, config: Any = None
+    ) -> Any:
+        return connect(database, read_only=read_only, config={"threads": 1, **(config or {})})
+
+    return connect_one_thread
+
+
+#: The quick loop's xdist workers (one per core) give DuckDB one thread each: with its
+#: default (a thread per core) the workers' DuckDB threads contend for the same cores:
+#: the quick loop took ~5 % more wall and CPU time on 2 cores (4 interleaved pairs,
+#: benchmarks/RESULTS.md, "Test suite and start-up"). CI (WARMUP_REQUIRE_ALL=1), a run
+#: without xdist and the ``warmup`` processes the tests start keep DuckDB's default, so the
+#: parallel CSV reader the command line uses is what CI tests.
+if os.environ.get("PYTEST_XDIST_WORKER") and not REQUIRE_ALL:
+    duckdb.connect = _one_thread(duckdb.connect)
 
 
 #: Tests marked ``slow`` (long fuzz runs, recordings, subprocess matrices) run in CI

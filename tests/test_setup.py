@@ -35,3 +35,25 @@ def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
     assert done.returncode == 0, done.stdout[-2000:]
     assert "1 skipped" in done.stdout
     assert "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in done.stdout
+
+
+def test_duckdb_runs_one_thread_only_in_the_quick_loops_workers() -> None:
+    """The quick loop's xdist workers give DuckDB one thread (conftest: the workers'
+    threads contended for the cores); CI and a run without xdist test the thread count
+    the command line runs with, DuckDB's default."""
+    from toolkit import open_store
+    from toolkit.native import duckdb
+
+    default = subprocess.run(
+        [sys.executable, "-c", "import duckdb; print(duckdb.connect().execute("
+         "\"SELECT current_setting('threads')\").fetchone()[0])"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+    with open_store() as store:
+        threads = store.con.execute("SELECT current_setting('threads')").fetchone()
+    direct = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()
+    quick_worker = bool(os.environ.get("PYTEST_XDIST_WORKER")) and (
+        os.environ.get("WARMUP_REQUIRE_ALL") != "1"
+    )
+    expected = 1 if quick_worker else int(default)
+    assert threads == direct == (expected,)
