@@ -40,6 +40,7 @@ COMMAND_LINES: list[tuple[str, list[str]]] = [
     ("a bad hot window", ["report", str(JTL), "--hot-window", "0"]),
     ("a file that does not exist", ["load", "missing.jtl"]),
     ("a store that does not exist", ["gaps", "--db", "missing.duckdb"]),
+    ("one file as A and B", ["compare", str(JTL), str(JTL)]),
     ("an unknown time zone (DuckDB)", ["load", str(JTL), "--timezone", "Mars/Base"]),
 ]
 
