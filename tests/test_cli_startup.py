@@ -142,6 +142,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         (["compare", jtl, f"{Path(jtl).parent}/../jmeter/{Path(jtl).name}"], 1,
          "Error: A and B are the same file"),
         (["compare", "--db", new_store, jtl, jtl], 1, "Error: A and B are the same file"),
+        (["compare", clickbench, f"{clickbench}/"], 1, "Error: A and B are the same folder"),
         (["compare", "--db", str(existing), "on", "on"], 1, "Error: A and B are both suite 'on'"),
         (["load", jtl, "--timezone", "Mars/Base"], 1, "Error: --timezone 'Mars/Base'"),
     ]  # fmt: skip

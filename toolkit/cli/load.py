@@ -593,7 +593,13 @@ def _refuse_same_input(a: str, b: str) -> None:
     except OSError:  # unreadable: the ingest names it
         return
     if same:
-        what = "the same file" if pa.exists() else f"both suite {a!r}"
+        what = (
+            f"both suite {a!r}"
+            if not pa.exists()
+            else "the same folder"
+            if pa.is_dir()
+            else "the same file"
+        )
         raise UsageError(f"A and B are {what} ({a}, {b}): compare two different suites or files")
 
 
