@@ -133,6 +133,38 @@ def test_a_program_importing_the_library_keeps_its_own_signals() -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_a_signal_where_no_exception_can_pass_is_not_lost() -> None:
+    """A signal whose handler runs inside a weakref callback (the import system's clean-up
+    of a module lock, where SIGTERM landed 0.2 s into an ingest in CI) or a ``__del__``:
+    Python cannot pass the handler's exception on. It printed "Exception ignored in" with a
+    traceback and the command ran on to its end, exit 0. Now the signal comes again and
+    ends the command where it can."""
+    code = (
+        "import os, signal, weakref\n"
+        "from toolkit.interrupts import Interrupted, install_command_handlers\n"
+        "install_command_handlers()\n"
+        "class Thing: pass\n"
+        "def callback(ref):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    for i in range(1000): pass  # the handler runs here, in the callback\n"
+        "thing = Thing()\n"
+        "ref = weakref.ref(thing, callback)\n"
+        "try:\n"
+        "    del thing\n"
+        "    for i in range(10**7): pass\n"
+        "    print('lost')\n"
+        "except Interrupted as exc:\n"
+        "    print('raised', exc.signum)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["raised", str(int(signal.SIGTERM))]
+    assert done.stderr == ""
+
+
 @pytest.mark.slow
 def test_signals_at_twenty_moments_of_ingest_load_and_report(
     tmp_path: Path, real_dir: Path

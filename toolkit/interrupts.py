@@ -13,13 +13,16 @@ closed before the command exits with the signal's code.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 __all__ = [
     "Interrupted",
@@ -146,9 +149,39 @@ def signals_held() -> Iterator[None]:
             raise Interrupted(signum)
 
 
+def _redeliver_unraised(unraisable: Any) -> None:
+    """``sys.unraisablehook`` of the command: an :class:`Interrupted` raised where Python
+    cannot pass an exception on (a weakref callback, such as the import system's clean-up
+    of a module lock, or a ``__del__``) is not lost. Python printed "Exception ignored in"
+    with a traceback and the command ran on to its end (a SIGTERM 0.2 s into an ingest, in
+    CI). The same signal is sent again from a new thread once this hook has returned (sent
+    from here, the handler would run inside the hook, where an exception is lost too), and
+    the handler raises at the next point that can take it. Any other unraisable exception
+    goes to the hook that was there before."""
+    exc = unraisable.exc_value
+    if isinstance(exc, Interrupted) and _HANDLER.signum == exc.signum:
+        _HANDLER.signum = None
+        _thread.start_new_thread(_signal_again, (exc.signum,))
+        return
+    _PREVIOUS_UNRAISABLE_HOOK[0](unraisable)
+
+
+def _signal_again(signum: int) -> None:
+    # the main thread holds the GIL until it leaves the hook; a millisecond more is margin
+    time.sleep(0.001)
+    os.kill(os.getpid(), signum)
+
+
+_PREVIOUS_UNRAISABLE_HOOK: list[Callable[[Any], object]] = [sys.unraisablehook]
+
+
 def install_command_handlers() -> None:
     """SIGINT and SIGTERM raise :class:`Interrupted` (the first one only), for the command
-    that is about to run."""
+    that is about to run; one raised where no exception can pass is raised again
+    (:func:`_redeliver_unraised`)."""
+    if sys.unraisablehook is not _redeliver_unraised:
+        _PREVIOUS_UNRAISABLE_HOOK[0] = sys.unraisablehook
+        sys.unraisablehook = _redeliver_unraised
     for signum in SIGNALS:
         if _wanted(signum):
             signal.signal(signum, _HANDLER)
