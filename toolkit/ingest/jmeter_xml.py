@@ -57,6 +57,22 @@ from toolkit.store.scratch import scratch_folder
 _SAMPLE_TAGS = frozenset({"sample", "httpSample", "statSample"})
 #: elements inside a sample whose text is read
 _TEXT_TAGS = frozenset({"failure", "error", "failureMessage", "java.net.URL", "responseFile"})
+#: the texts of a sample that fill a JMeter CSV column, by that column
+_COLUMN_TEXTS = {"URL": "java.net.URL", "Filename": "responseFile"}
+
+
+def _text_tags(sample_columns: frozenset[str] | None) -> frozenset[str]:
+    """The elements whose text is read: all of :data:`_TEXT_TAGS`, less the URL and the
+    response file when a scratch store keeps only ``sample_columns`` without them
+    (``warmup load FILE``: expat then skips their text, 8 % of the CPU of a 1M-sample
+    file, benchmarks/RESULTS.md)."""
+    if sample_columns is None:
+        return _TEXT_TAGS
+    return _TEXT_TAGS - {
+        tag for column, tag in _COLUMN_TEXTS.items() if column not in sample_columns
+    }
+
+
 #: a character reference (decimal or hex); those naming a character XML 1.0 forbids are
 #: removed before parsing, as JMeter writes them under an XML 1.0 declaration (bug 59973)
 _CHAR_REF = re.compile(rb"&#(?:x([0-9a-fA-F]+)|([0-9]+));")
@@ -255,9 +271,12 @@ class _Parser:
     """expat callbacks keeping one record per sample element (its attribute values as
     expat gives them) and turning each batch of records into Arrow columns at once."""
 
-    def __init__(self, path: Path, writer: SourceWriter) -> None:
+    def __init__(
+        self, path: Path, writer: SourceWriter, text_tags: frozenset[str] = _TEXT_TAGS
+    ) -> None:
         self.path = path
         self.writer = writer  # for warnings (a text cut at MAX_TAG_BYTES)
+        self.text_tags = text_tags  # the elements whose text is read (:func:`_text_tags`)
         self.rows: list[list[Any]] = []  # completed records, in storage order
         self.stack: list[list[Any]] = []  # open samples
         # completed samples nested in the open top-level one: stored only when it completes
@@ -284,7 +303,7 @@ class _Parser:
 
     def start(self, tag: str, attrs: list[Any]) -> None:
         if tag not in _SAMPLE_TAGS or not self.seen_root:
-            if tag in _TEXT_TAGS and self.stack:
+            if tag in self.text_tags and self.stack:
                 self.text_target = tag
                 self.text = []
                 self.text_bytes = 0
@@ -577,7 +596,7 @@ def _cut_of(state: _Parser, parser: Any) -> _Cut:
 
 def _new_parser(path: Path, writer: Any, options: IngestOptions) -> tuple[_Parser, Any]:
     """A :class:`_Parser` and the expat parser feeding it (DOCTYPE and ENTITY refused)."""
-    state = _Parser(path, writer)
+    state = _Parser(path, writer, _text_tags(options.sample_columns))
     parser = expat.ParserCreate(encoding=options.encoding)
     state.expat = parser
     parser.buffer_text = True
@@ -776,6 +795,9 @@ def _second_part_command(path: Path, split: _Split, options: IngestOptions, out:
         "offset": split.offset,
         "head": split.head.decode("utf-8", "surrogateescape"),
         "encoding": options.encoding,
+        "sample_columns": None
+        if options.sample_columns is None
+        else sorted(options.sample_columns),
         "out": str(out),
     }
     code = "from toolkit.ingest.jmeter_xml import _read_second_part as r; r()"
@@ -803,7 +825,11 @@ def _read_second_part() -> None:
     arguments = json.loads(sys.argv[1])
     path = Path(arguments["path"])
     head = str(arguments["head"]).encode("utf-8", "surrogateescape")
-    options = IngestOptions(encoding=arguments["encoding"])
+    columns = arguments["sample_columns"]
+    options = IngestOptions(
+        encoding=arguments["encoding"],
+        sample_columns=None if columns is None else frozenset(columns),
+    )
     state, parser = _new_parser(path, _NoWarnings(), options)
     parent = os.getppid()
 
