@@ -32,7 +32,6 @@ from xml.parsers import expat
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, damaged_gzip, quoted
@@ -479,6 +478,8 @@ class _Parser:
 
         Strings become integers, booleans and NULLs here, column by column in Arrow
         (vectorised), not per attribute in Python."""
+        import pyarrow.compute as pc
+
         records, self.rows = self.rows, []
         fields = list(zip(*records, strict=True))  # the records' fields as columns
         value_columns = list(zip(*fields[_VALUES], strict=True))
@@ -528,6 +529,8 @@ class _Parser:
 
     def _count_inversions(self, start_ms: pa.Array, top: Sequence[bool]) -> None:
         """Count top-level samples whose ts is below the previous top-level one's."""
+        import pyarrow.compute as pc
+
         stamps = pc.drop_null(pc.filter(start_ms, pa.array(top, pa.bool_()))).to_numpy()
         if not len(stamps):
             return
@@ -882,6 +885,8 @@ def _two_part_batches(
     part. Anything but a clean read of both (an ill-formed part, a warning, a cut end, a
     failed child) raises :class:`ReadAgain`: the transaction is rolled back and the file
     is read again in one part, which says what is wrong as before."""
+    import pyarrow.compute as pc
+
     one_part = replace(options, extra={**options.extra, _SERIAL: "1"})
     package = str(Path(__file__).resolve().parents[2])
     env = {
