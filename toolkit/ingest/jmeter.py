@@ -39,7 +39,7 @@ from toolkit.ingest.registry import (
 )
 from toolkit.native import duckdb
 from toolkit.numbers import plural
-from toolkit.options import delimiter_char
+from toolkit.options import check_timezone, delimiter_char
 from toolkit.store import SourceWriter
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
@@ -380,13 +380,7 @@ def _timestamp_expr(
             )
         return "VARCHAR", f"epoch_ms({parsed})"
     if zone is not None:
-        try:
-            writer.store.con.execute("SELECT timezone(?, TIMESTAMP '2000-01-01')", [zone])
-        except duckdb.Error:
-            raise UsageError(
-                f"--timezone {zone!r}: unknown time zone; pass an IANA name such as "
-                "Europe/Paris, America/New_York or UTC"
-            ) from None
+        check_timezone(zone)  # already checked by the ingest's entry points: remembered
     if zone is None:
         writer.warn(
             "timeStamp is a formatted date without a zone (JMeter writes the JVM's local "
