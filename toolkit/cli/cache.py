@@ -17,7 +17,6 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
-    check_fail_on,
     check_inputs,
     finish,
     input_spec,
@@ -70,8 +69,7 @@ def cache(
     """
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.cache import cache_findings
     from toolkit.pipeline.cache import analyze_cache, cache_payload

@@ -292,13 +292,15 @@ def input_spec(
 NO_INPUT = "no input: give result files or folders, or --db STORE (see --help)"
 
 
-def check_inputs(paths: Sequence[Path] | None, db: Path | None) -> None:
-    """Refuse before any library is imported or file read what :func:`ingested_store`
-    would refuse: no input at all (exit 2); ``--db`` alone naming no store; without
-    ``--db``, a path that does not exist (the whole command fails on it, as its ingest
-    would, so nothing is read first). With ``--db`` and paths the files are ingested into
-    the store, which keeps the ones that exist (the ingest says which do not), unless
-    none does (:func:`refuse_missing_inputs`)."""
+def check_inputs(paths: Sequence[Path] | None, db: Path | None, fail_on: str | None = None) -> None:
+    """Refuse before any library is imported or file read what the command would refuse
+    later: a ``--fail-on`` level that does not exist (:func:`check_fail_on`), and what
+    :func:`ingested_store` refuses: no input at all (exit 2); ``--db`` alone naming no
+    store; without ``--db``, a path that does not exist (the whole command fails on it, as
+    its ingest would, so nothing is read first). With ``--db`` and paths the files are
+    ingested into the store, which keeps the ones that exist (the ingest says which do
+    not), unless none does (:func:`refuse_missing_inputs`)."""
+    check_fail_on(fail_on)
     if not paths:
         if db is None:
             fail(NO_INPUT, code=2)

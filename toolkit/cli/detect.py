@@ -19,7 +19,6 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
-    check_fail_on,
     check_inputs,
     finish,
     info,
@@ -224,8 +223,7 @@ def detect(
     settings = settings_of(config)
     options = detect_options(penalty, equivalence)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.pipeline.detect import detect_payload, detect_series
     from toolkit.pipeline.findings import iteration_family

@@ -18,7 +18,6 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
-    check_fail_on,
     check_inputs,
     fail,
     fail_level,
@@ -375,8 +374,7 @@ def gaps(
     if grid:
         check_grid(max_skip, max_window, coverage)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.pipeline.detect import detect_series
     from toolkit.pipeline.findings import iteration_family

@@ -358,8 +358,7 @@ def load(
         timezone=timezone,
         timestamps=timestamps,
     )
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.load_findings import JMETER_STATISTIC_WINDOW, load_family_findings
     from toolkit.ingest.jmeter import LOAD_COLUMNS

@@ -23,7 +23,6 @@ from toolkit.cli.common import (
     TimezoneOption,
     analysis_store,
     app,
-    check_fail_on,
     check_inputs,
     fail,
     finish,
@@ -224,8 +223,7 @@ def report(
         timezone=timezone,
         timestamps=timestamps,
     )
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     refuse_overwriting_inputs(output, paths, db)
     # the libraries (the renderer: plotly and Jinja2), once the command line is known to be
     # good (issue 20 item 4)

@@ -17,7 +17,6 @@ from toolkit.cli.common import (
     PathsArgument,
     analysis_store,
     app,
-    check_fail_on,
     check_inputs,
     finish,
     input_spec,
@@ -137,8 +136,7 @@ def score(
     """
     settings = settings_of(config)
     spec = input_spec(format=format, encoding=encoding, max_bytes=max_bytes)
-    check_fail_on(fail_on)
-    check_inputs(paths, db)
+    check_inputs(paths, db, fail_on)
     # the libraries, once the command line is known to be good (issue 20 item 4)
     from toolkit.analyze.score import score_findings
     from toolkit.pipeline.findings import finalized
