@@ -247,13 +247,14 @@ def check_steady_bounds(steady_from_s: float | None, steady_to_s: float | None) 
         )
 
 
-def parse_window(text: str) -> float:
-    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0)."""
+def parse_window(text: str, option: str = "--window") -> float:
+    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0); ``option``:
+    the option named in the error."""
     value = _duration_s(text)
     if value is None:
-        raise UsageError(f"--window {text!r}: expected e.g. 1s, 500ms, 2m")
+        raise UsageError(f"{option} {text!r}: expected e.g. 1s, 500ms, 2m")
     if not value >= 0.001:
-        raise UsageError(f"--window {text!r}: must be at least 1ms")
+        raise UsageError(f"{option} {text!r}: must be at least 1ms")
     return value
 
 

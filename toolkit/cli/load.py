@@ -411,10 +411,7 @@ def _window(window: str | None, old_window: str | None, default: str) -> float:
     in seconds; a value it cannot use is an option value error (exit 1) naming the option
     given."""
     if window is not None:
-        try:
-            return parse_window(window)
-        except UsageError as exc:
-            raise UsageError(str(exc).replace("--window", "--load-window", 1)) from None
+        return parse_window(window, "--load-window")
     return parse_window(old_window or default)
 
 

@@ -85,12 +85,7 @@ def file_size(size: int) -> str:
 def _load_window(text: str) -> float:
     """``--load-window`` in seconds; a value it cannot use is an option value error (exit 1,
     as ``warmup load --window``)."""
-    from toolkit.errors import UsageError
-
-    try:
-        value = parse_window(text)
-    except UsageError as exc:
-        fail(str(exc).replace("--window", "--load-window", 1))
+    value = parse_window(text, "--load-window")
     if not math.isfinite(value):
         fail(f"--load-window {text!r}: expected e.g. 1s, 500ms, 2m")
     return value
