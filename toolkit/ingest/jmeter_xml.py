@@ -221,6 +221,8 @@ _TEXT_COLUMNS = (
 )
 _VALUE_COLUMNS = (*_INT_COLUMNS, *_TEXT_COLUMNS, "success")
 _VALUE_AT = {name: at for at, name in enumerate(_VALUE_COLUMNS)}
+#: a batch's attribute values as Arrow reads them: one string field per value column
+_VALUES_TYPE = pa.struct([(name, pa.string()) for name in _VALUE_COLUMNS])
 #: attribute name -> its column (rc and rs both name the response code)
 _ATTR_COLUMN = {"ts": "start_ms", **_INT_ATTRS, **_STR_ATTRS, "s": "success"}
 #: attribute of each integer column, for the error message
@@ -482,10 +484,12 @@ class _Parser:
 
         records, self.rows = self.rows, []
         fields = list(zip(*records, strict=True))  # the records' fields as columns
-        value_columns = list(zip(*fields[_VALUES], strict=True))
+        # the attribute values (a tuple per record) into Arrow in one pass: a string
+        # column per attribute, not transposed in Python first
+        values = pa.array(fields[_VALUES], _VALUES_TYPE)
         lines = fields[_LINE]
         columns: dict[str, pa.Array] = {}
-        raw_ints = [pa.array(value_columns[at], pa.string()) for at in range(len(_INT_COLUMNS))]
+        raw_ints = [values.field(at) for at in range(len(_INT_COLUMNS))]
         # Arrow's string -> integer cast reads what Python's int() reads, the same, except
         # hexadecimal "0x1F" (int() refuses it); " 5", "+5", "1_0" (int() reads them) and
         # every error take the exact path, int() per value
@@ -502,10 +506,12 @@ class _Parser:
             )
             columns = {name: exact.column(name).combine_chunks() for name in _INT_COLUMNS}
         for name in _TEXT_COLUMNS:
-            values = value_columns[_VALUE_AT[name]]
+            text = values.field(_VALUE_AT[name])
             if self.decode and name in _DECODED_COLUMNS:
-                values = tuple(None if v is None else urllib.parse.unquote_plus(v) for v in values)
-            text = pa.array(values, pa.string())
+                decoded = [
+                    None if v is None else urllib.parse.unquote_plus(v) for v in text.to_pylist()
+                ]
+                text = pa.array(decoded, pa.string())
             # "" = not recorded; NULL, as the CSV writer's empty field reads
             columns[name] = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
         columns["label"] = pc.fill_null(columns["label"], "")
@@ -513,8 +519,7 @@ class _Parser:
             pc.starts_with(columns["response_message"], TC_PREFIX), False
         )
         # Java's Boolean.parseBoolean: "true" in any case
-        success = pa.array(value_columns[_VALUE_AT["success"]], pa.string())
-        columns["success"] = pc.equal(pc.utf8_lower(success), "true")
+        columns["success"] = pc.equal(pc.utf8_lower(values.field(_VALUE_AT["success"])), "true")
         for name, at in (
             ("url", _URL),
             ("filename", _FILENAME),
