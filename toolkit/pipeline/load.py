@@ -79,19 +79,24 @@ def _apdex_counts(t_ms: int | str, f_ms: int | str) -> str:
     ≤ T, and in (T, F], out of ``apdex_n``, the samples with an elapsed time and a success
     flag: a file that records neither (NULL: not reported) has no APDEX, not 0
     (Bug56811.xml: 51 samples, no times)."""
-    return f"""count(*) FILTER (success AND elapsed_ms <= {t_ms}) AS satisfied,
-    count(*) FILTER (success AND elapsed_ms > {t_ms} AND elapsed_ms <= {f_ms}) AS tolerated,
-    count(*) FILTER (success IS NOT NULL AND elapsed_ms IS NOT NULL) AS apdex_n"""
+    return f"""{_weighted("success AND elapsed_ms <= " + str(t_ms))} AS satisfied,
+    {_weighted(f"success AND elapsed_ms > {t_ms} AND elapsed_ms <= {f_ms}")} AS tolerated,
+    {_weighted("success IS NOT NULL AND elapsed_ms IS NOT NULL")} AS apdex_n"""
 
 
-def _label_apdex_counts(store: Store, suite_id: int, apdex: ApdexThresholds) -> str:
+def _weighted(test: str) -> str:
+    """SQL of the samples of a set of :func:`sample_groups` rows that pass ``test``: the
+    ``count(*) FILTER`` of the samples themselves (0, not NULL, when none do)."""
+    return f"coalesce(sum(n) FILTER ({test}), 0)::BIGINT"
+
+
+def _label_apdex_counts(store: Store, groups: str, apdex: ApdexThresholds) -> str:
     """:func:`_apdex_counts` with each label's own T and F (``apdex.per_label``): a CASE
-    over the suite's labels whose thresholds differ from the default ones."""
+    over the labels of the suite's :func:`sample_groups` table ``groups`` whose thresholds
+    differ from the default ones."""
     if not apdex.per_label:
         return _apdex_counts(*apdex.overall_ms)
-    labels = store.con.execute(
-        f"SELECT DISTINCT label FROM {_samples(store)} WHERE suite_id = ?", [suite_id]
-    ).fetchall()
+    labels = store.con.execute(f"SELECT DISTINCT label FROM {groups}").fetchall()
     limits_of = {str(label): apdex.for_label(str(label)) for (label,) in labels}
     own = {k: v for k, v in limits_of.items() if v != apdex.overall_ms}
     if not own:
@@ -248,7 +253,9 @@ class _Scope:
 _ENGINE = "coalesce(hostname, 'source ' || source_id::VARCHAR)"
 
 
-def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl.DataFrame | None:
+def _thread_activity(
+    store: Store, suite_id: int, t0: int, window_ms: int, groups: str | None = None
+) -> pl.DataFrame | None:
     """Active threads per window ``w`` from the thread names, for a suite whose samples
     carry no thread counts (no ``allThreads``/``grpThreads``: JMeter before 2.4, or a
     listener saving fewer fields): a thread (a ``threadName`` of one load generator) is
@@ -261,9 +268,11 @@ def _thread_activity(store: Store, suite_id: int, t0: int, window_ms: int) -> pl
     not two. None when the suite has thread counts, or no thread names."""
     # a JTL with thread counts (the usual case) stops the scan at its first sample
     counted = store.con.execute(
-        f"""SELECT 1 FROM {_samples(store)} WHERE suite_id = ?
-              AND (all_threads IS NOT NULL OR grp_threads IS NOT NULL) LIMIT 1""",
-        [suite_id],
+        f"SELECT 1 FROM {groups} WHERE threads_n > 0 LIMIT 1"
+        if groups is not None
+        else f"""SELECT 1 FROM {_samples(store)} WHERE suite_id = ?
+                 AND (all_threads IS NOT NULL OR grp_threads IS NOT NULL) LIMIT 1""",
+        [] if groups is not None else [suite_id],
     ).fetchall()
     if counted:
         return None
@@ -347,6 +356,104 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
                   GROUP BY ALL)
             GROUP BY ALL ORDER BY ALL""",
         [t0, window_ms, suite_id],
+    )
+
+
+#: The columns a :func:`sample_groups` table groups the samples by: label, completion
+#: window, elapsed time, success, load generator, the row kinds, and the error type
+#: (:data:`_ERROR_TYPE`, NULL unless failed)
+GROUP_KEYS = (
+    "label", "w", "elapsed_ms", "success", "engine", "is_transaction", "is_subresult",
+    "jmeter_tc", "type",
+)  # fmt: skip
+
+
+def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
+    """SQL of the sample groups of a relation ``rows`` of one suite's samples (the
+    columns of ``samples``): one row per :data:`GROUP_KEYS` value, ``w`` the completion
+    window (``(start + elapsed − t0) // window_ms``, NULL without both times), with
+    ``n`` samples, their first and last start and completion (epoch ms), byte sums and
+    the sum and count of their thread counts (allThreads, else grpThreads).
+
+    Every figure of :func:`analyze_load_suite` is an aggregate of these: counts, sums,
+    minima and maxima add up over groups, and exact percentiles need only each window's
+    value histogram, which the groups are. So the analysis reads ~10^4–10^5 groups, not
+    the samples, and ``warmup load FILE`` can aggregate the file as it reads it, never
+    storing a row (issue 20 item 3); ``--db`` groups the stored rows the same way."""
+    origin = "NULL" if t0 is None else str(int(t0))
+    return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
+                  jmeter_tc, type, count(*) AS n,
+                  min(start_ms) AS start_min, max(start_ms) AS start_max,
+                  min(start_ms + elapsed_ms) AS end_min, max(start_ms + elapsed_ms) AS end_max,
+                  sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
+                  sum(threads) AS threads_sum, count(threads) AS threads_n
+           FROM (SELECT label, start_ms, elapsed_ms, success, is_transaction, is_subresult,
+                        bytes, sent_bytes,
+                        ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
+                        {_ENGINE} AS engine, {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type,
+                        coalesce(all_threads, grp_threads) AS threads
+                 FROM {rows})
+           GROUP BY ALL"""
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """A :func:`sample_groups` table made before the analysis (by the reader of ``warmup
+    load FILE``, which keeps no rows): ``table``, grouped by windows of ``window_ms`` from
+    ``t0``, the suite's first sample start."""
+
+    table: str
+    t0: int | None
+    window_ms: int
+
+
+#: the tables a reader grouped, per store and suite (:func:`sample_groups` uses them)
+GROUPED: weakref.WeakKeyDictionary[Store, dict[int, Grouped]] = weakref.WeakKeyDictionary()
+#: the name of the table :func:`sample_groups` makes
+_GROUPS_TABLE = "_load_groups"
+
+
+@contextlib.contextmanager
+def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -> Iterator[str]:
+    """The name of a table of the suite's :func:`sample_groups_sql` (windows of
+    ``window_ms`` from ``t0``): the reader's, when it grouped the file (:data:`GROUPED`),
+    else made from the stored samples for the block and dropped after it."""
+    grouped = GROUPED.get(store, {}).get(suite_id)
+    if grouped is not None:
+        if (grouped.t0, grouped.window_ms) != (t0, window_ms):
+            raise AssertionError(f"suite #{suite_id} grouped by other windows than analysed")
+        yield grouped.table
+        return
+    rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
+    store.con.complete()
+    store.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_GROUPS_TABLE} AS "
+        + sample_groups_sql(rows, t0, window_ms, _jmeter_tc(store))
+    )
+    try:
+        yield _GROUPS_TABLE
+    finally:
+        with contextlib.suppress(duckdb.Error):
+            store.con.complete()
+            store.con.execute(f"DROP TABLE IF EXISTS {_GROUPS_TABLE}")
+
+
+def _group_windows(store: Store, groups: str, by_label: bool) -> pl.DataFrame:
+    """:func:`_windows` from a :func:`sample_groups` table: the same columns, each
+    engine's thread count the mean of its samples' (sum ÷ count)."""
+    key = "label, " if by_label else ""
+    where = "" if by_label else f"AND {_ALL_FILTER}"
+    return store.frame(
+        f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(errors)::BIGINT AS errors,
+                   sum(sum_ms) / sum(n) AS mean_ms, sum(threads) AS threads
+            FROM (SELECT {key}w, engine, sum(n) AS n,
+                         {_weighted("success = false")} AS errors,
+                         sum(elapsed_ms::HUGEINT * n)::DOUBLE AS sum_ms,
+                         sum(threads_sum)::DOUBLE / sum(threads_n) AS threads
+                  FROM {groups}
+                  WHERE w IS NOT NULL {where}
+                  GROUP BY ALL)
+            GROUP BY ALL ORDER BY ALL"""
     )
 
 
@@ -509,48 +616,43 @@ def window_series_by_label(
     return result
 
 
-def _histograms(
-    store: Store, suite_id: int, *, cutoffs: pl.DataFrame | None = None
-) -> pl.DataFrame:
-    """``label, is_transaction, is_subresult, jmeter_tc, elapsed_ms, n`` over all samples, or over
-    the steady part (completion in [lo, hi) per label) when ``cutoffs`` is given."""
+def _histograms(store: Store, groups: str, *, cutoffs: pl.DataFrame | None = None) -> pl.DataFrame:
+    """``label, is_transaction, is_subresult, jmeter_tc, elapsed_ms, n`` over all samples
+    of a :func:`sample_groups` table, or over the steady part (completion window in
+    [lo_w, hi_w) per label) when ``cutoffs`` is given."""
     if cutoffs is None:
         return store.frame(
-            f"""SELECT label, is_transaction, is_subresult, {_jmeter_tc(store)} AS jmeter_tc,
-                      elapsed_ms, count(*) AS n
-               FROM {_samples(store)} WHERE suite_id = ? AND elapsed_ms IS NOT NULL
-               GROUP BY ALL""",
-            [suite_id],
+            f"""SELECT label, is_transaction, is_subresult, jmeter_tc, elapsed_ms,
+                      sum(n)::BIGINT AS n
+               FROM {groups} WHERE elapsed_ms IS NOT NULL
+               GROUP BY ALL"""
         )
     store.con.register("_load_cutoffs", cutoffs.to_arrow())
     try:
         return store.frame(
-            f"""SELECT s.label, s.is_transaction, s.is_subresult,
-                      {_jmeter_tc(store)} AS jmeter_tc,
-                      s.elapsed_ms, count(*) AS n
-               FROM {_samples(store)} s JOIN _load_cutoffs c ON s.label = c.label
-               WHERE s.suite_id = ? AND s.elapsed_ms IS NOT NULL
-                 AND s.start_ms + s.elapsed_ms >= c.lo AND s.start_ms + s.elapsed_ms < c.hi
-               GROUP BY ALL""",
-            [suite_id],
+            f"""SELECT s.label, s.is_transaction, s.is_subresult, s.jmeter_tc, s.elapsed_ms,
+                      sum(s.n)::BIGINT AS n
+               FROM {groups} s JOIN _load_cutoffs c ON s.label = c.label
+               WHERE s.elapsed_ms IS NOT NULL AND s.w >= c.lo_w AND s.w < c.hi_w
+               GROUP BY ALL"""
         )
     finally:
         store.con.unregister("_load_cutoffs")
 
 
 def _all_steady_histogram(
-    store: Store, suite_id: int, lo: int, hi: int
+    store: Store, groups: str, lo_w: int, hi_w: int
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Value histogram (``elapsed_ms`` ascending, counts) of ALL's samples (no TC, no
-    sub-result) completed in [lo, hi) epoch ms: ALL's steady part, cut at ALL's own
-    warm-up end. Kept apart from the per-label steady rows, which have other cuts and
-    would count ALL's samples twice if pooled with them."""
+    sub-result) completed in windows [lo_w, hi_w) of a :func:`sample_groups` table: ALL's
+    steady part, cut at ALL's own warm-up end. Kept apart from the per-label steady rows,
+    which have other cuts and would count ALL's samples twice if pooled with them."""
     frame = store.frame(
-        f"""SELECT elapsed_ms, count(*) AS n
-            FROM {_samples(store)} WHERE suite_id = ? AND elapsed_ms IS NOT NULL AND {_ALL_FILTER}
-              AND start_ms + elapsed_ms >= ? AND start_ms + elapsed_ms < ?
+        f"""SELECT elapsed_ms, sum(n)::BIGINT AS n
+            FROM {groups} WHERE elapsed_ms IS NOT NULL AND {_ALL_FILTER}
+              AND w >= ? AND w < ?
             GROUP BY ALL ORDER BY elapsed_ms""",
-        [suite_id, lo, hi],
+        [lo_w, hi_w],
     )
     return frame["elapsed_ms"].to_numpy(), frame["n"].to_numpy()
 
@@ -586,16 +688,16 @@ def _hist(
     return grouped["elapsed_ms"].to_numpy(), grouped["n"].to_numpy()
 
 
-#: JMeter's Statistics figures of a set of samples (with :func:`_apdex_counts`, a row of
-#: its dashboard)
-_STATISTICS = """count(*) AS samples, count(*) FILTER (success = false) AS errors,
-    sum(elapsed_ms)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms,
-    min(start_ms) AS first_start_ms, max(start_ms + elapsed_ms) AS last_end_ms,
+#: JMeter's Statistics figures of a set of :func:`sample_groups` rows (with
+#: :func:`_apdex_counts`, a row of its dashboard)
+_STATISTICS = f"""coalesce(sum(n), 0)::BIGINT AS samples, {_weighted("success = false")} AS errors,
+    sum(elapsed_ms::HUGEINT * n)::DOUBLE AS sum_ms, min(elapsed_ms) AS min_ms,
+    max(elapsed_ms) AS max_ms, min(start_min) AS first_start_ms, max(end_max) AS last_end_ms,
     sum(bytes)::DOUBLE AS bytes, sum(sent_bytes)::DOUBLE AS sent_bytes"""
 
 
 def _dashboard(
-    store: Store, suite_id: int, hist: pl.DataFrame, per_label: pl.DataFrame, total_apdex: str
+    store: Store, groups: str, hist: pl.DataFrame, per_label: pl.DataFrame, total_apdex: str
 ) -> list[DashboardRow]:
     """JMeter's Statistics/APDEX rows; ``per_label``: each label's :data:`_STATISTICS`
     and APDEX counts (by its own thresholds), in label order; ``total_apdex``: the APDEX
@@ -604,10 +706,8 @@ def _dashboard(
     # APDEX includes them (§4.2)
     total = store.frame(
         f"""SELECT 'Total' AS label, * FROM
-              (SELECT {_STATISTICS} FROM {_samples(store)}
-               WHERE suite_id = ? AND NOT {_jmeter_tc(store)}),
-              (SELECT {total_apdex} FROM {_samples(store)} WHERE suite_id = ?)""",
-        [suite_id, suite_id],
+              (SELECT {_STATISTICS} FROM {groups} WHERE NOT jmeter_tc),
+              (SELECT {total_apdex} FROM {groups})"""
     )
     totals = pl.concat([total, per_label.select(total.columns)], how="vertical_relaxed")
     hist_total = (
@@ -713,11 +813,14 @@ def analyze_load_suite(
     ``--apdex-per-label`` set them). ``steady_from_s``/``steady_to_s`` (seconds from the
     first sample start; ``--steady-from``/``--steady-to``): every label's steady figures
     over the whole windows inside them instead of after the detected warm-up end."""
+    grouped = GROUPED.get(store, {}).get(suite_id)
     # fetchall: fetchone leaves DuckDB 2.0's result open, refusing the next statement
     ((sample_count, first_start, last_end),) = store.con.execute(
-        f"""SELECT count(*), min(start_ms), max(start_ms + elapsed_ms)
-            FROM {_samples(store)} WHERE suite_id = ?""",
-        [suite_id],
+        f"SELECT coalesce(sum(n), 0), min(start_min), max(end_max) FROM {grouped.table}"
+        if grouped is not None
+        else f"""SELECT count(*), min(start_ms), max(start_ms + elapsed_ms)
+                 FROM {_samples(store)} WHERE suite_id = ?""",
+        [] if grouped is not None else [suite_id],
     ).fetchall()
     windows_only = store.con.execute(
         "SELECT count(*) > 0 FROM load_windows WHERE suite_id = ?", [suite_id]
@@ -728,29 +831,51 @@ def analyze_load_suite(
     t0 = int(first_start) if first_start is not None else None
     if t0 is not None and last_end is not None:
         _check_window_count(name, int(last_end) - t0, window_ms)
-    label_apdex = _label_apdex_counts(store, suite_id, apdex)
+    with sample_groups(store, suite_id, t0, window_ms) as groups:
+        return _analyze_groups(
+            store, suite_id, name, groups, int(sample_count), t0, window_s=window_s,
+            apdex=apdex, steady_from_s=steady_from_s, steady_to_s=steady_to_s,
+        )  # fmt: skip
+
+
+def _analyze_groups(
+    store: Store,
+    suite_id: int,
+    name: str,
+    groups: str,
+    sample_count: int,
+    t0: int | None,
+    *,
+    window_s: float,
+    apdex: ApdexThresholds,
+    steady_from_s: float | None,
+    steady_to_s: float | None,
+) -> dict[str, Any]:
+    """:func:`analyze_load_suite` of a suite with samples, from its :func:`sample_groups`
+    table ``groups`` (windows from ``t0``)."""
+    window_ms = max(1, round(window_s * 1000))
+    label_apdex = _label_apdex_counts(store, groups, apdex)
     # ALL is the whole suite, as the dashboard's Total: the default thresholds
     all_apdex = _apdex_counts(*apdex.overall_ms)
     # one read for each label's counts, its dashboard statistics and its failed mean
     per_label = store.frame(
         f"""SELECT label, {_STATISTICS}, {label_apdex},
                    bool_and(is_transaction) AS is_transaction,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
-                   avg(elapsed_ms) FILTER (success = false) AS failed_ms
-            FROM {_samples(store)} WHERE suite_id = ? GROUP BY label ORDER BY label""",
-        [suite_id],
+                   (max(end_max) - min(start_min)) / 1000.0 AS duration_s,
+                   (sum(elapsed_ms::HUGEINT * n) FILTER (success = false))::DOUBLE
+                   / sum(n) FILTER (success = false AND elapsed_ms IS NOT NULL) AS failed_ms
+            FROM {groups} GROUP BY label ORDER BY label"""
     )
     all_counts = store.frame(
-        f"""SELECT '{ALL}' AS label, count(*) AS samples,
-                   count(*) FILTER (success = false) AS errors, false AS is_transaction,
-                   (max(start_ms + elapsed_ms) - min(start_ms)) / 1000.0 AS duration_s,
+        f"""SELECT '{ALL}' AS label, coalesce(sum(n), 0)::BIGINT AS samples,
+                   {_weighted("success = false")} AS errors, false AS is_transaction,
+                   (max(end_max) - min(start_min)) / 1000.0 AS duration_s,
                    {all_apdex}
-            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
-        [suite_id],
+            FROM {groups} WHERE {_ALL_FILTER}"""
     )
     counts = pl.concat([per_label.select(all_counts.columns), all_counts], how="vertical_relaxed")
-    hist = _histograms(store, suite_id)
-    dashboard = _dashboard(store, suite_id, hist, per_label, all_apdex)
+    hist = _histograms(store, groups)
+    dashboard = _dashboard(store, groups, hist, per_label, all_apdex)
     # ALL's APDEX over ALL's own samples (no TC, no sub-result rows), like its counts and
     # percentiles; the dashboard's Total keeps JMeter's scope (TCs and sub-results included)
     apdex_by_label = {
@@ -760,13 +885,9 @@ def analyze_load_suite(
     results: dict[str, LabelLoad] = {}
     if t0 is not None:
         # a suite without thread counts: active threads from its thread names, once
-        activity = _thread_activity(store, suite_id, t0, window_ms)
-        windows = _with_thread_activity(
-            _windows(store, suite_id, t0, window_ms, by_label=True), activity
-        )
-        windows_all = _with_thread_activity(
-            _windows(store, suite_id, t0, window_ms, by_label=False), activity
-        )
+        activity = _thread_activity(store, suite_id, t0, window_ms, groups)
+        windows = _with_thread_activity(_group_windows(store, groups, by_label=True), activity)
+        windows_all = _with_thread_activity(_group_windows(store, groups, by_label=False), activity)
     user_from = user_to = None
     if steady_from_s is not None:
         user_from = math.ceil(steady_from_s / window_s - 1e-9)
@@ -801,7 +922,7 @@ def analyze_load_suite(
             steady_from=user_from,
             steady_to=user_to,
         )
-    # steady histograms: completion time in [t0 + end, t0 + cool-down or last full window)
+    # steady histograms: completion window in [warm-up end, cool-down or last full window)
     steady_hist = None
     all_cut: tuple[int, int] | None = None
     if t0 is not None:
@@ -809,16 +930,17 @@ def analyze_load_suite(
         for label, res in results.items():
             if res.steady_from_window is None or res.steady_to_window is None:
                 continue
-            lo = t0 + res.steady_from_window * window_ms
-            hi = t0 + res.steady_to_window * window_ms
+            lo_w, hi_w = res.steady_from_window, res.steady_to_window
             if label == ALL:
-                all_cut = (lo, hi)
+                all_cut = (lo_w, hi_w)
             else:
-                cut_rows.append((label, lo, hi))
+                cut_rows.append((label, lo_w, hi_w))
         cutoffs = pl.DataFrame(
-            cut_rows, schema={"label": pl.String, "lo": pl.Int64, "hi": pl.Int64}, orient="row"
+            cut_rows,
+            schema={"label": pl.String, "lo_w": pl.Int64, "hi_w": pl.Int64},
+            orient="row",
         )
-        steady_hist = _histograms(store, suite_id, cutoffs=cutoffs)
+        steady_hist = _histograms(store, groups, cutoffs=cutoffs)
     labels_json = []
     hist_parts = _label_parts(hist)
     steady_parts = _label_parts(steady_hist) if steady_hist is not None else None
@@ -829,7 +951,7 @@ def analyze_load_suite(
         overall = latency_summary(*_hist(hist, label, hist_parts)).as_dict()
         steady = None
         if label == ALL and all_cut is not None:
-            steady = latency_summary(*_all_steady_histogram(store, suite_id, *all_cut)).as_dict()
+            steady = latency_summary(*_all_steady_histogram(store, groups, *all_cut)).as_dict()
         elif label != ALL and steady_hist is not None and res.steady_from_window is not None:
             steady = latency_summary(*_hist(steady_hist, label, steady_parts)).as_dict()
         entry = _label_json(
@@ -842,7 +964,7 @@ def analyze_load_suite(
         if res.samples > JMETER_STATISTIC_WINDOW and label != ALL:
             findings.append(label_percentile_window_finding(label, res.samples))
     findings += sample_suite_findings(
-        store, suite_id, name, labels_json, windows_all if t0 is not None else None,
+        store, groups, name, labels_json, windows_all if t0 is not None else None,
         t0=t0, window_s=window_s,
         failed_mean_ms=dict(zip(per_label["label"], per_label["failed_ms"], strict=True)),
     )  # fmt: skip
@@ -870,7 +992,7 @@ def analyze_load_suite(
         "labels": labels_json,
         "dashboard": [row.as_json() for row in dashboard],
         "apdex_thresholds": apdex.as_json(),
-        **dashboard_errors(store, suite_id),
+        **dashboard_errors(store, groups),
         "littles_law": _littles_json(little),
         "findings": [f.as_json() for f in findings],
     }
@@ -1386,16 +1508,14 @@ _ERROR_TYPE = f"""CASE
     END"""
 
 
-@_fenced
-def dashboard_errors(store: Store, suite_id: int) -> dict[str, list[dict[str, object]]]:
-    """JMeter's dashboard Errors and Top 5 Errors by sampler tables of a sample suite, as
-    the ``dashboard_errors`` and ``dashboard_top_errors`` keys of ``--json``
-    (:func:`toolkit.analyze.jmeter_errors.error_tables`; transaction-controller samples
-    left out by JMeter's own test, §4.4)."""
+def dashboard_errors(store: Store, groups: str) -> dict[str, list[dict[str, object]]]:
+    """JMeter's dashboard Errors and Top 5 Errors by sampler tables of a sample suite's
+    :func:`sample_groups` table, as the ``dashboard_errors`` and ``dashboard_top_errors``
+    keys of ``--json`` (:func:`toolkit.analyze.jmeter_errors.error_tables`;
+    transaction-controller samples left out by JMeter's own test, §4.4)."""
     counts = store.frame(
-        f"""SELECT label, {_ERROR_TYPE} AS type, count(*) AS n FROM {_samples(store)}
-            WHERE suite_id = ? AND NOT {_jmeter_tc(store)} GROUP BY ALL""",
-        [suite_id],
+        f"""SELECT label, type, sum(n)::BIGINT AS n FROM {groups}
+            WHERE NOT jmeter_tc GROUP BY ALL"""
     )
     types, samplers = error_tables(counts)
     return {

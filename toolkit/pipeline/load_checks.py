@@ -27,7 +27,7 @@ from toolkit.store import Store
 
 def sample_suite_findings(
     store: Store,
-    suite_id: int,
+    groups: str,
     name: str,
     labels: Sequence[Mapping[str, Any]],
     windows_all: pl.DataFrame | None,
@@ -36,11 +36,12 @@ def sample_suite_findings(
     window_s: float,
     failed_mean_ms: Mapping[str, float | None],
 ) -> list[Finding]:
-    """Warm-up/too-short, load-step, gap and error findings of a JTL suite. ``labels``:
+    """Warm-up/too-short, load-step, gap and error findings of a JTL suite, whose
+    :func:`~toolkit.pipeline.load.sample_groups` table is ``groups``. ``labels``:
     the suite's ``--json`` label dicts; ``windows_all``: ALL's window frame (``w``, ``n``,
     ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms);
     ``failed_mean_ms``: each label's mean elapsed time of its failed samples (ms)."""
-    from toolkit.pipeline.load import _ALL_FILTER, ALL, _samples
+    from toolkit.pipeline.load import _ALL_FILTER, ALL
 
     all_label = next(x for x in labels if x["label"] == ALL)
     if t0 is None or windows_all is None or windows_all.height == 0:
@@ -60,10 +61,12 @@ def sample_suite_findings(
     # one pass over ALL's samples: the span of its completions, the mean elapsed of its
     # successful samples and its last start
     row = store.con.execute(
-        f"""SELECT min(start_ms + elapsed_ms) - ?, max(start_ms + elapsed_ms) - ?,
-                   avg(elapsed_ms) FILTER (success), (max(start_ms) - ?) / 1000.0
-            FROM {_samples(store)} WHERE suite_id = ? AND {_ALL_FILTER}""",
-        [t0, t0, t0, suite_id],
+        f"""SELECT min(end_min) - ?, max(end_max) - ?,
+                   (sum(elapsed_ms::HUGEINT * n) FILTER (success))::DOUBLE
+                   / sum(n) FILTER (success AND elapsed_ms IS NOT NULL),
+                   (max(start_max) - ?) / 1000.0
+            FROM {groups} WHERE {_ALL_FILTER}""",
+        [t0, t0, t0],
     ).fetchone()
     span, ok_row = (row[:2], row[2:]) if row is not None else (None, None)
     completion_ms = (
