@@ -104,6 +104,11 @@ class IngestOptions:
     #: for a scratch store whose sources no output shows, where the SHA-256 only tells a
     #: file given twice; False: every file's SHA-256 up front (a kept store always does)
     lazy_sha256: bool = False
+    #: ``warmup load FILE``'s windows in ms: a CSV JTL is read into the load analysis's
+    #: sample groups (:func:`toolkit.pipeline.load.sample_groups_sql`) with no row stored,
+    #: where the analysis needs no row (:func:`toolkit.ingest.jmeter._read_grouped`);
+    #: None: rows stored, as every other command
+    group_window_ms: int | None = None
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
     max_bytes: int = MAX_INPUT_BYTES

@@ -745,15 +745,21 @@ def ingested_store(
     *,
     sample_columns: frozenset[str] | None = None,
     sources_shown: bool = False,
+    group_window_ms: int | None = None,
 ) -> Iterator[tuple[Store, PathReport | None]]:
     """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
-    only ``--db`` was given): which suites the input files are."""
+    only ``--db`` was given): which suites the input files are. ``group_window_ms``:
+    without ``--db``, read CSV JTLs into ``warmup load``'s sample groups of windows that
+    long, storing no rows where the analysis needs none (:attr:`IngestOptions.group_window_ms`)."""
     from toolkit.store import open_store
 
     spec = spec or InputSpec()
     if paths:
         if db is None:
             spec = scratch_spec(spec, sample_columns, sources_shown=sources_shown)
+            if group_window_ms is not None:
+                options = dataclasses.replace(spec.options, group_window_ms=group_window_ms)
+                spec = dataclasses.replace(spec, options=options)
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             report = run_ingest(
                 store, paths, format=spec.format, options=spec.options, quiet_stored=True

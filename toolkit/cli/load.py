@@ -365,7 +365,12 @@ def load(
     from toolkit.pipeline.findings import finalized
     from toolkit.pipeline.load import load_report
 
-    with ingested_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as (store, report):
+    # without --db, a CSV JTL is grouped as it is read (the analysis's windows), no row kept
+    group_ms = max(1, round(window_s * 1000))
+    with ingested_store(paths, db, spec, sample_columns=LOAD_COLUMNS, group_window_ms=group_ms) as (
+        store,
+        report,
+    ):
         names = suite or None
         if names is None and report is not None and db is not None:
             # a store holds other suites too: show the ones the given files are

@@ -16,10 +16,11 @@ import csv
 import io
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
@@ -797,58 +798,79 @@ def _load_utf8(
         writer.store.widen_samples()
         virtual = frozenset()
     filled = [c for c in values if c not in virtual]
-    try:
-        run_with_progress(
-            con,
-            f"""INSERT INTO samples ({", ".join(f'"{c}"' for c in filled)})
-                SELECT {", ".join(values[c] for c in filled)} FROM {reader}""",
-            path,
-            options.progress,
-        )
-    except duckdb.IOException as exc:
-        if "Could not write" in str(exc):
-            raise  # the store's disk, not this file: new_source says so (store.write_failure)
-        # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
-        first = " ".join(str(exc).replace(f": {source}", "").split())[:160]
-        if gz:
-            raise damaged_gzip(path, first) from None
-        raise InputFormatError(path, f"cannot read the file ({first})") from None
-    except duckdb.NotImplementedException as exc:
-        # a line far beyond max_line_size: DuckDB's parallel reader gives up instead
-        if "full read" in str(exc):
-            _refuse_long_line(path, source)
-        raise
-    except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
-        if "CSV Error on Line" in str(exc):
-            line = _cut_record_line(source, exc) if cut is None else None
-            if line is not None:
-                extra = {**options.extra, "jtl_cut_line": str(line)}
-                raise ReadAgain(replace(options, extra=extra)) from None
-            raise _csv_record_error(path, source, exc, options.encoding) from None
-        if isinstance(exc, duckdb.ConversionException):
+
+    def read(sql: str, *, shown: bool = True) -> list[tuple[Any, ...]]:
+        """Run a statement that reads ``source`` (its progress ``shown``) and return its
+        rows: its errors as one line each."""
+        try:
+            return run_with_progress(con, sql, path, options.progress if shown else None).fetchall()
+        except duckdb.IOException as exc:
+            if "Could not write" in str(exc):
+                raise  # the store's disk, not this file: new_source says so (store.write_failure)
+            # DuckDB decompresses a .gz itself: a cut or damaged stream surfaces here
+            first = " ".join(str(exc).replace(f": {source}", "").split())[:160]
+            if gz:
+                raise damaged_gzip(path, first) from None
+            raise InputFormatError(path, f"cannot read the file ({first})") from None
+        except duckdb.NotImplementedException as exc:
+            # a line far beyond max_line_size: DuckDB's parallel reader gives up instead
+            if "full read" in str(exc):
+                _refuse_long_line(path, source)
+            raise
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
+            if "CSV Error on Line" in str(exc):
+                line = _cut_record_line(source, exc) if cut is None else None
+                if line is not None:
+                    extra = {**options.extra, "jtl_cut_line": str(line)}
+                    raise ReadAgain(replace(options, extra=extra)) from None
+                raise _csv_record_error(path, source, exc, options.encoding) from None
+            if isinstance(exc, duckdb.ConversionException):
+                first = " ".join(str(exc).split())[:240]
+                raise InputFormatError(
+                    path,
+                    f"timeStamp: {first}; pass --time-format (strptime, e.g. %Y/%m/%d %H:%M:%S.%g)",
+                ) from None
             first = " ".join(str(exc).split())[:240]
-            raise InputFormatError(
-                path,
-                f"timeStamp: {first}; pass --time-format (strptime, e.g. %Y/%m/%d %H:%M:%S.%g)",
-            ) from None
-        first = " ".join(str(exc).split())[:240]
-        if "unicode" in first.lower() or "not utf-8" in first.lower():
-            raise InputFormatError(
-                path, "text is not valid UTF-8; pass --encoding (e.g. --encoding cp1252)"
-            ) from None
-        unparsed = re.search(r'Could not parse string "(.*?)" according to format', str(exc))
-        if unparsed:  # a later row's date in another format
-            value = unparsed.group(1)
-            formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
-            # timeStamp is JMeter's first column: the record starts with the value
-            line = _record_line(source, value) if names[0] == "timeStamp" else None
-            raise InputFormatError(
-                path,
-                f"timeStamp {value[:40]!r} matches none of {', '.join(formats)} (the rows "
-                "before it do); pass --time-format (strptime codes)",
-                line=line,
-            ) from None
-        raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
+            if "unicode" in first.lower() or "not utf-8" in first.lower():
+                raise InputFormatError(
+                    path, "text is not valid UTF-8; pass --encoding (e.g. --encoding cp1252)"
+                ) from None
+            unparsed = re.search(r'Could not parse string "(.*?)" according to format', str(exc))
+            if unparsed:  # a later row's date in another format
+                value = unparsed.group(1)
+                formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
+                # timeStamp is JMeter's first column: the record starts with the value
+                line = _record_line(source, value) if names[0] == "timeStamp" else None
+                raise InputFormatError(
+                    path,
+                    f"timeStamp {value[:40]!r} matches none of {', '.join(formats)} (the rows "
+                    "before it do); pass --time-format (strptime codes)",
+                    line=line,
+                ) from None
+            raise InputFormatError(path, f"cannot read as a JMeter CSV JTL: {first}") from None
+
+    # a suite named by --suite may be joined by later files: rows, as a suite of several
+    grouped = (
+        options.group_window_ms is not None
+        and options.suite is None
+        and _read_grouped(
+            writer, suite_id, source, gz, cut, names, values, reader, read, options.group_window_ms
+        )
+    )
+    if not grouped:
+        read(
+            f"""INSERT INTO samples ({", ".join(f'"{c}"' for c in filled)})
+                SELECT {", ".join(values[c] for c in filled)} FROM {reader}"""
+        )
+        _after_rows(writer, path, source, gz, cut)
+    if not has_header:
+        writer.warn(f"no header line; columns taken as: {','.join(names)}")
+
+
+def _after_rows(writer: SourceWriter, path: Path, source: Path, gz: bool, cut: int | None) -> None:
+    """What the rows of a CSV JTL just stored need: a cut last record dropped, warnings
+    of negative and far-off times, sub-result and interrupted transaction rows flagged."""
+    con = writer.store.con
     size = source.stat().st_size
     if cut is None and not gz and size and not _ends_with_newline(source):
         # JMeter ends every record with a line end: without one, the last record was cut
@@ -876,16 +898,115 @@ def _load_utf8(
         "list(DISTINCT label) FILTER (is_transaction) FROM samples WHERE source_id = ?",
         [writer.source_id],
     ).fetchone() or (None, 0, None)
+    _warn_negative(writer, int(negative or 0))
+    warn_out_of_range(writer)
+    mark_subresults(writer, {str(label) for label in labels or ()})
+    mark_interrupted_transactions(writer, list(tc_labels or ()))
+
+
+def _warn_negative(writer: SourceWriter, negative: int) -> None:
+    """Warn of ``negative`` samples with a negative elapsed time (none: no warning)."""
     if negative:
         writer.warn(
             f"{negative} samples have a negative elapsed time (the load generator's clock "
             "went back?); kept as written, they count as fast in every statistic"
         )
-    warn_out_of_range(writer)
-    mark_subresults(writer, {str(label) for label in labels or ()})
-    mark_interrupted_transactions(writer, list(tc_labels or ()))
-    if not has_header:
-        writer.warn(f"no header line; columns taken as: {','.join(names)}")
+
+
+#: rows of a CSV JTL whose least start time is taken as the first sample start before
+#: the whole file is read (:func:`_read_grouped` checks it afterwards)
+_HEAD_ROWS = 1 << 16
+#: the columns of ``samples`` that the sample groups read (pipeline.load.sample_groups_sql)
+_GROUPED_COLUMNS = (
+    "suite_id", "source_id", "start_ms", "elapsed_ms", "label", "response_code",
+    "response_message", "success", "failure_message", "thread_name", "data_type", "bytes",
+    "sent_bytes", "grp_threads", "all_threads", "hostname", "is_transaction", "is_subresult",
+)  # fmt: skip
+
+
+def _read_grouped(
+    writer: SourceWriter,
+    suite_id: int,
+    source: Path,
+    gz: bool,
+    cut: int | None,
+    names: list[str],
+    values: dict[str, str],
+    reader: str,
+    read: Callable[..., list[tuple[Any, ...]]],
+    window_ms: int,
+) -> bool:
+    """Read a CSV JTL straight into the sample groups of ``warmup load FILE``
+    (:func:`toolkit.pipeline.load.sample_groups_sql`, windows of ``window_ms``), storing
+    no row: the one-command job at the cost of one aggregating read, not of a store
+    (issue 20 item 3). The groups' windows count from the first sample start, which only
+    the whole file tells: the least start among its first rows is taken, and the file
+    grouped again in the rare file where an earlier start comes later (a long first
+    sample). Returns False, with nothing kept, where the analysis needs the rows
+    themselves: transaction-controller or sub-result rows (flagged by row order), no
+    thread counts (active threads from thread names), samples spanning more than a day
+    (time fences), a joined suite, or a cut last record; the caller stores them then."""
+    from toolkit.pipeline.load import (
+        _JMETER_TC,
+        _LABEL,
+        GROUPED,
+        Grouped,
+        sample_groups_sql,
+    )
+
+    con = writer.store.con
+    if (
+        cut is not None
+        or writer.group is not None
+        or not {"allThreads", "grpThreads"} & set(names)
+        or (not gz and source.stat().st_size and not _ends_with_newline(source))
+        or con.execute(
+            "SELECT count(*) FROM suite_sources WHERE suite_id = ?", [suite_id]
+        ).fetchall()[0][0]
+        != 1
+    ):
+        return False
+    types = writer.store.sample_column_types()
+    columns = ", ".join(f"CAST({values[c]} AS {types[c]}) AS {c}" for c in _GROUPED_COLUMNS)
+    # the other columns kept (thread name, data type) read as they would be stored
+    rows = f"""(SELECT * REPLACE ({_LABEL} AS label)
+               FROM (SELECT {columns} FROM {reader}))"""
+    table = f"_load_groups_{int(suite_id)}"
+    ((t0,),) = read(
+        f"SELECT min(start_ms) FROM (SELECT start_ms FROM {rows} LIMIT {_HEAD_ROWS})",
+        shown=False,
+    )
+    for _ in range(2):
+        read(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            + sample_groups_sql(rows, t0, window_ms, _JMETER_TC)
+        )
+        ((first, kinds, counted, span, negative, labels),) = con.execute(
+            f"""SELECT min(start_min), bool_or(is_transaction OR is_subresult),
+                       bool_or(threads_n > 0),
+                       max(greatest(start_max::DOUBLE, end_max::DOUBLE))
+                       - min(least(start_min::DOUBLE, end_min::DOUBLE)),
+                       coalesce(sum(n) FILTER (elapsed_ms < 0), 0), list(DISTINCT label)
+                FROM {table}"""
+        ).fetchall()
+        if first == t0:
+            break
+        t0 = first  # a sample started before the first rows' starts: group again
+    labels = {str(label) for label in labels or ()}
+    if (
+        kinds
+        or (first is not None and not counted)
+        or float(span or 0) > MIN_FENCE_MS
+        or any(label.startswith("ALL") for label in labels)
+        or subresult_parents(labels)
+    ):
+        con.execute(f"DROP TABLE {table}")
+        return False
+    _warn_negative(writer, int(negative))
+    GROUPED.setdefault(writer.store, {})[suite_id] = Grouped(
+        table, None if first is None else int(first), window_ms
+    )
+    return True
 
 
 def warn_out_of_range(writer: SourceWriter) -> None:
@@ -935,6 +1056,22 @@ def mark_interrupted_transactions(writer: SourceWriter, tc_labels: list[str] | N
     )
 
 
+def subresult_parents(labels: set[str]) -> dict[str, str]:
+    """The labels among ``labels`` that name a sub-result by :func:`mark_subresults`'s
+    rule (``<label>-<N>``, with ``<label>-0`` … ``<label>-<N-1>`` and ``<label>`` labels
+    too), each with its parent's label."""
+    parents: dict[str, str] = {}
+    for lab in labels:
+        found = re.fullmatch(r"(.+)-(0|[1-9]\d*)", lab, flags=re.DOTALL)
+        if not found or found.group(1) not in labels:
+            continue
+        parent, index = found.group(1), int(found.group(2))
+        # the siblings are distinct labels: an index past their number cannot have them
+        if index <= len(labels) and all(f"{parent}-{i}" in labels for i in range(index)):
+            parents[lab] = parent
+    return parents
+
+
 def mark_subresults(writer: SourceWriter, labels: set[str]) -> None:
     """Flag JMeter 5.0+ sub-result rows: named ``<label>-<N>`` where ``<label>`` is another
     label of the same file, and — where the file has times — lying within a ``<label>`` row
@@ -946,15 +1083,7 @@ def mark_subresults(writer: SourceWriter, labels: set[str]) -> None:
     file too. Two samplers named ``Step`` and ``Step-2`` are then both samples, even with
     identical times. ``labels``: the file's distinct labels."""
     con = writer.store.con
-    parents: dict[str, str] = {}
-    for lab in labels:
-        found = re.fullmatch(r"(.+)-(0|[1-9]\d*)", lab, flags=re.DOTALL)
-        if not found or found.group(1) not in labels:
-            continue
-        parent, index = found.group(1), int(found.group(2))
-        # the siblings are distinct labels: an index past their number cannot have them
-        if index <= len(labels) and all(f"{parent}-{i}" in labels for i in range(index)):
-            parents[lab] = parent
+    parents = subresult_parents(labels)
     if not parents:
         return
     timed = con.execute(

@@ -379,16 +379,19 @@ def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str)
     minima and maxima add up over groups, and exact percentiles need only each window's
     value histogram, which the groups are. So the analysis reads ~10^4–10^5 groups, not
     the samples, and ``warmup load FILE`` can aggregate the file as it reads it, never
-    storing a row (issue 20 item 3); ``--db`` groups the stored rows the same way."""
+    storing a row (issue 20 item 3); ``--db`` groups the stored rows the same way.
+    ``thread_names`` and ``data_types`` count the samples with one: they make a reader
+    of the file parse (and check, UTF-8 above all) every column a store would hold."""
     origin = "NULL" if t0 is None else str(int(t0))
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
                   jmeter_tc, type, count(*) AS n,
                   min(start_ms) AS start_min, max(start_ms) AS start_max,
                   min(start_ms + elapsed_ms) AS end_min, max(start_ms + elapsed_ms) AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
-                  sum(threads) AS threads_sum, count(threads) AS threads_n
+                  sum(threads) AS threads_sum, count(threads) AS threads_n,
+                  count(thread_name) AS thread_names, count(data_type) AS data_types
            FROM (SELECT label, start_ms, elapsed_ms, success, is_transaction, is_subresult,
-                        bytes, sent_bytes,
+                        bytes, sent_bytes, thread_name, data_type,
                         ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
                         {_ENGINE} AS engine, {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type,
                         coalesce(all_threads, grp_threads) AS threads
@@ -421,7 +424,11 @@ def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -
     grouped = GROUPED.get(store, {}).get(suite_id)
     if grouped is not None:
         if (grouped.t0, grouped.window_ms) != (t0, window_ms):
-            raise AssertionError(f"suite #{suite_id} grouped by other windows than analysed")
+            raise UsageError(
+                f"suite #{suite_id} was read into windows of {grouped.window_ms} ms "
+                f"(IngestOptions.group_window_ms), not {window_ms} ms: analyse it with "
+                f"window_s={grouped.window_ms / 1000:g}, or read it without group_window_ms"
+            )
         yield grouped.table
         return
     rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"

@@ -178,6 +178,10 @@ class Store:
             ).fetchall()
         ]
 
+    def sample_column_types(self) -> dict[str, str]:
+        """Each column of ``samples`` with its DuckDB type."""
+        return {name: kind for name, kind, _, _ in self._samples_layout()}
+
     def virtual_sample_columns(self) -> frozenset[str]:
         """The columns of ``samples`` that are computed (always NULL), not stored: those
         :meth:`narrow_samples` made virtual; empty in every store kept on disk."""

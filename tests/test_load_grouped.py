@@ -1,0 +1,255 @@
+"""``warmup load FILE`` reads a plain CSV JTL straight into the load analysis's sample
+groups, storing no row (issue 20 item 3): its output must be byte for byte that of the
+file stored (``warmup ingest`` + ``warmup load --db``), and every file whose analysis needs
+the rows themselves must still be stored. The equality on every fixture and real JTL is
+``test_load_one_pass.py``'s; here: that the groups are really what is read, each reason
+to store rows, the first start found late, the options that shape the groups, and the
+errors a store would give."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolkit import open_store
+from toolkit.cli import app
+from toolkit.errors import UsageError
+from toolkit.ingest import IngestOptions, ingest_paths
+from toolkit.ingest.jmeter import LOAD_COLUMNS
+from toolkit.pipeline.load import GROUPED, load_report
+from toolkit.synthetic import write_jtl
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "jmeter"
+HEADER = (
+    "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
+    "failureMessage,bytes,sentBytes,grpThreads,allThreads"
+)
+
+
+def _grouped_read(path: Path, window_ms: int = 1000) -> tuple[bool, int]:
+    """Whether ``path`` was read into sample groups, and the rows stored."""
+    with open_store() as store:
+        ingest_paths(
+            store,
+            [path],
+            options=IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=window_ms),
+        )
+        ((rows,),) = store.con.execute("SELECT count(*) FROM samples").fetchall()
+        return bool(GROUPED.get(store)), int(rows)
+
+
+def _same_as_store(runner: CliRunner, tmp_path: Path, path: Path, *options: str) -> str:
+    """``warmup load FILE OPTIONS --json`` against ``warmup ingest --db`` + ``warmup load
+    --db OPTIONS --json``: the same exit code, stdout and warnings; returns stdout."""
+    one = runner.invoke(app, ["load", str(path), *options, "--json"])
+    db = tmp_path / f"{path.name}.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(db), str(path)])
+    assert ingested.exit_code == 0, ingested.stderr
+    stored = runner.invoke(app, ["load", "--db", str(db), *options, "--json"])
+    assert (one.exit_code, one.stdout) == (stored.exit_code, stored.stdout), (
+        one.stderr,
+        stored.stderr,
+    )
+    warnings = [line for line in ingested.stderr.splitlines() if "warning" in line]
+    assert warnings == [line for line in one.stderr.splitlines() if "warning" in line]
+    return one.stdout
+
+
+def _rows(n: int, *, t0: int = 1_790_000_000_000, label: str = "req") -> list[str]:
+    """``n`` CSV rows of one thread group of 4 threads, one sample every 100 ms, 20 ms
+    each after a 40 ms warm-up of 50 samples, 1 in 37 failed."""
+    return [
+        f"{t0 + i * 100},{40 if i < 50 else 20},{label},{500 if i % 37 == 0 else 200},"
+        f"{'Internal Server Error' if i % 37 == 0 else 'OK'},tg 1-{i % 4},text,"
+        f"{'false' if i % 37 == 0 else 'true'},,100,50,4,4"
+        for i in range(n)
+    ]
+
+
+def _write(path: Path, lines: list[str], *, header: str = HEADER, end: str = "\n") -> Path:
+    path.write_text("\n".join([header, *lines]) + end)
+    return path
+
+
+def test_a_plain_csv_jtl_is_grouped_and_stores_no_row(tmp_path: Path) -> None:
+    """A generated run (thread counts, no transaction or sub-result) leaves no row in the
+    scratch store, only its groups; the analysis of those equals the analysis of the
+    rows stored, and the groups hold every sample."""
+    jtl = tmp_path / "run.jtl"
+    write_jtl(jtl, 3_000, duration_s=60.0, warmup_s=10.0, seed=1)
+    with open_store() as store:
+        options = IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000)
+        ingest_paths(store, [jtl], options=options)
+        assert store.con.execute("SELECT count(*) FROM samples").fetchall() == [(0,)]
+        (grouped,) = GROUPED[store].values()
+        ((n, groups),) = store.con.execute(
+            f"SELECT sum(n), count(*) FROM {grouped.table}"
+        ).fetchall()
+        assert n == 3_000 and groups < 3_000
+        from_groups = load_report(store)
+    with open_store() as store:
+        ingest_paths(store, [jtl])
+        assert load_report(store) == from_groups
+
+
+def test_generated_real_shapes_are_grouped() -> None:
+    """The fixture runs of the generator (gz, a warm-up, a ramp, a flat run) are read
+    into groups (the same bytes as a store: test_load_one_pass)."""
+    for name in ("baseline.jtl.gz", "a-server-warmup.jtl.gz", "b-thread-ramp.jtl.gz"):
+        path = next(FIXTURES.rglob(name))
+        assert _grouped_read(path) == (True, 0), name
+
+
+TC = '"Number of samples in transaction : 1, number of failing samples : 0"'
+
+
+def _needs_rows(tmp_path: Path, case: str) -> Path:
+    """A CSV JTL whose analysis needs its rows, for the reason ``case``."""
+    path = tmp_path / f"{case}.csv"
+    rows = _rows(400)
+    if case == "transaction":
+        rows += [f"1790000000000,25,TC,200,{TC},tg 1-1,,true,,100,50,4,4"]
+    elif case == "sub-result":
+        # a parent and its sub-results, same thread, inside its time
+        rows += [
+            "1790000010000,30,page,200,OK,tg 1-1,text,true,,100,50,4,4",
+            "1790000010001,10,page-0,200,OK,tg 1-1,text,true,,100,50,4,4",
+            "1790000010011,10,page-1,200,OK,tg 1-1,text,true,,100,50,4,4",
+        ]
+    elif case == "no-thread-counts":
+        return _write(path, [r.rsplit(",", 2)[0] for r in rows], header=HEADER.rsplit(",", 2)[0])
+    elif case == "longer-than-a-day":
+        rows += ["1000,5,req,200,OK,tg 1-1,text,true,,100,50,4,4"]
+    elif case == "a-label-named-ALL":
+        rows += _rows(10, label="ALL")
+    elif case == "cut-last-record":
+        return _write(path, rows, end="")
+    return _write(path, rows)
+
+
+CASES = (
+    "transaction", "sub-result", "no-thread-counts", "longer-than-a-day",
+    "a-label-named-ALL", "cut-last-record",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_file_whose_analysis_needs_rows_is_stored(
+    case: str, runner: CliRunner, tmp_path: Path
+) -> None:
+    """Transaction-controller and sub-result rows (flagged by row order), no thread counts
+    (threads from thread names), more than a day (time fences), a label ALL (renamed)
+    and a cut last record (dropped) need the rows: stored, and the output that of a
+    store. The same file without the reason is grouped."""
+    path = _needs_rows(tmp_path, case)
+    assert _grouped_read(path) == (False, pytest.approx(400, abs=20))
+    _same_as_store(runner, tmp_path, path)
+    assert _grouped_read(_write(tmp_path / "plain.csv", _rows(400))) == (True, 0)
+
+
+def test_a_suite_joined_from_files_is_stored(tmp_path: Path) -> None:
+    """``--suite NAME`` joins files into one suite: rows, as a suite of several sources."""
+    path = _write(tmp_path / "run.csv", _rows(400))
+    with open_store() as store:
+        options = IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000, suite="joined")
+        ingest_paths(store, [path], options=options)
+        assert not GROUPED.get(store)
+        assert store.con.execute("SELECT count(*) FROM samples").fetchall() == [(400,)]
+
+
+def test_a_first_start_found_late_groups_the_file_again(runner: CliRunner, tmp_path: Path) -> None:
+    """The windows count from the first sample start, taken from the file's first 65,536
+    rows; a long sample that started earlier and is written later (JMeter writes a
+    sample when it ends) moves every window: the file is grouped again from the true
+    start, and the output is that of a store, whose windows start there too."""
+    rows = _rows(70_000, t0=1_790_000_001_000)
+    # started 700 ms before every other sample, ended 4.3 s after the first: written late
+    rows.insert(66_000, "1790000000300,5000,slow,200,OK,tg 1-9,text,true,,100,50,4,4")
+    path = _write(tmp_path / "late.csv", rows)
+    with open_store() as store:
+        ingest_paths(
+            store, [path], options=IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000)
+        )
+        (grouped,) = GROUPED[store].values()
+        assert grouped.t0 == 1_790_000_000_300
+    out = _same_as_store(runner, tmp_path, path)
+    assert '"start_ms": 1790000000300' in out
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ("--load-window", "5s"),
+        ("--load-window", "250ms"),
+        ("--apdex-per-label", "req=30:60"),
+        ("--steady-from", "10", "--steady-to", "30"),
+    ],
+    ids=["5s", "250ms", "apdex-per-label", "steady-bounds"],
+)
+def test_options_that_shape_the_groups_give_a_stores_output(
+    options: tuple[str, ...], runner: CliRunner, tmp_path: Path
+) -> None:
+    """Windows of another length (the groups are made for them), per-label APDEX
+    thresholds and the user's steady bounds, read from groups, equal a store's."""
+    path = _write(tmp_path / "run.csv", _rows(600))
+    _same_as_store(runner, tmp_path, path, *options)
+
+
+def test_groups_of_other_windows_are_refused(tmp_path: Path) -> None:
+    """A library caller that groups a file by one window and analyses it by another is
+    told so (the rows are not there to group again)."""
+    path = _write(tmp_path / "run.csv", _rows(600))
+    with open_store() as store:
+        options = IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000)
+        ingest_paths(store, [path], options=options)
+        with pytest.raises(UsageError, match="windows of 1000 ms"):
+            load_report(store, window_s=5.0)
+
+
+@pytest.mark.parametrize("column", ["threadName", "dataType", "responseMessage"])
+def test_the_grouped_read_checks_every_column_a_store_holds(
+    column: str, runner: CliRunner, tmp_path: Path
+) -> None:
+    """Text the analysis does not group by (thread name, data type) is still read and
+    checked: invalid UTF-8 in any stored column is the store's one-line error, exit 1."""
+    values = {"threadName": "tg 1-1", "dataType": "text", "responseMessage": "OK"}
+    rows = _rows(3_000)
+    at = HEADER.split(",").index(column)
+    fields = rows[1_500].split(",")
+    assert fields[at] == values[column] or column == "threadName"
+    fields[at] = "bad\udcff"
+    rows[1_500] = ",".join(fields)
+    path = tmp_path / "bad.csv"
+    path.write_bytes(("\n".join([HEADER, *rows]) + "\n").encode("utf-8", "surrogateescape"))
+    one = runner.invoke(app, ["load", str(path), "--json"])
+    db = tmp_path / "store.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(db), str(path)])
+    assert one.exit_code == ingested.exit_code == 1
+    assert "record 1502: text is not valid UTF-8" in one.stderr  # line 1,502 of the file
+    assert one.stderr.strip().splitlines()[-1] == ingested.stderr.strip().splitlines()[-1]
+
+
+def test_negative_elapsed_times_are_warned_of_as_a_store_does(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """The warning of samples with a negative elapsed time comes from the groups: the
+    same line as the ingest's."""
+    rows = _rows(600)
+    rows[300] = rows[300].replace(",20,req,", ",-3,req,", 1)
+    path = _write(tmp_path / "neg.csv", rows)
+    assert _grouped_read(path) == (True, 0)
+    one = runner.invoke(app, ["load", str(path), "--json"])
+    assert "1 samples have a negative elapsed time" in one.stderr
+    _same_as_store(runner, tmp_path, path)
+
+
+def test_a_gzip_jtl_is_grouped(runner: CliRunner, tmp_path: Path) -> None:
+    """A .gz (no last-byte check possible before reading) is grouped too."""
+    path = tmp_path / "run.csv.gz"
+    path.write_bytes(gzip.compress(("\n".join([HEADER, *_rows(600)]) + "\n").encode()))
+    assert _grouped_read(path) == (True, 0)
+    _same_as_store(runner, tmp_path, path)
