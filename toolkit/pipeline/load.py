@@ -1,9 +1,11 @@
 """``warmup load``: aggregate JMeter samples in SQL, analyse them with
 :mod:`toolkit.analyze.timeseries`, and build the ``--json`` payload (DESIGN.md contract).
 
-All heavy work is DuckDB aggregation over ``samples`` (windows by completion time, value
-histograms of ``elapsed_ms``); the analyzers receive small frames, so memory does not grow
-with the number of samples.
+All heavy work is DuckDB aggregation: one grouping of a suite's samples by label,
+completion window, elapsed time, success and load generator (:func:`sample_groups_sql`,
+made by ``warmup load FILE``'s reader as it reads a CSV JTL, or from ``samples``), and the
+figures as sums over those groups (windows, value histograms of ``elapsed_ms``); the
+analyzers receive small frames, so memory does not grow with the number of samples.
 """
 
 from __future__ import annotations
@@ -340,7 +342,10 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
     ``threads``, the active threads summed over the load generators (each one's mean
     allThreads, else grpThreads, in the window; a distributed test's engines each count
     their own threads only); a suite without thread counts gets them from its thread names
-    by :func:`_with_thread_activity`."""
+    by :func:`_with_thread_activity`. From the reader's groups where it kept no rows."""
+    table = _grouped_table(store, suite_id, t0, window_ms)
+    if table is not None:
+        return _group_windows(store, table, by_label)
     key = "label, " if by_label else ""
     where = "" if by_label else f"AND {_ALL_FILTER}"
     return store.frame(
@@ -416,20 +421,30 @@ GROUPED: weakref.WeakKeyDictionary[Store, dict[int, Grouped]] = weakref.WeakKeyD
 _GROUPS_TABLE = "_load_groups"
 
 
+def _grouped_table(store: Store, suite_id: int, t0: int | None, window_ms: int) -> str | None:
+    """The reader's :func:`sample_groups_sql` table of the suite (:data:`GROUPED`), None
+    when its rows were stored; a :class:`UsageError` when its windows are not those
+    asked for (there are no rows to group again)."""
+    grouped = GROUPED.get(store, {}).get(suite_id)
+    if grouped is None:
+        return None
+    if (grouped.t0, grouped.window_ms) != (t0, window_ms):
+        raise UsageError(
+            f"suite #{suite_id} was read into windows of {grouped.window_ms} ms "
+            f"(IngestOptions.group_window_ms), not {window_ms} ms: analyse it with "
+            f"window_s={grouped.window_ms / 1000:g}, or read it without group_window_ms"
+        )
+    return grouped.table
+
+
 @contextlib.contextmanager
 def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -> Iterator[str]:
     """The name of a table of the suite's :func:`sample_groups_sql` (windows of
     ``window_ms`` from ``t0``): the reader's, when it grouped the file (:data:`GROUPED`),
     else made from the stored samples for the block and dropped after it."""
-    grouped = GROUPED.get(store, {}).get(suite_id)
-    if grouped is not None:
-        if (grouped.t0, grouped.window_ms) != (t0, window_ms):
-            raise UsageError(
-                f"suite #{suite_id} was read into windows of {grouped.window_ms} ms "
-                f"(IngestOptions.group_window_ms), not {window_ms} ms: analyse it with "
-                f"window_s={grouped.window_ms / 1000:g}, or read it without group_window_ms"
-            )
-        yield grouped.table
+    table = _grouped_table(store, suite_id, t0, window_ms)
+    if table is not None:
+        yield table
         return
     rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
     store.con.complete()
