@@ -281,3 +281,50 @@ def test_compare_of_two_files_groups_both(
     assert runner.invoke(app, ["ingest", "--db", str(db), str(a), str(b)]).exit_code == 0
     stored = runner.invoke(app, ["compare", "--db", str(db), "a", "b", "--json"])
     assert one.stdout == stored.stdout
+
+
+def test_a_grouped_jtl_and_its_runs_logs_are_one_suite(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A console log and a jmeter.log of the JTL's run join the JTL's suite when the JTL
+    is read into groups (its count and first start come from them): one suite, with the
+    logs' summary, the output of the three files stored."""
+    import json
+
+    import toolkit.ingest.jmeter as jmeter
+
+    read = jmeter._read_grouped
+    grouped: list[bool] = []
+
+    def spy(*args: object, **kwargs: object) -> bool:
+        grouped.append(read(*args, **kwargs))  # type: ignore[arg-type]
+        return grouped[-1]
+
+    monkeypatch.setattr(jmeter, "_read_grouped", spy)
+    folder = FIXTURES / "recorded_warmup"
+    files = [str(folder / f"c-ramp-think{x}") for x in (".console.txt", ".jtl.gz", ".jmeter.log")]
+    one = runner.invoke(app, ["load", *files, "--json"])
+    assert one.exit_code == 0, one.stderr
+    assert grouped == [True]
+    (suite,) = json.loads(one.stdout)["suites"]
+    assert suite["suite"] == "c-ramp-think" and suite["logs"]["samples"] > 0
+    db = tmp_path / "store.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), *files]).exit_code == 0
+    stored = runner.invoke(app, ["load", "--db", str(db), "--json"])
+    assert one.stdout == stored.stdout
+
+
+def test_charts_of_a_grouped_suite_are_refused_not_empty(tmp_path: Path) -> None:
+    """The report's charts read rows: a library caller asking them of a suite read into
+    groups is told so, instead of getting empty charts."""
+    from toolkit.pipeline.load import dashboard_charts, window_series
+
+    path = _write(tmp_path / "run.csv", _rows(600))
+    with open_store() as store:
+        options = IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000)
+        ingest_paths(store, [path], options=options)
+        ((suite_id,),) = store.con.execute("SELECT suite_id FROM suites").fetchall()
+        with pytest.raises(UsageError, match="needs its rows"):
+            window_series(store, suite_id)
+        with pytest.raises(UsageError, match="needs its rows"):
+            dashboard_charts(store, suite_id, window_s=1.0, labels=["ALL"])

@@ -106,8 +106,9 @@ class IngestOptions:
     lazy_sha256: bool = False
     #: ``warmup load FILE``'s windows in ms: a CSV JTL is read into the load analysis's
     #: sample groups (:func:`toolkit.pipeline.load.sample_groups_sql`) with no row stored,
-    #: where the analysis needs no row (:func:`toolkit.ingest.jmeter._read_grouped`);
-    #: None: rows stored, as every other command
+    #: where the analysis needs no row (:func:`toolkit.ingest.jmeter._read_grouped`):
+    #: such a suite is for ``load_report``/``compare_report`` with windows that long only
+    #: (the report's charts refuse it); None: rows stored, as every other command
     group_window_ms: int | None = None
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)

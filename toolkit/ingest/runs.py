@@ -40,12 +40,19 @@ def run_name(suite: str) -> str:
 
 
 def _jtl_suites(store: Store) -> list[_Suite]:
+    """The load suites with samples: stored rows, or the sample groups of ``warmup load
+    FILE``'s reader, which stores none (:func:`toolkit.pipeline.load.grouped_suites`)."""
+    from toolkit.pipeline.load import grouped_suites
+
     rows = store.con.execute(
         """SELECT s.suite_id, s.name, count(*) FILTER (NOT is_transaction AND NOT is_subresult),
                   min(start_ms)
            FROM suites s JOIN samples USING (suite_id) WHERE s.kind = 'load'
            GROUP BY s.suite_id, s.name ORDER BY s.suite_id"""
     ).fetchall()
+    names = dict(store.con.execute("SELECT suite_id, name FROM suites").fetchall())
+    rows += [(i, names[i], n, start) for i, n, start in grouped_suites(store) if i in names]
+    rows.sort(key=lambda r: int(r[0]))
     return [_Suite(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
 
 

@@ -437,6 +437,31 @@ def _grouped_table(store: Store, suite_id: int, t0: int | None, window_ms: int) 
     return grouped.table
 
 
+def _check_rows_stored(store: Store, suite_id: int, what: str) -> None:
+    """A :class:`UsageError` when the suite was read into groups with no row stored
+    (:attr:`IngestOptions.group_window_ms`): ``what`` needs the rows themselves."""
+    if suite_id in GROUPED.get(store, {}):
+        raise UsageError(
+            f"suite #{suite_id} was read into the load analysis's groups, no row stored "
+            f"(IngestOptions.group_window_ms): {what} needs its rows; read it without "
+            "group_window_ms"
+        )
+
+
+def grouped_suites(store: Store) -> list[tuple[int, int, int | None]]:
+    """The suites a reader grouped with no row stored (:data:`GROUPED`), as stored rows
+    would tell them: ``(suite_id, samples that are neither transaction nor sub-result,
+    first start ms)``."""
+    found = []
+    for suite_id, grouped in sorted(GROUPED.get(store, {}).items()):
+        ((samples, start),) = store.con.execute(
+            f"""SELECT coalesce(sum(n) FILTER (NOT is_transaction AND NOT is_subresult), 0),
+                       min(start_min) FROM {grouped.table}"""
+        ).fetchall()
+        found.append((suite_id, int(samples), None if start is None else int(start)))
+    return found
+
+
 @contextlib.contextmanager
 def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -> Iterator[str]:
     """The name of a table of the suite's :func:`sample_groups_sql` (windows of
@@ -537,6 +562,7 @@ def window_series_by_label(
 ) -> dict[str, pl.DataFrame]:
     """:func:`window_series` of each of ``labels`` (``ALL``: the whole suite), from one
     read of the suite's samples (a report draws up to eight: eight reads before)."""
+    _check_rows_stored(store, suite_id, "the per-window percentiles")
     if not labels:
         return {}
     window_ms = max(1, round(window_s * 1000))
@@ -1707,6 +1733,7 @@ def dashboard_charts(
     allThreads else grpThreads: "Time Vs Threads"; empty without thread counts).
     ``t_s``: every window's start in s, from the first to the one holding the last
     completion (the last is partial)."""
+    _check_rows_stored(store, suite_id, "the dashboard charts")
     from toolkit.analyze.timeseries import legacy_percentile
 
     window_ms = max(1, round(window_s * 1000))
