@@ -59,6 +59,22 @@ def _same_as_store(runner: CliRunner, tmp_path: Path, path: Path, *options: str)
     return one.stdout
 
 
+@pytest.fixture
+def grouped(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """What each CSV JTL read in the test answered to "grouped, no row stored?"."""
+    import toolkit.ingest.jmeter as jmeter
+
+    read = jmeter._read_grouped
+    answers: list[bool] = []
+
+    def spy(*args: object, **kwargs: object) -> bool:
+        answers.append(read(*args, **kwargs))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr(jmeter, "_read_grouped", spy)
+    return answers
+
+
 def _rows(n: int, *, t0: int = 1_790_000_000_000, label: str = "req") -> list[str]:
     """``n`` CSV rows of one thread group of 4 threads, one sample every 100 ms, 20 ms
     each after a 40 ms warm-up of 50 samples, 1 in 37 failed."""
@@ -257,21 +273,11 @@ def test_a_gzip_jtl_is_grouped(runner: CliRunner, tmp_path: Path) -> None:
 
 
 def test_compare_of_two_files_groups_both(
-    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runner: CliRunner, tmp_path: Path, grouped: list[bool]
 ) -> None:
     """``warmup compare A B`` without ``--db`` reads each plain CSV JTL into groups too
     (its steady series are sums over them): no row stored, and the output that of the
     two files stored."""
-    import toolkit.ingest.jmeter as jmeter
-
-    read = jmeter._read_grouped
-    grouped: list[bool] = []
-
-    def spy(*args: object, **kwargs: object) -> bool:
-        grouped.append(read(*args, **kwargs))  # type: ignore[arg-type]
-        return grouped[-1]
-
-    monkeypatch.setattr(jmeter, "_read_grouped", spy)
     a = _write(tmp_path / "a.csv", _rows(900))
     b = _write(tmp_path / "b.csv", [r.replace(",20,req,", ",24,req,") for r in _rows(900)])
     one = runner.invoke(app, ["compare", str(a), str(b), "--json"])
@@ -284,23 +290,13 @@ def test_compare_of_two_files_groups_both(
 
 
 def test_a_grouped_jtl_and_its_runs_logs_are_one_suite(
-    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runner: CliRunner, tmp_path: Path, grouped: list[bool]
 ) -> None:
     """A console log and a jmeter.log of the JTL's run join the JTL's suite when the JTL
     is read into groups (its count and first start come from them): one suite, with the
     logs' summary, the output of the three files stored."""
     import json
 
-    import toolkit.ingest.jmeter as jmeter
-
-    read = jmeter._read_grouped
-    grouped: list[bool] = []
-
-    def spy(*args: object, **kwargs: object) -> bool:
-        grouped.append(read(*args, **kwargs))  # type: ignore[arg-type]
-        return grouped[-1]
-
-    monkeypatch.setattr(jmeter, "_read_grouped", spy)
     folder = FIXTURES / "recorded_warmup"
     files = [str(folder / f"c-ramp-think{x}") for x in (".console.txt", ".jtl.gz", ".jmeter.log")]
     one = runner.invoke(app, ["load", *files, "--json"])
