@@ -324,3 +324,26 @@ def test_charts_of_a_grouped_suite_are_refused_not_empty(tmp_path: Path) -> None
             window_series(store, suite_id)
         with pytest.raises(UsageError, match="needs its rows"):
             dashboard_charts(store, suite_id, window_s=1.0, labels=["ALL"])
+
+
+def test_a_file_that_keeps_changing_under_the_reader_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file given an earlier first start by every read (written to as it is read) is
+    not grouped with windows from a start it does not have: its rows are stored."""
+    import toolkit.ingest.jmeter as jmeter
+    from toolkit.ingest.registry import run_with_progress
+
+    path = _write(tmp_path / "growing.csv", _rows(400, t0=1_790_000_010_000))
+    earlier = [1_790_000_009_000]
+
+    def appending(con: object, sql: str, *args: object, **kwargs: object) -> object:
+        if sql.startswith("CREATE OR REPLACE TEMP TABLE"):  # a grouping read: a row first
+            earlier[0] -= 100
+            with path.open("a") as out:
+                out.write(f"{earlier[0]},5000,slow,200,OK,tg 1-9,text,true,,100,50,4,4\n")
+        return run_with_progress(con, sql, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jmeter, "run_with_progress", appending)
+    grouped, rows = _grouped_read(path)
+    assert not grouped and rows == 402  # the rows of the file as the store read it

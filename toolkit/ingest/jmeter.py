@@ -976,6 +976,7 @@ def _read_grouped(
         f"SELECT min(start_ms) FROM (SELECT start_ms FROM {rows} LIMIT {_HEAD_ROWS})",
         shown=False,
     )
+    matched = False
     for _ in range(2):
         read(
             f"CREATE OR REPLACE TEMP TABLE {table} AS "
@@ -989,12 +990,14 @@ def _read_grouped(
                        coalesce(sum(n) FILTER (elapsed_ms < 0), 0), list(DISTINCT label)
                 FROM {table}"""
         ).fetchall()
-        if first == t0:
+        matched = first == t0
+        if matched:
             break
         t0 = first  # a sample started before the first rows' starts: group again
     labels = {str(label) for label in labels or ()}
     if (
-        kinds
+        not matched  # the file changed between the two reads
+        or kinds
         or (first is not None and not counted)
         or float(span or 0) > MIN_FENCE_MS
         or any(label.startswith("ALL") for label in labels)
