@@ -347,3 +347,38 @@ def test_a_file_that_keeps_changing_under_the_reader_is_stored(
     monkeypatch.setattr(jmeter, "run_with_progress", appending)
     grouped, rows = _grouped_read(path)
     assert not grouped and rows == 402  # the rows of the file as the store read it
+
+
+def _wide(path: Path, n: int = 12_000) -> Path:
+    """A run whose latencies spread over as many milliseconds as it has samples (0-30 s
+    for 100 samples a second): its groups would be about as many as its rows."""
+    rows = [
+        f"{1_790_000_000_000 + i * 10},{(i * 7919) % 30_000},req,200,OK,tg 1-{i % 50},text,"
+        f"true,,100,50,50,50"
+        for i in range(n)
+    ]
+    return _write(path, rows)
+
+
+def test_samples_as_many_groups_as_rows_are_stored_and_read_as_rows(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose first rows are nearly one group each is stored, not grouped (the
+    groups would be as many as the rows and larger: 5M such samples took 1.7 GB against
+    0.8 GB), and its analysis reads the rows as groups of one sample through a view; the
+    figures are those of the grouped table, sum for sum."""
+    import toolkit.pipeline.load as load_module
+
+    path = _wide(tmp_path / "wide.csv")
+    assert _grouped_read(path) == (False, 12_000)
+    _same_as_store(runner, tmp_path, path)
+    with open_store() as store:
+        ingest_paths(store, [path])
+        ((_, head, groups),) = store.con.execute(
+            load_module.head_groups_sql("samples", 1000)
+        ).fetchall()
+        assert head == 12_000 and load_module.too_many_groups(head, groups)  # the view
+        as_view = load_report(store)
+        monkeypatch.setattr(load_module, "GROUPS_PER_ROW_MAX", 1.0)  # a table again
+        assert load_report(store) == as_view
+    assert _grouped_read(path) == (True, 0)

@@ -913,9 +913,6 @@ def _warn_negative(writer: SourceWriter, negative: int) -> None:
         )
 
 
-#: rows of a CSV JTL whose least start time is taken as the first sample start before
-#: the whole file is read (:func:`_read_grouped` checks it afterwards)
-_HEAD_ROWS = 1 << 16
 #: the columns of ``samples`` that the sample groups read (pipeline.load.sample_groups_sql)
 _GROUPED_COLUMNS = (
     "suite_id", "source_id", "start_ms", "elapsed_ms", "label", "response_code",
@@ -942,8 +939,9 @@ def _read_grouped(
     (issue 20 item 3). The groups' windows count from the first sample start, which only
     the whole file tells: the least start among its first rows is taken, and the file
     grouped again in the rare file where an earlier start comes later (a long first
-    sample). Returns False, with nothing kept, where the analysis needs the rows
-    themselves: transaction-controller or sub-result rows (flagged by row order), no
+    sample). Returns False, with nothing kept, where groups would be about as many as the
+    rows (:func:`toolkit.pipeline.load.too_many_groups`, judged on the first rows) or the
+    analysis needs the rows themselves: transaction-controller or sub-result rows (flagged by row order), no
     thread counts (active threads from thread names), samples spanning more than a day
     (time fences), a joined suite, or a cut last record; the caller stores them then."""
     from toolkit.pipeline.load import (
@@ -951,7 +949,9 @@ def _read_grouped(
         _LABEL,
         GROUPED,
         Grouped,
+        head_groups_sql,
         sample_groups_sql,
+        too_many_groups,
     )
 
     con = writer.store.con
@@ -972,10 +972,9 @@ def _read_grouped(
     rows = f"""(SELECT * REPLACE ({_LABEL} AS label)
                FROM (SELECT {columns} FROM {reader}))"""
     table = f"_load_groups_{int(suite_id)}"
-    ((t0,),) = read(
-        f"SELECT min(start_ms) FROM (SELECT start_ms FROM {rows} LIMIT {_HEAD_ROWS})",
-        shown=False,
-    )
+    ((t0, head, head_groups),) = read(head_groups_sql(rows, window_ms), shown=False)
+    if too_many_groups(int(head), int(head_groups)):
+        return False
     matched = False
     for _ in range(2):
         read(

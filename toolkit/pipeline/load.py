@@ -404,6 +404,51 @@ def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str)
            GROUP BY ALL"""
 
 
+def sample_rows_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
+    """:func:`sample_groups_sql`'s columns with one group per sample (``n`` = 1): for a
+    suite whose samples are about as many groups as rows, a view over the rows that every
+    query aggregates itself, instead of a table as large as the rows. The figures are the
+    same: each is an integer sum, a count, a minimum or a maximum."""
+    origin = "NULL" if t0 is None else str(int(t0))
+    return f"""SELECT label, ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
+                  elapsed_ms, success, {_ENGINE} AS engine, is_transaction, is_subresult,
+                  {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type, 1::BIGINT AS n,
+                  start_ms AS start_min, start_ms AS start_max,
+                  start_ms + elapsed_ms AS end_min, start_ms + elapsed_ms AS end_max,
+                  bytes::HUGEINT AS bytes, sent_bytes::HUGEINT AS sent_bytes,
+                  coalesce(all_threads, grp_threads)::HUGEINT AS threads_sum,
+                  (coalesce(all_threads, grp_threads) IS NOT NULL)::BIGINT AS threads_n
+           FROM {rows}"""
+
+
+#: most groups per row, among a file's first :data:`JUDGED_ROWS` rows, for which the
+#: samples are grouped: beyond it (latencies spread over as many milliseconds as there
+#: are samples in a window) the groups are about as many as the rows and each is larger
+#: than a row (5M samples of 0-60 s: 1.7 GB against 0.8 GB, and 2.4x the CPU of a
+#: ``warmup load --db``); generated and real runs have 0.007-0.035
+GROUPS_PER_ROW_MAX = 0.25
+#: the rows the share of groups is judged on, and the fewest that it is judged on (a
+#: smaller suite is grouped whatever its share)
+JUDGED_ROWS = 65_536
+JUDGED_MIN = 10_000
+
+
+def head_groups_sql(rows: str, window_ms: int) -> str:
+    """SQL of the first start, the rows and the groups (by label, completion window,
+    elapsed time and success) among the first :data:`JUDGED_ROWS` rows of ``rows``."""
+    return f"""SELECT min(start_ms), count(*),
+                      count(DISTINCT (label, (start_ms + elapsed_ms) // {int(window_ms)},
+                                      elapsed_ms, success))
+               FROM (SELECT label, start_ms, elapsed_ms, success FROM {rows}
+                     LIMIT {JUDGED_ROWS})"""
+
+
+def too_many_groups(rows: int, groups: int) -> bool:
+    """Whether ``groups`` among ``rows`` first rows (:func:`head_groups_sql`) say the
+    samples are not worth grouping (:data:`GROUPS_PER_ROW_MAX`)."""
+    return rows >= JUDGED_MIN and groups > GROUPS_PER_ROW_MAX * rows
+
+
 @dataclass(frozen=True)
 class Grouped:
     """A :func:`sample_groups` table made before the analysis (by the reader of ``warmup
@@ -417,8 +462,9 @@ class Grouped:
 
 #: the tables a reader grouped, per store and suite (:func:`sample_groups` uses them)
 GROUPED: weakref.WeakKeyDictionary[Store, dict[int, Grouped]] = weakref.WeakKeyDictionary()
-#: the name of the table :func:`sample_groups` makes
+#: the name of the table :func:`sample_groups` makes, and of its view of rows as groups
 _GROUPS_TABLE = "_load_groups"
+_GROUP_ROWS_VIEW = "_load_group_rows"
 
 
 def _grouped_table(store: Store, suite_id: int, t0: int | None, window_ms: int) -> str | None:
@@ -473,16 +519,19 @@ def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -
         return
     rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
     store.con.complete()
+    ((_, head, head_groups),) = store.con.execute(head_groups_sql(rows, window_ms)).fetchall()
+    wide = too_many_groups(int(head), int(head_groups))
+    kind, name = ("VIEW", _GROUP_ROWS_VIEW) if wide else ("TABLE", _GROUPS_TABLE)
+    make = sample_rows_sql if wide else sample_groups_sql
     store.con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_GROUPS_TABLE} AS "
-        + sample_groups_sql(rows, t0, window_ms, _jmeter_tc(store))
+        f"CREATE OR REPLACE TEMP {kind} {name} AS " + make(rows, t0, window_ms, _jmeter_tc(store))
     )
     try:
-        yield _GROUPS_TABLE
+        yield name
     finally:
         with contextlib.suppress(duckdb.Error):
             store.con.complete()
-            store.con.execute(f"DROP TABLE IF EXISTS {_GROUPS_TABLE}")
+            store.con.execute(f"DROP {kind} IF EXISTS {name}")
 
 
 def _group_windows(store: Store, groups: str, by_label: bool) -> pl.DataFrame:
