@@ -721,7 +721,11 @@ def analysis_store(
 
 
 def scratch_spec(
-    spec: InputSpec, sample_columns: frozenset[str] | None, *, sources_shown: bool = False
+    spec: InputSpec,
+    sample_columns: frozenset[str] | None,
+    *,
+    sources_shown: bool = False,
+    group_window_ms: int | None = None,
 ) -> InputSpec:
     """``spec`` for reading files into a scratch store (no ``--db``) for one analysis: a
     CSV JTL's ``sample_columns`` only (``toolkit.ingest.jmeter.LOAD_COLUMNS`` for
@@ -730,8 +734,13 @@ def scratch_spec(
     at the cost of a full store (issue 20 item 3); the analysis reads the same values.
     Unless the output shows the files' SHA-256 (``sources_shown``: the report's
     provenance), a file is hashed only when another has its size
-    (:attr:`IngestOptions.lazy_sha256`): the hash then only tells a file given twice."""
-    options = dataclasses.replace(spec.options, lazy_sha256=not sources_shown)
+    (:attr:`IngestOptions.lazy_sha256`): the hash then only tells a file given twice.
+    ``group_window_ms``: a CSV JTL read into ``warmup load``'s sample groups of windows
+    that long, no row stored where the analysis needs none
+    (:attr:`IngestOptions.group_window_ms`)."""
+    options = dataclasses.replace(
+        spec.options, lazy_sha256=not sources_shown, group_window_ms=group_window_ms
+    )
     if sample_columns is not None:
         options = dataclasses.replace(options, sample_columns=sample_columns)
     return dataclasses.replace(spec, options=options)
@@ -756,10 +765,9 @@ def ingested_store(
     spec = spec or InputSpec()
     if paths:
         if db is None:
-            spec = scratch_spec(spec, sample_columns, sources_shown=sources_shown)
-            if group_window_ms is not None:
-                options = dataclasses.replace(spec.options, group_window_ms=group_window_ms)
-                spec = dataclasses.replace(spec, options=options)
+            spec = scratch_spec(
+                spec, sample_columns, sources_shown=sources_shown, group_window_ms=group_window_ms
+            )
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             report = run_ingest(
                 store, paths, format=spec.format, options=spec.options, quiet_stored=True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -548,10 +547,8 @@ def compare(
     if db is None:
         from toolkit.ingest.jmeter import LOAD_COLUMNS
 
-        spec = scratch_spec(spec, LOAD_COLUMNS)
         # a CSV JTL grouped as it is read (the analysis's windows), no row kept
-        options = dataclasses.replace(spec.options, group_window_ms=max(1, round(window_s * 1000)))
-        spec = dataclasses.replace(spec, options=options)
+        spec = scratch_spec(spec, LOAD_COLUMNS, group_window_ms=max(1, round(window_s * 1000)))
     store_cm = (
         open_store(db, on_wait=info)
         if files and db is not None

@@ -342,43 +342,37 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
     ``threads``, the active threads summed over the load generators (each one's mean
     allThreads, else grpThreads, in the window; a distributed test's engines each count
     their own threads only); a suite without thread counts gets them from its thread names
-    by :func:`_with_thread_activity`. From the reader's groups where it kept no rows."""
-    table = _grouped_table(store, suite_id, t0, window_ms)
-    if table is not None:
-        return _group_windows(store, table, by_label)
-    key = "label, " if by_label else ""
-    where = "" if by_label else f"AND {_ALL_FILTER}"
-    return store.frame(
-        f"""SELECT {key}w, sum(n)::BIGINT AS n, sum(errors)::BIGINT AS errors,
-                   sum(sum_ms) / sum(n) AS mean_ms, sum(threads) AS threads
-            FROM (SELECT {key}((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
-                         {_ENGINE} AS engine, count(*) AS n,
-                         count(*) FILTER (success = false) AS errors,
-                         sum(elapsed_ms)::DOUBLE AS sum_ms,
-                         avg(coalesce(all_threads, grp_threads)) AS threads
-                  FROM {_samples(store)}
-                  WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL {where}
-                  GROUP BY ALL)
-            GROUP BY ALL ORDER BY ALL""",
-        [t0, window_ms, suite_id],
-    )
+    by :func:`_with_thread_activity`. From the suite's :func:`sample_groups`."""
+    with sample_groups(store, suite_id, t0, window_ms) as groups:
+        return _group_windows(store, groups, by_label)
 
 
-#: The columns a :func:`sample_groups` table groups the samples by: label, completion
-#: window, elapsed time, success, load generator, the row kinds, and the error type
-#: (:data:`_ERROR_TYPE`, NULL unless failed)
-GROUP_KEYS = (
-    "label", "w", "elapsed_ms", "success", "engine", "is_transaction", "is_subresult",
-    "jmeter_tc", "type",
-)  # fmt: skip
+def sample_rows_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
+    """SQL of a relation ``rows`` of one suite's samples (the columns of ``samples``) as
+    one group of :func:`sample_groups_sql` each (``n`` = 1): ``w`` the completion window
+    (``(start + elapsed − t0) // window_ms``, NULL without both times), the load
+    generator, JMeter's transaction test and the error type (:data:`_ERROR_TYPE`, NULL
+    unless failed) computed. For a suite whose samples are about as many groups as rows,
+    the view every query aggregates itself, instead of a table as large as the rows: the
+    figures are the same, each an integer sum, a count, a minimum or a maximum."""
+    origin = "NULL" if t0 is None else str(int(t0))
+    return f"""SELECT label, ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
+                  elapsed_ms, success, {_ENGINE} AS engine, is_transaction, is_subresult,
+                  {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type, 1::BIGINT AS n,
+                  start_ms AS start_min, start_ms AS start_max,
+                  start_ms + elapsed_ms AS end_min, start_ms + elapsed_ms AS end_max,
+                  bytes, sent_bytes, coalesce(all_threads, grp_threads) AS threads_sum,
+                  (coalesce(all_threads, grp_threads) IS NOT NULL)::BIGINT AS threads_n,
+                  thread_name, data_type
+           FROM {rows}"""
 
 
 def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
-    """SQL of the sample groups of a relation ``rows`` of one suite's samples (the
-    columns of ``samples``): one row per :data:`GROUP_KEYS` value, ``w`` the completion
-    window (``(start + elapsed − t0) // window_ms``, NULL without both times), with
-    ``n`` samples, their first and last start and completion (epoch ms), byte sums and
-    the sum and count of their thread counts (allThreads, else grpThreads).
+    """SQL of the sample groups of a relation ``rows`` of one suite's samples: one row per
+    label, completion window, elapsed time, success, load generator, row kind and error
+    type of :func:`sample_rows_sql`, with ``n`` samples, their first and last start and
+    completion (epoch ms), byte sums and the sum and count of their thread counts
+    (allThreads, else grpThreads).
 
     Every figure of :func:`analyze_load_suite` is an aggregate of these: counts, sums,
     minima and maxima add up over groups, and exact percentiles need only each window's
@@ -387,38 +381,15 @@ def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str)
     storing a row (issue 20 item 3); ``--db`` groups the stored rows the same way.
     ``thread_names`` and ``data_types`` count the samples with one: they make a reader
     of the file parse (and check, UTF-8 above all) every column a store would hold."""
-    origin = "NULL" if t0 is None else str(int(t0))
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
                   jmeter_tc, type, count(*) AS n,
-                  min(start_ms) AS start_min, max(start_ms) AS start_max,
-                  min(start_ms + elapsed_ms) AS end_min, max(start_ms + elapsed_ms) AS end_max,
+                  min(start_min) AS start_min, max(start_max) AS start_max,
+                  min(end_min) AS end_min, max(end_max) AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
-                  sum(threads) AS threads_sum, count(threads) AS threads_n,
+                  sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
                   count(thread_name) AS thread_names, count(data_type) AS data_types
-           FROM (SELECT label, start_ms, elapsed_ms, success, is_transaction, is_subresult,
-                        bytes, sent_bytes, thread_name, data_type,
-                        ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
-                        {_ENGINE} AS engine, {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type,
-                        coalesce(all_threads, grp_threads) AS threads
-                 FROM {rows})
+           FROM ({sample_rows_sql(rows, t0, window_ms, jmeter_tc)})
            GROUP BY ALL"""
-
-
-def sample_rows_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
-    """:func:`sample_groups_sql`'s columns with one group per sample (``n`` = 1): for a
-    suite whose samples are about as many groups as rows, a view over the rows that every
-    query aggregates itself, instead of a table as large as the rows. The figures are the
-    same: each is an integer sum, a count, a minimum or a maximum."""
-    origin = "NULL" if t0 is None else str(int(t0))
-    return f"""SELECT label, ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
-                  elapsed_ms, success, {_ENGINE} AS engine, is_transaction, is_subresult,
-                  {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type, 1::BIGINT AS n,
-                  start_ms AS start_min, start_ms AS start_max,
-                  start_ms + elapsed_ms AS end_min, start_ms + elapsed_ms AS end_max,
-                  bytes::HUGEINT AS bytes, sent_bytes::HUGEINT AS sent_bytes,
-                  coalesce(all_threads, grp_threads)::HUGEINT AS threads_sum,
-                  (coalesce(all_threads, grp_threads) IS NOT NULL)::BIGINT AS threads_n
-           FROM {rows}"""
 
 
 #: most groups per row, among a file's first :data:`JUDGED_ROWS` rows, for which the
