@@ -9,16 +9,18 @@ errors a store would give."""
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from toolkit import open_store
+from toolkit import Store, open_store
 from toolkit.cli import app
 from toolkit.errors import UsageError
 from toolkit.ingest import IngestOptions, ingest_paths
-from toolkit.ingest.jmeter import LOAD_COLUMNS
+from toolkit.ingest.jmeter import LOAD_COLUMNS, REPORT_COLUMNS
 from toolkit.pipeline.load import GROUPED, load_report
 from toolkit.synthetic import write_jtl
 
@@ -310,9 +312,10 @@ def test_a_grouped_jtl_and_its_runs_logs_are_one_suite(
     assert one.stdout == stored.stdout
 
 
-def test_charts_of_a_grouped_suite_are_refused_not_empty(tmp_path: Path) -> None:
-    """The report's charts read rows: a library caller asking them of a suite read into
-    groups is told so, instead of getting empty charts."""
+def test_charts_of_a_suite_grouped_without_their_columns_are_refused(tmp_path: Path) -> None:
+    """The report's charts need the chart columns in the groups (``group_charts``) and
+    chart windows of whole groups: a library caller asking them of a suite read into
+    other groups is told so, instead of getting empty or wrong charts."""
     from toolkit.pipeline.load import dashboard_charts, window_series
 
     path = _write(tmp_path / "run.csv", _rows(600))
@@ -320,10 +323,108 @@ def test_charts_of_a_grouped_suite_are_refused_not_empty(tmp_path: Path) -> None
         options = IngestOptions(sample_columns=LOAD_COLUMNS, group_window_ms=1000)
         ingest_paths(store, [path], options=options)
         ((suite_id,),) = store.con.execute("SELECT suite_id FROM suites").fetchall()
-        with pytest.raises(UsageError, match="needs its rows"):
+        with pytest.raises(UsageError, match="without the chart columns"):
             window_series(store, suite_id)
-        with pytest.raises(UsageError, match="needs its rows"):
+        with pytest.raises(UsageError, match="without the chart columns"):
             dashboard_charts(store, suite_id, window_s=1.0, labels=["ALL"])
+    with open_store() as store:
+        options = IngestOptions(
+            sample_columns=REPORT_COLUMNS, group_window_ms=2000, group_charts=True
+        )
+        ingest_paths(store, [path], options=options)
+        ((suite_id,),) = store.con.execute("SELECT suite_id FROM suites").fetchall()
+        window_series(store, suite_id, window_s=4.0)  # whole groups: drawn
+        with pytest.raises(UsageError, match="not whole groups"):
+            window_series(store, suite_id, window_s=5.0)
+
+
+def _charts(store: Store, window_s: float) -> dict[str, Any]:
+    """Every chart aggregate of the store's one suite at ``window_s``: ALL's and each
+    label's window series and JMeter's dashboard charts."""
+    from toolkit.pipeline.load import ALL, dashboard_charts, window_series_by_label
+
+    ((suite_id,),) = store.con.execute("SELECT suite_id FROM suites").fetchall()
+    labels = [ALL, *load_report(store)["suites"][0]["labels"]]
+    names = sorted({lab if isinstance(lab, str) else lab["label"] for lab in labels})
+    series = window_series_by_label(store, suite_id, names, window_s=window_s)
+    return {
+        "series": {k: v.to_dicts() for k, v in series.items()},
+        "charts": dashboard_charts(store, suite_id, window_s=window_s, labels=names),
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["baseline.jtl.gz", "candidate.jtl.gz", "a-server-warmup.jtl.gz", "generated"]
+)
+def test_charts_from_the_readers_groups_equal_charts_from_rows(name: str, tmp_path: Path) -> None:
+    """``warmup report FILE`` reads a CSV JTL into groups with the chart columns: every
+    chart aggregate (throughput and percentile series, response codes, bytes, latency and
+    connect means, the distribution, the percentile curve, time vs threads) at the
+    analysis window and at 2 and 5 of them equals the one computed from the stored rows.
+    The generated run has response codes other than 200, errors and thread ramps."""
+    if name == "generated":
+        path = tmp_path / "run.jtl"
+        write_jtl(path, 6_000, duration_s=120.0, warmup_s=20.0, seed=3, error_rate=0.05)
+    else:
+        path = next(FIXTURES.rglob(name))
+    with open_store() as store:
+        options = IngestOptions(
+            sample_columns=REPORT_COLUMNS, group_window_ms=1000, group_charts=True
+        )
+        ingest_paths(store, [path], options=options)
+        assert store.con.execute("SELECT count(*) FROM samples").fetchall() == [(0,)]
+        assert [g.charts for g in GROUPED[store].values()] == [True]
+        grouped = [_charts(store, w) for w in (1.0, 2.0, 5.0)]
+    with open_store() as store:
+        ingest_paths(store, [path], options=IngestOptions(sample_columns=REPORT_COLUMNS))
+        assert store.con.execute("SELECT count(*) FROM samples").fetchall() != [(0,)]
+        stored = [_charts(store, w) for w in (1.0, 2.0, 5.0)]
+    assert grouped == stored
+    assert grouped[0]["charts"]["codes"] and grouped[0]["series"]["ALL"]
+
+
+def test_report_file_equals_report_of_a_store(
+    runner: CliRunner, tmp_path: Path, grouped: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``warmup report FILE`` reads a plain CSV JTL into groups (no row stored) and writes
+    byte for byte the report of the file stored (``ingest --db`` + ``report --db``),
+    charts, tables, findings and the provenance's row count included."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    path = tmp_path / "run.jtl"
+    write_jtl(path, 8_000, duration_s=200.0, warmup_s=40.0, seed=5, error_rate=0.02)
+    one = runner.invoke(app, ["report", str(path), "-o", str(tmp_path / "one.html")])
+    assert one.exit_code == 0, one.stderr
+    assert grouped == [True]
+    db = tmp_path / "store.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(path)]).exit_code == 0
+    stored = runner.invoke(app, ["report", "--db", str(db), "-o", str(tmp_path / "db.html")])
+    assert stored.exit_code == 0, stored.stderr
+    html = (tmp_path / "one.html").read_text()
+    assert html == (tmp_path / "db.html").read_text()
+    assert ">8,000<" in html  # the input's rows, though none was stored
+
+
+def test_findings_file_reads_groups_at_the_configured_load_window(
+    runner: CliRunner, tmp_path: Path, grouped: list[bool]
+) -> None:
+    """``warmup findings FILE`` reads a plain CSV JTL into groups, at the config's load
+    window as ``warmup report`` does (it read 1 s windows whatever the config said), and
+    finds what the store's findings find at that window."""
+    path = tmp_path / "run.jtl"
+    write_jtl(path, 6_000, duration_s=120.0, warmup_s=30.0, seed=2)
+    config = tmp_path / "warmup.toml"
+    config.write_text('[tool.warmup]\nload_window = "5s"\n')
+    one = runner.invoke(app, ["findings", str(path), "--config", str(config), "--json"])
+    assert one.exit_code == 0, one.stderr
+    assert grouped == [True]
+    db = tmp_path / "store.duckdb"
+    assert runner.invoke(app, ["ingest", "--db", str(db), str(path)]).exit_code == 0
+    stored = runner.invoke(app, ["findings", "--db", str(db), "--config", str(config), "--json"])
+    assert one.stdout == stored.stdout
+    (warmup,) = [f for f in json.loads(one.stdout)["findings"] if f["rule"] == "load-warmup"]
+    assert warmup["numbers"]["warmup_end_s"] % 5 == 0  # 30 s: whole 5 s windows
+    default = runner.invoke(app, ["findings", "--db", str(db), "--json"])
+    assert one.stdout != default.stdout  # 1 s windows: 26 s
 
 
 def test_a_file_that_keeps_changing_under_the_reader_is_stored(
@@ -382,3 +483,24 @@ def test_samples_as_many_groups_as_rows_are_stored_and_read_as_rows(
         monkeypatch.setattr(load_module, "GROUPS_PER_ROW_MAX", 1.0)  # a table again
         assert load_report(store) == as_view
     assert _grouped_read(path) == (True, 0)
+
+
+def test_charts_of_a_label_completing_after_all_do_not_crash(tmp_path: Path) -> None:
+    """A transaction controller's sample ends after its children (its timers count): the
+    last one can complete windows after ALL's last sample. Its charts reached past the
+    windows counted from ALL's samples (IndexError); they now span both."""
+    from toolkit.pipeline.load import ALL, dashboard_charts
+
+    t0 = 1_790_000_000_000
+    lines = [f"{t0 + i * 500},20,step,200,OK,tg 1-1,text,true,,10,5,1,1" for i in range(10)]
+    # the transaction of the last step ends 3 s after it: its completion window is 8
+    lines.append(f"{t0 + 4_500},3_500,tx,200,{TC},tg 1-1,,true,,10,5,1,1".replace("_", ""))
+    path = _write(tmp_path / "tc.csv", lines)
+    with open_store() as store:
+        ingest_paths(store, [path], options=IngestOptions(sample_columns=REPORT_COLUMNS))
+        ((suite_id,),) = store.con.execute("SELECT suite_id FROM suites").fetchall()
+        charts = dashboard_charts(store, suite_id, window_s=1.0, labels=[ALL, "tx"])
+    assert charts["t_s"][-1] == 8.0
+    assert charts["labels"]["tx"]["latency_ms"][-1] is None  # no Latency column
+    assert len(charts["labels"]["tx"]["latency_ms"]) == len(charts["t_s"])
+    assert sum(x or 0 for x in charts["codes"]["200"]) == 10  # ALL's: the steps

@@ -263,6 +263,28 @@ def test_chart_window_keeps_windows_below_cap(duration_s: float | None, expected
         assert duration_s / window + 1 <= MAX_LOAD_WINDOWS
 
 
+@pytest.mark.parametrize(
+    ("duration_s", "window_s", "expected"),
+    [
+        (4000.0, 0.25, 5.0),  # 1-2-5 values are whole quarter seconds
+        (30_000.0, 5.0, 20.0),
+        (4000.0, 2.0, 10.0),  # 5 s is not whole 2 s windows
+        (8000.0, 3.0, 6.0),  # no 1-2-5 value is whole 3 s windows: the fewest, 2 of them
+        (30_000.0, 0.3, 15.3),  # nor whole 300 ms windows: 51 of them
+    ],
+)
+def test_chart_window_is_whole_analysis_windows(
+    duration_s: float, window_s: float, expected: float
+) -> None:
+    """A chart window is a whole number of analysis windows (``report FILE`` reads the
+    samples into groups of analysis windows: a chart window adds whole groups up), the
+    smallest 1-2-5 value that is one, else the fewest windows below the cap."""
+    window = chart_window_s(duration_s, window_s)
+    assert round(window * 1000) % round(window_s * 1000) == 0
+    assert duration_s / window + 1 <= MAX_LOAD_WINDOWS
+    assert window == pytest.approx(expected)
+
+
 def test_long_load_test_is_drawn_with_at_most_max_windows_points(tmp_path: Path) -> None:
     # 8.3 hours at 1 s windows would be 30,000 points per line
     path, _ = jtl(tmp_path / "soak.jtl", 40_000, seed=4, duration_s=30_000, warmup_s=3_000)

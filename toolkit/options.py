@@ -108,8 +108,13 @@ class IngestOptions:
     #: sample groups (:func:`toolkit.pipeline.load.sample_groups_sql`) with no row stored,
     #: where the analysis needs no row (:func:`toolkit.ingest.jmeter._read_grouped`):
     #: such a suite is for ``load_report``/``compare_report`` with windows that long only
-    #: (the report's charts refuse it); None: rows stored, as every other command
+    #: (the report's charts need :attr:`group_charts`); None: rows stored, as every
+    #: other command
     group_window_ms: int | None = None
+    #: with :attr:`group_window_ms`: the groups keep what the report's charts need too
+    #: (response codes, thread counts, latency and connect sums:
+    #: :func:`toolkit.pipeline.load.chart_groups`), for ``warmup report FILE``
+    group_charts: bool = False
     #: most bytes one input may hold, decompressed (``--max-bytes``; a larger file or
     #: gzip stream is refused unread, :func:`toolkit.ingest.guarded.check_expansion`)
     max_bytes: int = MAX_INPUT_BYTES

@@ -708,14 +708,23 @@ def analysis_store(
     *,
     sample_columns: frozenset[str] | None = None,
     sources_shown: bool = False,
+    group_window_ms: int | None = None,
+    group_charts: bool = False,
 ) -> Iterator[Store]:
     """The store an analysis command reads: ``--db`` (read-only), or the given files
     ingested into a scratch store (:func:`scratch_store`), or into ``--db`` when both are
     given; ``spec``: how to read the files; ``sample_columns``: the JTL columns a scratch
-    store keeps, ``sources_shown``: whether the output shows the files' SHA-256
+    store keeps, ``sources_shown``: whether the output shows the files' SHA-256,
+    ``group_window_ms`` and ``group_charts``: CSV JTLs read into sample groups
     (:func:`scratch_spec`)."""
     with ingested_store(
-        paths, db, spec, sample_columns=sample_columns, sources_shown=sources_shown
+        paths,
+        db,
+        spec,
+        sample_columns=sample_columns,
+        sources_shown=sources_shown,
+        group_window_ms=group_window_ms,
+        group_charts=group_charts,
     ) as (store, _):
         yield store
 
@@ -726,6 +735,7 @@ def scratch_spec(
     *,
     sources_shown: bool = False,
     group_window_ms: int | None = None,
+    group_charts: bool = False,
 ) -> InputSpec:
     """``spec`` for reading files into a scratch store (no ``--db``) for one analysis: a
     CSV JTL's ``sample_columns`` only (``toolkit.ingest.jmeter.LOAD_COLUMNS`` for
@@ -737,9 +747,13 @@ def scratch_spec(
     (:attr:`IngestOptions.lazy_sha256`): the hash then only tells a file given twice.
     ``group_window_ms``: a CSV JTL read into ``warmup load``'s sample groups of windows
     that long, no row stored where the analysis needs none
-    (:attr:`IngestOptions.group_window_ms`)."""
+    (:attr:`IngestOptions.group_window_ms`), with what the report's charts need too where
+    ``group_charts`` (:attr:`IngestOptions.group_charts`)."""
     options = dataclasses.replace(
-        spec.options, lazy_sha256=not sources_shown, group_window_ms=group_window_ms
+        spec.options,
+        lazy_sha256=not sources_shown,
+        group_window_ms=group_window_ms,
+        group_charts=group_charts,
     )
     if sample_columns is not None:
         options = dataclasses.replace(options, sample_columns=sample_columns)
@@ -755,18 +769,24 @@ def ingested_store(
     sample_columns: frozenset[str] | None = None,
     sources_shown: bool = False,
     group_window_ms: int | None = None,
+    group_charts: bool = False,
 ) -> Iterator[tuple[Store, PathReport | None]]:
     """:func:`analysis_store` with the :class:`PathReport` of the files read (None when
     only ``--db`` was given): which suites the input files are. ``group_window_ms``:
     without ``--db``, read CSV JTLs into ``warmup load``'s sample groups of windows that
-    long, storing no rows where the analysis needs none (:attr:`IngestOptions.group_window_ms`)."""
+    long, storing no rows where the analysis needs none (:attr:`IngestOptions.group_window_ms`;
+    ``group_charts``: the report's charts too)."""
     from toolkit.store import open_store
 
     spec = spec or InputSpec()
     if paths:
         if db is None:
             spec = scratch_spec(
-                spec, sample_columns, sources_shown=sources_shown, group_window_ms=group_window_ms
+                spec,
+                sample_columns,
+                sources_shown=sources_shown,
+                group_window_ms=group_window_ms,
+                group_charts=group_charts,
             )
         with open_store(db, on_wait=info) if db is not None else scratch_store(paths) as store:
             report = run_ingest(

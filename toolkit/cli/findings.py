@@ -33,6 +33,7 @@ from toolkit.cli.common import (
 )
 from toolkit.config import Settings, check_fail_level
 from toolkit.numbers import plural
+from toolkit.options import parse_window
 
 if TYPE_CHECKING:
     pass
@@ -65,9 +66,18 @@ def _findings_of(
     from toolkit.ingest.jmeter import LOAD_COLUMNS
     from toolkit.pipeline.findings import store_findings
 
-    # a JTL's findings are those of `warmup load`: a scratch store reads its columns only
-    with analysis_store(paths, db, spec, sample_columns=LOAD_COLUMNS) as store:
-        return store_findings(store, settings)
+    # the report's load window (the config's), so that these are the report's findings
+    window_s = parse_window(settings.load_window, "load_window")
+    # a JTL's findings are those of `warmup load`: a scratch store reads its columns only,
+    # a CSV JTL into the load analysis's groups, no row stored (issue 20 item 3)
+    with analysis_store(
+        paths,
+        db,
+        spec,
+        sample_columns=LOAD_COLUMNS,
+        group_window_ms=max(1, round(window_s * 1000)),
+    ) as store:
+        return store_findings(store, settings, load_window_s=window_s)
 
 
 @app.command(

@@ -226,9 +226,16 @@ def report(
     from toolkit.pipeline.load import compare_pairs, split_compare_pair
     from toolkit.report.render import build_report, checked_output, report_params, write_html
 
-    # the report's provenance shows each file's SHA-256
+    # the report's provenance shows each file's SHA-256; a CSV JTL is read into the
+    # groups of its load analysis and charts, no row stored (issue 20 item 3)
     with analysis_store(
-        paths, db, spec, sample_columns=REPORT_COLUMNS, sources_shown=True
+        paths,
+        db,
+        spec,
+        sample_columns=REPORT_COLUMNS,
+        sources_shown=True,
+        group_window_ms=max(1, round(load_window_s * 1000)),
+        group_charts=True,
     ) as store:
         # resolved to suite names now: a name of no load suite is refused before the analyses
         requested = [split_compare_pair(store, value) for value in compare or []]

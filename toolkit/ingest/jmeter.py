@@ -854,7 +854,17 @@ def _load_utf8(
         options.group_window_ms is not None
         and options.suite is None
         and _read_grouped(
-            writer, suite_id, source, gz, cut, names, values, reader, read, options.group_window_ms
+            writer,
+            suite_id,
+            source,
+            gz,
+            cut,
+            names,
+            values,
+            reader,
+            read,
+            options.group_window_ms,
+            charts=options.group_charts,
         )
     )
     if not grouped:
@@ -932,6 +942,8 @@ def _read_grouped(
     reader: str,
     read: Callable[..., list[tuple[Any, ...]]],
     window_ms: int,
+    *,
+    charts: bool = False,
 ) -> bool:
     """Read a CSV JTL straight into the sample groups of ``warmup load FILE``
     (:func:`toolkit.pipeline.load.sample_groups_sql`, windows of ``window_ms``), storing
@@ -943,7 +955,9 @@ def _read_grouped(
     rows (:func:`toolkit.pipeline.load.too_many_groups`, judged on the first rows) or the
     analysis needs the rows themselves: transaction-controller or sub-result rows (flagged by row order), no
     thread counts (active threads from thread names), samples spanning more than a day
-    (time fences), a joined suite, or a cut last record; the caller stores them then."""
+    (time fences), a joined suite, or a cut last record; the caller stores them then.
+    ``charts``: the groups keep what the report's charts need too (``warmup report
+    FILE``: :func:`toolkit.pipeline.load.chart_groups`)."""
     from toolkit.pipeline.load import (
         _JMETER_TC,
         _LABEL,
@@ -967,7 +981,8 @@ def _read_grouped(
     ):
         return False
     types = writer.store.sample_column_types()
-    columns = ", ".join(f"CAST({values[c]} AS {types[c]}) AS {c}" for c in _GROUPED_COLUMNS)
+    kept = (*_GROUPED_COLUMNS, "latency_ms", "connect_ms") if charts else _GROUPED_COLUMNS
+    columns = ", ".join(f"CAST({values[c]} AS {types[c]}) AS {c}" for c in kept)
     # the other columns kept (thread name, data type) read as they would be stored
     rows = f"""(SELECT * REPLACE ({_LABEL} AS label)
                FROM (SELECT {columns} FROM {reader}))"""
@@ -979,14 +994,15 @@ def _read_grouped(
     for _ in range(2):
         read(
             f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            + sample_groups_sql(rows, t0, window_ms, _JMETER_TC)
+            + sample_groups_sql(rows, t0, window_ms, _JMETER_TC, charts=charts)
         )
-        ((first, kinds, counted, span, negative, labels),) = con.execute(
+        ((first, kinds, counted, span, negative, labels, read_rows),) = con.execute(
             f"""SELECT min(start_min), bool_or(is_transaction OR is_subresult),
                        bool_or(threads_n > 0),
                        max(greatest(start_max::DOUBLE, end_max::DOUBLE))
                        - min(least(start_min::DOUBLE, end_min::DOUBLE)),
-                       coalesce(sum(n) FILTER (elapsed_ms < 0), 0), list(DISTINCT label)
+                       coalesce(sum(n) FILTER (elapsed_ms < 0), 0), list(DISTINCT label),
+                       coalesce(sum(n), 0)
                 FROM {table}"""
         ).fetchall()
         matched = first == t0
@@ -1005,8 +1021,9 @@ def _read_grouped(
         con.execute(f"DROP TABLE {table}")
         return False
     _warn_negative(writer, int(negative))
+    writer.grouped_rows = int(read_rows)
     GROUPED.setdefault(writer.store, {})[suite_id] = Grouped(
-        table, None if first is None else int(first), window_ms
+        table, None if first is None else int(first), window_ms, charts
     )
     return True
 

@@ -347,15 +347,19 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
         return _group_windows(store, groups, by_label)
 
 
-def sample_rows_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
+def sample_rows_sql(
+    rows: str, t0: int | None, window_ms: int, jmeter_tc: str, *, charts: bool = False
+) -> str:
     """SQL of a relation ``rows`` of one suite's samples (the columns of ``samples``) as
     one group of :func:`sample_groups_sql` each (``n`` = 1): ``w`` the completion window
     (``(start + elapsed − t0) // window_ms``, NULL without both times), the load
     generator, JMeter's transaction test and the error type (:data:`_ERROR_TYPE`, NULL
     unless failed) computed. For a suite whose samples are about as many groups as rows,
     the view every query aggregates itself, instead of a table as large as the rows: the
-    figures are the same, each an integer sum, a count, a minimum or a maximum."""
+    figures are the same, each an integer sum, a count, a minimum or a maximum.
+    ``charts``: with the columns of the report's charts too (:data:`_CHART_COLUMNS`)."""
     origin = "NULL" if t0 is None else str(int(t0))
+    extra = f",\n                  {_CHART_COLUMNS}" if charts else ""
     return f"""SELECT label, ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
                   elapsed_ms, success, {_ENGINE} AS engine, is_transaction, is_subresult,
                   {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type, 1::BIGINT AS n,
@@ -363,11 +367,26 @@ def sample_rows_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -
                   start_ms + elapsed_ms AS end_min, start_ms + elapsed_ms AS end_max,
                   bytes, sent_bytes, coalesce(all_threads, grp_threads) AS threads_sum,
                   (coalesce(all_threads, grp_threads) IS NOT NULL)::BIGINT AS threads_n,
-                  thread_name, data_type
+                  thread_name, data_type{extra}
            FROM {rows}"""
 
 
-def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str) -> str:
+#: the columns :func:`sample_rows_sql` adds for the report's charts (:func:`chart_groups`):
+#: two more group keys, the response code (Response Codes Per Second) and the thread count
+#: (Time Vs Threads), and the sums and counts of the latency and connect times (their
+#: means over time)
+_CHART_COLUMNS = """coalesce(response_code, '') AS code,
+                  coalesce(all_threads, grp_threads) AS threads,
+                  latency_ms AS latency_sum, (latency_ms IS NOT NULL)::BIGINT AS latency_n,
+                  connect_ms AS connect_sum, (connect_ms IS NOT NULL)::BIGINT AS connect_n"""
+_CHART_SUMS = """,
+                  sum(latency_sum) AS latency_sum, sum(latency_n) AS latency_n,
+                  sum(connect_sum) AS connect_sum, sum(connect_n) AS connect_n"""
+
+
+def sample_groups_sql(
+    rows: str, t0: int | None, window_ms: int, jmeter_tc: str, *, charts: bool = False
+) -> str:
     """SQL of the sample groups of a relation ``rows`` of one suite's samples: one row per
     label, completion window, elapsed time, success, load generator, row kind and error
     type of :func:`sample_rows_sql`, with ``n`` samples, their first and last start and
@@ -380,15 +399,19 @@ def sample_groups_sql(rows: str, t0: int | None, window_ms: int, jmeter_tc: str)
     the samples, and ``warmup load FILE`` can aggregate the file as it reads it, never
     storing a row (issue 20 item 3); ``--db`` groups the stored rows the same way.
     ``thread_names`` and ``data_types`` count the samples with one: they make a reader
-    of the file parse (and check, UTF-8 above all) every column a store would hold."""
+    of the file parse (and check, UTF-8 above all) every column a store would hold.
+    ``charts``: grouped by response code and thread count too, with the latency and
+    connect sums, for the report's charts (:func:`chart_groups`); every figure of the
+    analysis is the same over these finer groups."""
+    keys, sums = ("code, threads, ", _CHART_SUMS) if charts else ("", "")
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
-                  jmeter_tc, type, count(*) AS n,
+                  jmeter_tc, type, {keys}count(*) AS n,
                   min(start_min) AS start_min, max(start_max) AS start_max,
                   min(end_min) AS end_min, max(end_max) AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
                   sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
-                  count(thread_name) AS thread_names, count(data_type) AS data_types
-           FROM ({sample_rows_sql(rows, t0, window_ms, jmeter_tc)})
+                  count(thread_name) AS thread_names, count(data_type) AS data_types{sums}
+           FROM ({sample_rows_sql(rows, t0, window_ms, jmeter_tc, charts=charts)})
            GROUP BY ALL"""
 
 
@@ -424,11 +447,13 @@ def too_many_groups(rows: int, groups: int) -> bool:
 class Grouped:
     """A :func:`sample_groups` table made before the analysis (by the reader of ``warmup
     load FILE``, which keeps no rows): ``table``, grouped by windows of ``window_ms`` from
-    ``t0``, the suite's first sample start."""
+    ``t0``, the suite's first sample start; ``charts``: with the columns of the report's
+    charts (:func:`sample_groups_sql`)."""
 
     table: str
     t0: int | None
     window_ms: int
+    charts: bool = False
 
 
 #: the tables a reader grouped, per store and suite (:func:`sample_groups` uses them)
@@ -452,17 +477,6 @@ def _grouped_table(store: Store, suite_id: int, t0: int | None, window_ms: int) 
             f"window_s={grouped.window_ms / 1000:g}, or read it without group_window_ms"
         )
     return grouped.table
-
-
-def _check_rows_stored(store: Store, suite_id: int, what: str) -> None:
-    """A :class:`UsageError` when the suite was read into groups with no row stored
-    (:attr:`IngestOptions.group_window_ms`): ``what`` needs the rows themselves."""
-    if suite_id in GROUPED.get(store, {}):
-        raise UsageError(
-            f"suite #{suite_id} was read into the load analysis's groups, no row stored "
-            f"(IngestOptions.group_window_ms): {what} needs its rows; read it without "
-            "group_window_ms"
-        )
 
 
 def grouped_suites(store: Store) -> list[tuple[int, int, int | None]]:
@@ -503,6 +517,75 @@ def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -
         with contextlib.suppress(duckdb.Error):
             store.con.complete()
             store.con.execute(f"DROP {kind} IF EXISTS {name}")
+
+
+#: the name of the table :func:`chart_groups` makes from stored rows
+_CHART_GROUPS_TABLE = "_chart_groups"
+
+
+@dataclass(frozen=True)
+class ChartGroups:
+    """A suite's :func:`sample_groups_sql` with the chart columns (``charts=True``) for
+    the report's charts: ``table``, its windows counted from ``t0`` (the suite's first
+    sample start); a chart window is ``per_window`` of the table's windows (``w //
+    per_window``: a whole multiple, so a window's samples are whole groups)."""
+
+    table: str
+    t0: int
+    per_window: int
+
+    def window(self) -> str:
+        """SQL of a group's chart window."""
+        return "w" if self.per_window == 1 else f"(w // {int(self.per_window)})"
+
+
+@contextlib.contextmanager
+def chart_groups(store: Store, suite_id: int, window_ms: int) -> Iterator[ChartGroups | None]:
+    """The suite's samples as :class:`ChartGroups` for charts of windows of ``window_ms``:
+    the reader's groups when it read the file with the chart columns
+    (:attr:`IngestOptions.group_charts`; windows of a divisor of ``window_ms``), else the
+    stored rows grouped at ``window_ms`` for the block (a table dropped after it; a view
+    of one-sample groups for samples about as many groups as rows). None for a suite
+    with no sample start. The charts read ~10^4 groups where they read every row four
+    times, and ``report FILE`` stores no row (issue 20 item 3)."""
+    grouped = GROUPED.get(store, {}).get(suite_id)
+    if grouped is not None:
+        if not grouped.charts or window_ms % grouped.window_ms:
+            raise UsageError(
+                f"suite #{suite_id} was read into groups of {grouped.window_ms} ms windows "
+                "without the chart columns, or charts of windows of "
+                f"{window_ms} ms are not whole groups (IngestOptions.group_window_ms, "
+                "group_charts): read it with group_charts and a window that divides "
+                "the charts', or without group_window_ms"
+            )
+        yield (
+            None
+            if grouped.t0 is None
+            else ChartGroups(grouped.table, grouped.t0, window_ms // grouped.window_ms)
+        )
+        return
+    ((t0,),) = store.con.execute(
+        f"SELECT min(start_ms) FROM {_samples(store)} WHERE suite_id = ?", [suite_id]
+    ).fetchall()
+    if t0 is None:
+        yield None
+        return
+    rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
+    store.con.complete()
+    ((_, head, head_groups),) = store.con.execute(head_groups_sql(rows, window_ms)).fetchall()
+    wide = too_many_groups(int(head), int(head_groups))
+    kind = "VIEW" if wide else "TABLE"
+    make = sample_rows_sql if wide else sample_groups_sql
+    store.con.execute(
+        f"CREATE OR REPLACE TEMP {kind} {_CHART_GROUPS_TABLE} AS "
+        + make(rows, int(t0), window_ms, _jmeter_tc(store), charts=True)
+    )
+    try:
+        yield ChartGroups(_CHART_GROUPS_TABLE, int(t0), 1)
+    finally:
+        with contextlib.suppress(duckdb.Error):
+            store.con.complete()
+            store.con.execute(f"DROP {kind} IF EXISTS {_CHART_GROUPS_TABLE}")
 
 
 def _group_windows(store: Store, groups: str, by_label: bool) -> pl.DataFrame:
@@ -582,64 +665,66 @@ def window_series_by_label(
 ) -> dict[str, pl.DataFrame]:
     """:func:`window_series` of each of ``labels`` (``ALL``: the whole suite), from one
     read of the suite's samples (a report draws up to eight: eight reads before)."""
-    _check_rows_stored(store, suite_id, "the per-window percentiles")
     if not labels:
         return {}
     window_ms = max(1, round(window_s * 1000))
+    with chart_groups(store, suite_id, window_ms) as groups:
+        if groups is None:
+            return {label: pl.DataFrame() for label in labels}
+        return _window_series_of_groups(store, suite_id, labels, groups, window_s)
+
+
+def _window_series_of_groups(
+    store: Store, suite_id: int, labels: Sequence[str], groups: ChartGroups, window_s: float
+) -> dict[str, pl.DataFrame]:
+    """:func:`window_series_by_label` from the suite's :func:`chart_groups`."""
+    window_ms = max(1, round(window_s * 1000))
+    w = groups.window()
     span = store.con.execute(
-        f"""WITH t AS (SELECT min(start_ms) AS t0 FROM {_samples(store)} WHERE suite_id = ?)
-            SELECT any_value(t.t0),
-                   min((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT,
-                   max((s.start_ms + s.elapsed_ms - t.t0) // ?)::BIGINT
-            FROM t, {_samples(store)} s
-            WHERE s.suite_id = ? AND s.start_ms IS NOT NULL AND s.elapsed_ms IS NOT NULL""",
-        [suite_id, window_ms, window_ms, suite_id],
+        f"SELECT min({w})::BIGINT, max({w})::BIGINT FROM {groups.table} WHERE w IS NOT NULL"
     ).fetchone()
-    if span is None or span[0] is None or span[1] is None:
+    if span is None or span[0] is None:
         return {label: pl.DataFrame() for label in labels}
-    t0, first_w, last_w = int(span[0]), min(0, int(span[1])), int(span[2])
+    t0, first_w, last_w = groups.t0, min(0, int(span[0])), int(span[1])
     _check_window_count(f"#{suite_id}", (last_w - first_w) * window_ms, window_ms)
 
     def rows(series: str, test: str) -> str:
-        return f"""SELECT {series} AS series, ((start_ms + elapsed_ms - ?) // ?)::BIGINT AS w,
-                       elapsed_ms, success, {_ENGINE} AS engine,
-                       coalesce(all_threads, grp_threads) AS threads
-                FROM {_samples(store)}
-                WHERE suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL
-                  AND {test}"""
+        return f"""SELECT {series} AS series, {w} AS w, elapsed_ms, success, engine, n,
+                       threads_sum, threads_n
+                FROM {groups.table} WHERE w IS NOT NULL AND {test}"""
 
-    # each series' rows: ALL's (neither TC nor sub-result rows), and each label's own
+    # each series' groups: ALL's (neither TC nor sub-result rows), and each label's own
     # (renamed so that none is ALL)
     parts: list[str] = []
     params: list[Any] = []
     if ALL in labels:
         parts.append(rows(_sql_literal(ALL), _ALL_FILTER))
-        params += [t0, window_ms, suite_id]
     own = [label for label in labels if label != ALL]
     if own:
         parts.append(rows("label", "list_contains(?, label)"))
-        params += [t0, window_ms, suite_id, own]
+        params += [own]
     levels = ", ".join(f"{p:g}" for p in PERCENTILES)
     pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
     names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
         f"""WITH kept AS ({" UNION ALL ".join(parts)}),
             per_window AS (
-                SELECT series, w, count(*) AS n, count(*) FILTER (success = false) AS errors,
-                       avg(elapsed_ms) AS mean_ms, min(elapsed_ms) AS min_ms,
-                       max(elapsed_ms) AS max_ms
+                SELECT series, w, sum(n)::BIGINT AS n, {_weighted("success = false")} AS errors,
+                       sum(elapsed_ms::HUGEINT * n)::DOUBLE / sum(n) AS mean_ms,
+                       min(elapsed_ms) AS min_ms, max(elapsed_ms) AS max_ms
                 FROM kept GROUP BY series, w),
             -- JMeter's thread counts are per engine: each one's mean, added up
             engines AS (
                 SELECT series, w, sum(threads) AS threads
-                FROM (SELECT series, w, engine, avg(threads) AS threads
+                FROM (SELECT series, w, engine,
+                             sum(threads_sum)::DOUBLE / sum(threads_n) AS threads
                       FROM kept GROUP BY series, w, engine)
                 GROUP BY series, w),
             -- value histogram per window with cumulative counts: order statistic k is
             -- the smallest value whose cumulative count reaches k
             hist AS (
                 SELECT series, w, elapsed_ms AS v,
-                       sum(count(*)) OVER (PARTITION BY series, w ORDER BY elapsed_ms) AS cum
+                       sum(sum(n)) OVER (PARTITION BY series, w ORDER BY elapsed_ms) AS cum
                 FROM kept GROUP BY series, w, elapsed_ms),
             positions AS (
                 SELECT series, w, n, min_ms, max_ms, p, p / 100.0 * (n + 1) AS pos
@@ -663,7 +748,7 @@ def window_series_by_label(
         ORDER BY series, w""",
         params,
     )
-    activity = _thread_activity(store, suite_id, t0, window_ms)
+    activity = _thread_activity(store, suite_id, t0, window_ms, groups.table)
     every = pl.DataFrame({"w": pl.int_range(first_w, last_w + 1, dtype=pl.Int64, eager=True)})
     by_label = _label_parts(frame)
     result = {}
@@ -1753,31 +1838,59 @@ def dashboard_charts(
     allThreads else grpThreads: "Time Vs Threads"; empty without thread counts).
     ``t_s``: every window's start in s, from the first to the one holding the last
     completion (the last is partial)."""
-    _check_rows_stored(store, suite_id, "the dashboard charts")
     from toolkit.analyze.timeseries import legacy_percentile
 
     window_ms = max(1, round(window_s * 1000))
-    row = store.con.execute(
-        f"SELECT min(start_ms) FROM {_samples(store)} WHERE suite_id = ? AND start_ms IS NOT NULL",
-        [suite_id],
-    ).fetchone()
-    if row is None or row[0] is None:
-        return {"window_s": window_s, "t_s": [], "codes": {}, "labels": {}}
-    t0 = int(row[0])
-    window = f"((start_ms + elapsed_ms - {t0}) // {window_ms})::BIGINT"
-    valid = "suite_id = ? AND start_ms IS NOT NULL AND elapsed_ms IS NOT NULL"
-    suite = store.frame(
-        f"""SELECT {window} AS w, coalesce(response_code, '') AS code, count(*) AS n,
-                   coalesce(sum(bytes), 0)::DOUBLE AS received,
-                   coalesce(sum(sent_bytes), 0)::DOUBLE AS sent
-            FROM {_samples(store)} WHERE {valid} AND {_ALL_FILTER}
-            GROUP BY ALL""",
-        [suite_id],
-    )
-    if suite.height == 0:
-        return {"window_s": window_s, "t_s": [], "codes": {}, "labels": {}}
-    first_w = min(0, int(suite["w"].min()))  # type: ignore[arg-type]
-    last_w = int(suite["w"].max())  # type: ignore[arg-type]
+    empty: dict[str, Any] = {"window_s": window_s, "t_s": [], "codes": {}, "labels": {}}
+    with chart_groups(store, suite_id, window_ms) as groups:
+        if groups is None:
+            return empty
+        w = groups.window()
+        table = groups.table
+        suite = store.frame(
+            f"""SELECT {w} AS w, code, sum(n)::BIGINT AS n,
+                       coalesce(sum(bytes), 0)::DOUBLE AS received,
+                       coalesce(sum(sent_bytes), 0)::DOUBLE AS sent
+                FROM {table} WHERE w IS NOT NULL AND {_ALL_FILTER}
+                GROUP BY ALL"""
+        )
+        if suite.height == 0:
+            return empty
+        chosen = [lab for lab in labels if lab != ALL]
+        # ALL's groups and each chosen label's, tagged with the name they are shown under
+        tagged = (
+            f"""(SELECT '{ALL}' AS shown, * FROM {table} WHERE w IS NOT NULL AND {_ALL_FILTER}
+                 UNION ALL
+                 SELECT label AS shown, * FROM {table}
+                 WHERE w IS NOT NULL AND list_contains(?::VARCHAR[], label))"""
+            if ALL in labels
+            else f"""(SELECT label AS shown, * FROM {table}
+                      WHERE w IS NOT NULL AND list_contains(?::VARCHAR[], label))"""
+        )
+        over_time = store.frame(
+            f"""SELECT shown, {w} AS w,
+                       sum(latency_sum)::DOUBLE / sum(latency_n) AS latency_ms,
+                       sum(connect_sum)::DOUBLE / sum(connect_n) AS connect_ms
+                FROM {tagged} GROUP BY ALL ORDER BY ALL""",
+            [chosen],
+        )
+        values = store.frame(
+            f"""SELECT shown, elapsed_ms, sum(n)::BIGINT AS n FROM {tagged}
+                GROUP BY ALL ORDER BY shown, elapsed_ms""",
+            [chosen],
+        )
+        threads = store.frame(
+            f"""SELECT shown, threads,
+                       sum(elapsed_ms::HUGEINT * n)::DOUBLE / sum(n) AS mean_ms,
+                       sum(n)::BIGINT AS n
+                FROM {tagged} WHERE threads IS NOT NULL
+                GROUP BY ALL ORDER BY shown, threads""",
+            [chosen],
+        )
+    # a chosen label outside ALL (a sub-result's) may complete after ALL's last window
+    ws = pl.concat([suite["w"], over_time["w"]])
+    first_w = min(0, int(ws.min()))  # type: ignore[arg-type]
+    last_w = int(ws.max())  # type: ignore[arg-type]
     n_windows = last_w - first_w + 1
 
     def per_window(ws: pl.Series, values: pl.Series, fill: float | None) -> list[float | None]:
@@ -1791,36 +1904,6 @@ def dashboard_charts(
         str(code): per_window(part["w"], part["n"] / window_s, 0.0)
         for (code,), part in suite.sort("code").group_by("code", maintain_order=True)
     }
-    chosen = [lab for lab in labels if lab != ALL]
-    # ALL's samples and each chosen label's, tagged with the name they are shown under
-    tagged = (
-        f"""(SELECT '{ALL}' AS shown, * FROM {_samples(store)} WHERE {valid} AND {_ALL_FILTER}
-             UNION ALL
-             SELECT label AS shown, * FROM {_samples(store)}
-             WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
-        if ALL in labels
-        else f"""(SELECT label AS shown, * FROM {_samples(store)}
-                  WHERE {valid} AND list_contains(?::VARCHAR[], label))"""
-    )
-    params: list[Any] = [suite_id, suite_id, chosen] if ALL in labels else [suite_id, chosen]
-    over_time = store.frame(
-        f"""SELECT shown, {window} AS w, avg(latency_ms) AS latency_ms,
-                   avg(connect_ms) AS connect_ms
-            FROM {tagged} GROUP BY ALL ORDER BY ALL""",
-        params,
-    )
-    values = store.frame(
-        f"""SELECT shown, elapsed_ms, count(*) AS n FROM {tagged}
-            GROUP BY ALL ORDER BY shown, elapsed_ms""",
-        params,
-    )
-    threads = store.frame(
-        f"""SELECT shown, coalesce(all_threads, grp_threads) AS threads,
-                   avg(elapsed_ms) AS mean_ms, count(*) AS n
-            FROM {tagged} WHERE coalesce(all_threads, grp_threads) IS NOT NULL
-            GROUP BY ALL ORDER BY shown, threads""",
-        params,
-    )
     per_label: dict[str, Any] = {}
     for label in labels:
         times = over_time.filter(pl.col("shown") == label)

@@ -402,7 +402,7 @@ class Store:
                 self, int(source_id), path, replaced=None if old is None else int(old)
             )
             yield writer
-            writer.rows = self._stored_rows(writer.source_id)
+            writer.rows = self._stored_rows(writer.source_id) + writer.grouped_rows
             self.con.execute(
                 "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 _source_row(writer, path, recorded_path, sha256, format),
@@ -434,6 +434,9 @@ class SourceWriter:
     replaced: int | None = None
     #: rows stored for this source in all DATA_TABLES; set by the store when the block ends
     rows: int = 0
+    #: rows read into sample groups instead of stored (``warmup load FILE``, ``report
+    #: FILE``: :attr:`toolkit.options.IngestOptions.group_window_ms`): counted in ``rows``
+    grouped_rows: int = 0
     warnings: list[str] = field(default_factory=list)
     suite_names: list[str] = field(default_factory=list)
     #: test hook: called after all rows are written, just before COMMIT

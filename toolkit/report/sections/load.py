@@ -49,16 +49,21 @@ MAX_PICKER_LABELS = 12
 
 def chart_window_s(duration_s: float | None, window_s: float) -> float:
     """The window of a load chart: the analysis window, or the smallest 1-2-5 x 10^n
-    seconds that keeps a run of ``duration_s`` below ``MAX_LOAD_WINDOWS`` windows."""
+    seconds that keeps a run of ``duration_s`` below ``MAX_LOAD_WINDOWS`` windows and is
+    a whole number of analysis windows (else the fewest analysis windows that do): a
+    chart window is then whole analysis windows, which ``report FILE`` reads as groups
+    (:func:`toolkit.pipeline.load.chart_groups`), and the warm-up cut falls on its edges."""
     if not duration_s or duration_s / window_s < MAX_LOAD_WINDOWS - 1:
         return window_s
     need = duration_s / (MAX_LOAD_WINDOWS - 2)
+    window_ms = max(1, round(window_s * 1000))
     exp = math.floor(math.log10(need))
-    for mant in (1, 2, 5, 10):
-        value = float(f"{mant * 10.0**exp:.6g}")
-        if value >= need:
-            return value
-    return need  # pragma: no cover - the loop always returns
+    for e in range(exp, exp + 3):
+        for mant in (1, 2, 5):
+            value = float(f"{mant * 10.0**e:.6g}")
+            if value >= need and round(value * 1000) % window_ms == 0:
+                return value
+    return math.ceil(need * 1000 / window_ms) * window_ms / 1000
 
 
 def load_result(ctx: ReportContext) -> tuple[list[int], dict[str, Any]] | None:
