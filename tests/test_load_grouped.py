@@ -480,8 +480,12 @@ def test_samples_as_many_groups_as_rows_are_stored_and_read_as_rows(
         ).fetchall()
         assert head == 12_000 and load_module.too_many_groups(head, groups)  # the view
         as_view = load_report(store)
+        charts_as_view = [_charts(store, w) for w in (1.0, 3.0)]
         monkeypatch.setattr(load_module, "GROUPS_PER_ROW_MAX", 1.0)  # a table again
         assert load_report(store) == as_view
+        # the report's charts read the same view (with the chart columns) as they read
+        # the grouped table
+        assert [_charts(store, w) for w in (1.0, 3.0)] == charts_as_view
     assert _grouped_read(path) == (True, 0)
 
 
