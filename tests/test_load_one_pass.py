@@ -76,15 +76,15 @@ QUICK_FIXTURES = (
 )
 
 
-def _fixture_params() -> list[Any]:
-    """Every fixture JTL; those not in :data:`QUICK_FIXTURES` (the XML twins of the CSV
-    recordings, the CSV twins of the XML ones, more recordings of the same readers,
-    ~0.4 s each) run only where slow tests do."""
+def _fixture_params(quick: tuple[str, ...] = QUICK_FIXTURES) -> list[Any]:
+    """Every fixture JTL; those not in ``quick`` (the XML twins of the CSV recordings,
+    the CSV twins of the XML ones, more recordings of the same readers, ~0.4 s each) run
+    only where slow tests do."""
     return [
         pytest.param(
             p,
             id=str(p.relative_to(FIXTURES)),
-            marks=[] if p.name in QUICK_FIXTURES else [pytest.mark.slow],
+            marks=[] if p.name in quick else [pytest.mark.slow],
         )
         for p in _jtls(FIXTURES)
     ]
@@ -102,17 +102,7 @@ def test_load_file_equals_ingest_then_load_db_on_fixtures(
 QUICK_FINDINGS = ("baseline.jtl.gz", "csv-allfields.csv", "csv-default.csv", "xml-default.xml.gz")
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            id=str(p.relative_to(FIXTURES)),
-            marks=[] if p.name in QUICK_FINDINGS else [pytest.mark.slow],
-        )
-        for p in _jtls(FIXTURES)
-    ],
-)
+@pytest.mark.parametrize("path", _fixture_params(QUICK_FINDINGS))
 def test_findings_of_files_equal_findings_of_a_store(
     path: Path, runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -451,17 +441,7 @@ def _same_report_as_store(runner: CliRunner, tmp_path: Path, path: Path) -> None
 QUICK_REPORTS = ("candidate.jtl.gz", "a-server-warmup.jtl.gz", "csv-default.csv")
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            id=str(p.relative_to(FIXTURES)),
-            marks=[] if p.name in QUICK_REPORTS else [pytest.mark.slow],
-        )
-        for p in _jtls(FIXTURES)
-    ],
-)
+@pytest.mark.parametrize("path", _fixture_params(QUICK_REPORTS))
 def test_report_file_equals_report_of_a_store_on_fixtures(
     path: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
