@@ -550,6 +550,22 @@ class ChartGroups:
         """SQL of a group's chart window."""
         return "w" if self.per_window == 1 else f"(w // {int(self.per_window)})"
 
+    def series(self, labels: Sequence[str]) -> tuple[str, list[Any]]:
+        """SQL (and its parameters) of the timed groups of each series in ``labels``, named
+        in a column ``series``, ``w`` their chart window: ALL's (neither TC nor sub-result
+        rows) and each other label's own (renamed so that none is ALL)."""
+
+        def part(series: str, test: str) -> str:
+            return f"""SELECT {series} AS series, * REPLACE ({self.window()} AS w)
+                       FROM {self.table} WHERE w IS NOT NULL AND {test}"""
+
+        parts = [part(_sql_literal(ALL), _ALL_FILTER)] if ALL in labels else []
+        own = [label for label in labels if label != ALL]
+        if own or not parts:
+            parts.append(part("label", "list_contains(?::VARCHAR[], label)"))
+            return f"({' UNION ALL '.join(parts)})", [own]
+        return f"({parts[0]})", []
+
 
 @contextlib.contextmanager
 def chart_groups(store: Store, suite_id: int, window_ms: int) -> Iterator[ChartGroups | None]:
@@ -692,26 +708,12 @@ def _window_series_of_groups(
     t0, first_w, last_w = groups.t0, min(0, int(span[0])), int(span[1])
     _check_window_count(f"#{suite_id}", (last_w - first_w) * window_ms, window_ms)
 
-    def rows(series: str, test: str) -> str:
-        return f"""SELECT {series} AS series, {w} AS w, elapsed_ms, success, engine, n,
-                       threads_sum, threads_n
-                FROM {groups.table} WHERE w IS NOT NULL AND {test}"""
-
-    # each series' groups: ALL's (neither TC nor sub-result rows), and each label's own
-    # (renamed so that none is ALL)
-    parts: list[str] = []
-    params: list[Any] = []
-    if ALL in labels:
-        parts.append(rows(_sql_literal(ALL), _ALL_FILTER))
-    own = [label for label in labels if label != ALL]
-    if own:
-        parts.append(rows("label", "list_contains(?, label)"))
-        params += [own]
+    kept, params = groups.series(labels)
     levels = ", ".join(f"{p:g}" for p in PERCENTILES)
     pivot = ", ".join(f"max(value) FILTER (p = {p:g}) AS {percentile_key(p)}" for p in PERCENTILES)
     names = ", ".join(percentile_key(p) for p in PERCENTILES)
     frame = store.frame(
-        f"""WITH kept AS ({" UNION ALL ".join(parts)}),
+        f"""WITH kept AS {kept},
             per_window AS (
                 SELECT series, w, sum(n)::BIGINT AS n, {_weighted("success = false")} AS errors,
                        sum(elapsed_ms::HUGEINT * n)::DOUBLE / sum(n) AS mean_ms,
@@ -1849,47 +1851,36 @@ def dashboard_charts(
     with chart_groups(store, suite_id, window_ms) as groups:
         if groups is None:
             return empty
-        w = groups.window()
-        table = groups.table
+        every, _ = groups.series([ALL])
         suite = store.frame(
-            f"""SELECT {w} AS w, code, sum(n)::BIGINT AS n,
+            f"""SELECT w, code, sum(n)::BIGINT AS n,
                        coalesce(sum(bytes), 0)::DOUBLE AS received,
                        coalesce(sum(sent_bytes), 0)::DOUBLE AS sent
-                FROM {table} WHERE w IS NOT NULL AND {_ALL_FILTER}
-                GROUP BY ALL"""
+                FROM {every} GROUP BY w, code"""
         )
         if suite.height == 0:
             return empty
-        chosen = [lab for lab in labels if lab != ALL]
         # ALL's groups and each chosen label's, tagged with the name they are shown under
-        tagged = (
-            f"""(SELECT '{ALL}' AS shown, * FROM {table} WHERE w IS NOT NULL AND {_ALL_FILTER}
-                 UNION ALL
-                 SELECT label AS shown, * FROM {table}
-                 WHERE w IS NOT NULL AND list_contains(?::VARCHAR[], label))"""
-            if ALL in labels
-            else f"""(SELECT label AS shown, * FROM {table}
-                      WHERE w IS NOT NULL AND list_contains(?::VARCHAR[], label))"""
-        )
+        tagged, params = groups.series(labels)
         over_time = store.frame(
-            f"""SELECT shown, {w} AS w,
+            f"""SELECT series, w,
                        sum(latency_sum)::DOUBLE / sum(latency_n) AS latency_ms,
                        sum(connect_sum)::DOUBLE / sum(connect_n) AS connect_ms
                 FROM {tagged} GROUP BY ALL ORDER BY ALL""",
-            [chosen],
+            params,
         )
         values = store.frame(
-            f"""SELECT shown, elapsed_ms, sum(n)::BIGINT AS n FROM {tagged}
-                GROUP BY ALL ORDER BY shown, elapsed_ms""",
-            [chosen],
+            f"""SELECT series, elapsed_ms, sum(n)::BIGINT AS n FROM {tagged}
+                GROUP BY ALL ORDER BY series, elapsed_ms""",
+            params,
         )
         threads = store.frame(
-            f"""SELECT shown, threads,
+            f"""SELECT series, threads,
                        sum(elapsed_ms::HUGEINT * n)::DOUBLE / sum(n) AS mean_ms,
                        sum(n)::BIGINT AS n
                 FROM {tagged} WHERE threads IS NOT NULL
-                GROUP BY ALL ORDER BY shown, threads""",
-            [chosen],
+                GROUP BY ALL ORDER BY series, threads""",
+            params,
         )
     # a chosen label outside ALL (a sub-result's) may complete after ALL's last window
     ws = pl.concat([suite["w"], over_time["w"]])
@@ -1910,9 +1901,9 @@ def dashboard_charts(
     }
     per_label: dict[str, Any] = {}
     for label in labels:
-        times = over_time.filter(pl.col("shown") == label)
-        hist = values.filter(pl.col("shown") == label)
-        vt = threads.filter(pl.col("shown") == label)
+        times = over_time.filter(pl.col("series") == label)
+        hist = values.filter(pl.col("series") == label)
+        vt = threads.filter(pl.col("series") == label)
         v = hist["elapsed_ms"].to_numpy().astype(np.float64)
         c = hist["n"].to_numpy()
         if len(v):
