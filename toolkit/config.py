@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import ToolkitError, UsageError
 
 FailLevel = Literal["problem", "warning", "never"]
 
@@ -74,6 +74,14 @@ class Settings:
         # a value the command line changed is no longer one taken from the file
         kept = tuple(k for k in self.from_file if k not in given or given[k] == getattr(self, k))
         return replace(self, **given, from_file=kept)
+
+    @property
+    def load_window_s(self) -> float:
+        """``load_window`` in seconds (:func:`toolkit.options.parse_window`; a value it
+        cannot use is a :class:`~toolkit.errors.UsageError` naming the key)."""
+        from toolkit.options import parse_window
+
+        return parse_window(self.load_window, "load_window")
 
     def provenance(self) -> dict[str, Any]:
         """The file and the values taken from it, for the report's provenance."""
@@ -167,8 +175,27 @@ def _checked(path: Path, key: str, name: str, value: Any) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad('a list of rule ids such as ["load-littles-law"]')
         return frozenset(value)
+    if name == "load_window" and isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)  # a bare number of seconds, as --load-window takes it
     if not isinstance(value, str):
-        raise bad("a string")
+        raise bad('a duration such as "1s" or "500ms"' if name == "load_window" else "a string")
+    # the string values are read as their command-line options are, and refused here,
+    # naming this file and key, not an option the command line never had
+    from toolkit.options import parse_apdex, parse_apdex_per_label, parse_window
+
+    parsers: dict[str, Callable[[str, str], object]] = {
+        "load_window": parse_window,
+        "apdex": parse_apdex,
+        "apdex_per_label": parse_apdex_per_label,
+    }
+    parse = parsers.get(name)
+    if parse is not None:
+        try:
+            parse(value, key)
+        except UsageError as exc:
+            # the parser's "KEY 'VALUE': what is wrong" (or "KEY: ..."), said once
+            detail = str(exc).removeprefix(f"{key} {value!r}: ").removeprefix(f"{key}: ")
+            raise ConfigError(f"{path}: key {key!r} = {value!r}: {detail}") from None
     return value
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "EQUIVALENCE_MODES",
     "GAP_REFERENCES",
     "MAX_INPUT_BYTES",
+    "MAX_WINDOW_S",
     "PENALTY_NAMES",
     "RESULT_SUFFIXES",
     "TIMESTAMP_KINDS",
@@ -258,14 +259,24 @@ def check_steady_bounds(steady_from_s: float | None, steady_to_s: float | None) 
         )
 
 
+#: Longest analysis window, in seconds (a week): a soak test of weeks still gets the ten
+#: windows the warm-up rule needs, and a window's milliseconds stay far inside int64
+MAX_WINDOW_S = 7 * 86_400.0
+
+
 def parse_window(text: str, option: str = "--window") -> float:
-    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds (> 0); ``option``:
-    the option named in the error."""
+    """``1s``, ``500ms``, ``2m`` or a bare number of seconds → seconds, from 1 ms to
+    :data:`MAX_WINDOW_S` (a week); ``option``: the option (or config key) named in the
+    error."""
     value = _duration_s(text)
-    if value is None:
+    if value is None or math.isnan(value):
         raise UsageError(f"{option} {text!r}: expected e.g. 1s, 500ms, 2m")
     if not value >= 0.001:
         raise UsageError(f"{option} {text!r}: must be at least 1ms")
+    if not value <= MAX_WINDOW_S:
+        raise UsageError(
+            f"{option} {text!r}: must be at most a week ({MAX_WINDOW_S:.0f}s), e.g. 1m or 60m"
+        )
     return value
 
 

@@ -33,7 +33,6 @@ from toolkit.cli.common import (
 )
 from toolkit.config import Settings, check_fail_level
 from toolkit.numbers import plural
-from toolkit.options import parse_window
 
 if TYPE_CHECKING:
     pass
@@ -67,7 +66,7 @@ def _findings_of(
     from toolkit.pipeline.findings import store_findings
 
     # the report's load window (the config's), so that these are the report's findings
-    window_s = parse_window(settings.load_window, "load_window")
+    window_s = settings.load_window_s
     # a JTL's findings are those of `warmup load`: a scratch store reads its columns only,
     # a CSV JTL into the load analysis's groups, no row stored (issue 20 item 3)
     with analysis_store(

@@ -39,6 +39,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
+from toolkit.config import Settings
 from toolkit.errors import UsageError
 from toolkit.options import (
     RESULT_SUFFIXES,
@@ -77,7 +78,7 @@ WindowOption = Annotated[
     str | None,
     typer.Option(
         "--load-window",
-        help="Window of the throughput and latency series: 1s, 500ms, 1m (at least 1ms). "
+        help="Window of the throughput and latency series: 1s, 500ms, 1m (1ms to a week). "
         "A label with fewer than 10 windows is too-short: use a smaller window. "
         "[default: the config file's load_window, else 1s]",
         metavar="DURATION",
@@ -343,7 +344,7 @@ def load(
     STORE). With --db and files, only those files' suites are shown.
     """
     settings = settings_of(config)
-    window_s = _window(window, old_window, settings.load_window)
+    window_s = _window(window, old_window, settings)
     bounds = _steady_bounds(steady_from, steady_to)
     thresholds = apdex_thresholds(
         apdex or settings.apdex, apdex_per_label or settings.apdex_per_label
@@ -411,13 +412,15 @@ def _steady_bounds(
     return bounds
 
 
-def _window(window: str | None, old_window: str | None, default: str) -> float:
-    """``--load-window`` (or its old spelling ``--window``; else ``default``, the config's)
-    in seconds; a value it cannot use is an option value error (exit 1) naming the option
-    given."""
+def _window(window: str | None, old_window: str | None, settings: Settings) -> float:
+    """``--load-window`` (or its old spelling ``--window``; else the config's
+    ``load_window``) in seconds; a value it cannot use is an option value error (exit 1)
+    naming the option given."""
     if window is not None:
         return parse_window(window, "--load-window")
-    return parse_window(old_window or default)
+    if old_window is not None:
+        return parse_window(old_window)
+    return settings.load_window_s
 
 
 def _print_compare(
@@ -518,7 +521,7 @@ def compare(
     names in --db.
     """
     settings = settings_of(config)
-    window_s = _window(window, old_window, settings.load_window)
+    window_s = _window(window, old_window, settings)
     bounds = _steady_bounds(steady_from, steady_to)
     spec = input_spec(
         format=format,

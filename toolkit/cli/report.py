@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated
 
@@ -80,15 +79,6 @@ def file_size(size: int) -> str:
     if size < 999_500:
         return f"{size / 1e3:.0f} kB"
     return f"{size / 1e6:.1f} MB"
-
-
-def _load_window(text: str) -> float:
-    """``--load-window`` in seconds; a value it cannot use is an option value error (exit 1,
-    as ``warmup load --window``)."""
-    value = parse_window(text, "--load-window")
-    if not math.isfinite(value):
-        fail(f"--load-window {text!r}: expected e.g. 1s, 500ms, 2m")
-    return value
 
 
 def plotlyjs_mode(value: str) -> PlotlyJs:
@@ -195,7 +185,11 @@ def report(
     """
     settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
-    load_window_s = _load_window(load_window or settings.load_window)
+    load_window_s = (
+        settings.load_window_s
+        if load_window is None
+        else parse_window(load_window, "--load-window")
+    )
     check_tolerance(settings.tolerance)
     check_hot_window(window if old_window is None else old_window)
     thresholds = apdex_thresholds(

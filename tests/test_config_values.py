@@ -1,0 +1,103 @@
+"""The config file's string values (``load_window``, ``apdex``, ``apdex_per_label``) are
+checked where the file is read: a bad one is one line naming the file and the key, never
+an option the command line did not have; and a load window must be finite (``inf`` and
+``1e300`` were an internal error, exit 3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolkit.cli import app
+from toolkit.config import ConfigError, Settings, load_settings
+from toolkit.errors import UsageError
+from toolkit.options import MAX_WINDOW_S, parse_window
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "fixtures" / "jmeter" / "baseline.jtl.gz"
+CANDIDATE = ROOT / "fixtures" / "jmeter" / "candidate.jtl.gz"
+
+BAD_VALUES = [
+    ('load_window = "abc"', "load_window", "expected e.g. 1s, 500ms, 2m"),
+    ('load_window = "inf"', "load_window", "must be at most a week"),
+    ('load_window = "0"', "load_window", "must be at least 1ms"),
+    ("load_window = true", "load_window", 'expected a duration such as "1s"'),
+    ('apdex = "x"', "apdex", "e.g. 500,1500"),
+    ('apdex = "5,1"', "apdex", "at most the tolerated threshold"),
+    ('apdex_per_label = "x"', "apdex_per_label", "is not PATTERN:T|F"),
+]
+
+
+def commands(tmp_path: Path) -> list[list[str]]:
+    """Every command that reads the load window or the APDEX thresholds, on a JTL."""
+    return [
+        ["load", str(BASELINE)],
+        ["compare", str(BASELINE), str(CANDIDATE)],
+        ["report", str(BASELINE), "-o", str(tmp_path / "r.html")],
+        ["findings", str(BASELINE)],
+        ["check", str(BASELINE)],
+    ]
+
+
+@pytest.mark.parametrize(("line", "key", "detail"), BAD_VALUES)
+def test_a_bad_config_value_names_the_file_and_key(
+    tmp_path: Path, line: str, key: str, detail: str
+) -> None:
+    config = tmp_path / "warmup.toml"
+    config.write_text(f"[tool.warmup]\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_settings(config)
+    message = str(err.value)
+    assert message.startswith(f"{config}: key '{key}'") and detail in message, message
+    for args in commands(tmp_path):
+        result = CliRunner().invoke(app, [*args, "--config", str(config)])
+        assert result.exit_code == 1, (args, result.output)
+        lines = result.output.strip().splitlines()
+        assert lines == [f"Error: {message}"], (args, lines)
+        # before: "--window 'abc'", "--apdex 'x'", "--load-apdex-per-label", or exit 3
+        assert "--" not in message, message
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("value", ["inf", "1e309", "1e300", "nan", "604801"])
+def test_an_endless_load_window_is_one_line(tmp_path: Path, value: str) -> None:
+    for args in commands(tmp_path)[:3]:
+        result = CliRunner().invoke(app, [*args, "--load-window", value])
+        assert result.exit_code == 1, (args, result.output)
+        assert result.output.strip().splitlines() == [
+            f"Error: --load-window '{value}': "
+            + (
+                "expected e.g. 1s, 500ms, 2m"
+                if value == "nan"
+                else "must be at most a week (604800s), e.g. 1m or 60m"
+            )
+        ]
+
+
+def test_a_week_is_the_longest_window() -> None:
+    assert parse_window(str(MAX_WINDOW_S)) == 604_800.0
+    assert parse_window("10080m") == 604_800.0
+    with pytest.raises(UsageError, match="at most a week"):
+        parse_window("10081m")
+    with pytest.raises(UsageError, match="load_window 'abc'"):
+        _ = Settings(load_window="abc").load_window_s
+
+
+def test_a_number_of_seconds_is_a_load_window(tmp_path: Path) -> None:
+    def load_json(config_line: str | None) -> object:
+        args = ["load", str(BASELINE), "--json"]
+        if config_line is not None:
+            config = tmp_path / "warmup.toml"
+            config.write_text(f"[tool.warmup]\n{config_line}\n", encoding="utf-8")
+            args += ["--config", str(config)]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    five = load_json("load_window = 5")
+    assert five == load_json('load_window = "5s"')
+    assert five != load_json(None)  # 1 s windows: the number was read, not ignored
+    assert load_settings(tmp_path / "warmup.toml").load_window_s == 5.0
