@@ -6,6 +6,8 @@ an option the command line did not have; and a load window must be finite (``inf
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,23 @@ def test_a_number_of_seconds_is_a_load_window(tmp_path: Path) -> None:
     assert five == load_json('load_window = "5s"')
     assert five != load_json(None)  # 1 s windows: the number was read, not ignored
     assert load_settings(tmp_path / "warmup.toml").load_window_s == 5.0
+
+
+@pytest.mark.parametrize("window_s", [math.inf, math.nan, 1e300, 0.0005])
+def test_the_library_refuses_an_endless_window(tmp_path: Path, window_s: float) -> None:
+    from toolkit import ingest_file, open_store
+    from toolkit.pipeline.load import compare_report, load_report
+    from toolkit.report.render import report_params
+
+    with open_store(tmp_path / "s.duckdb") as store:
+        ingest_file(store, BASELINE)
+        ingest_file(store, CANDIDATE)
+        calls: list[Callable[[], object]] = [
+            lambda: load_report(store, window_s=window_s),
+            lambda: compare_report(store, "baseline", "candidate", window_s=window_s),
+            lambda: report_params(load_window_s=window_s),
+        ]
+        for call in calls:
+            with pytest.raises(UsageError, match=r"must be from 0\.001 s \(1 ms\) to 604800 s"):
+                call()
+        assert load_report(store, window_s=MAX_WINDOW_S)["suites"]  # a week is a window

@@ -42,6 +42,7 @@ __all__ = [
     "check_store_path",
     "check_timezone",
     "check_tolerance",
+    "check_window_s",
     "delimiter_char",
     "detect_options",
     "parse_apdex",
@@ -278,6 +279,17 @@ def parse_window(text: str, option: str = "--window") -> float:
             f"{option} {text!r}: must be at most a week ({MAX_WINDOW_S:.0f}s), e.g. 1m or 60m"
         )
     return value
+
+
+def check_window_s(window_s: float, what: str = "window_s") -> float:
+    """``window_s`` (seconds, as the library takes an analysis window) if it is from 1 ms to
+    :data:`MAX_WINDOW_S`, else a :class:`UsageError` naming ``what``."""
+    if not (math.isfinite(window_s) and 0.001 <= window_s <= MAX_WINDOW_S):
+        raise UsageError(
+            f"{what} {window_s!r} s: must be from 0.001 s (1 ms) to {MAX_WINDOW_S:.0f} s "
+            "(a week), e.g. 1.0"
+        )
+    return float(window_s)
 
 
 def check_format_name(format: str | None, known: Iterable[str]) -> None:

@@ -60,7 +60,7 @@ from toolkit.ingest.jmeter import (
     within_a_day,
 )
 from toolkit.native import duckdb
-from toolkit.options import DEFAULT_APDEX, check_steady_bounds
+from toolkit.options import DEFAULT_APDEX, check_steady_bounds, check_window_s
 from toolkit.pipeline.load_checks import sample_suite_findings, summary_suite_findings
 from toolkit.pipeline.summariser import (
     DEFAULT_SUMMARISER,
@@ -1408,6 +1408,7 @@ def load_report(
     ``steady_from_s``/``steady_to_s`` (``--steady-from``/``--steady-to``, seconds from
     each suite's first sample start): every label's steady figures over the whole windows
     inside them, whatever the detected warm-up end (``steady_window.source`` ``user``)."""
+    check_window_s(window_s)
     check_steady_bounds(steady_from_s, steady_to_s)
     ids = store.suite_ids(suites, kind="load")
     names = dict(
@@ -1533,6 +1534,7 @@ def compare_report(
     that says so; each row's ``steady_window`` names the windows used and why.
     ``analysed``: suite id -> :func:`analyze_load_suite` of that suite with the same window
     and steady bounds (``load_report``'s suites), not computed again when given."""
+    check_window_s(window_s)
     if a == b:
         raise UsageError(f"A and B are both suite {a!r}: compare two different suites")
     from toolkit.analyze.compare import fieller_ratio

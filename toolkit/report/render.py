@@ -33,7 +33,7 @@ from toolkit.analyze.findings import Finding
 from toolkit.analyze.timeseries import ApdexThresholds
 from toolkit.config import Settings
 from toolkit.errors import UsageError
-from toolkit.options import check_hot_window, check_tolerance
+from toolkit.options import check_hot_window, check_tolerance, check_window_s
 from toolkit.pipeline.findings import family_findings
 from toolkit.report import figures
 from toolkit.report.model import Chart, Section
@@ -242,10 +242,7 @@ def report_params(
     settings = settings.overridden(tolerance=tolerance)  # one tolerance for tables and rules
     check_tolerance(tolerance)
     check_hot_window(window)
-    if not (math.isfinite(load_window_s) and load_window_s >= 0.001):
-        raise UsageError(
-            f"load window {load_window_s!r} s must be at least 0.001 s (1 ms), e.g. 1.0"
-        )
+    check_window_s(load_window_s, "load_window_s")
     return ReportParams(
         tolerance=tolerance,
         window=window,
