@@ -643,14 +643,14 @@ def _out_of_range_count(store: Store, suite_id: int) -> int:
 
 def _check_window_count(name: str, span_ms: int, window_ms: int) -> None:
     """Refuse a series of more than :data:`MAX_WINDOWS` windows (its arrays would not fit
-    in memory) with the --window that fits."""
+    in memory) with the --load-window that fits."""
     windows = span_ms // window_ms + 1
     if windows > MAX_WINDOWS:
         fits = math.ceil(span_ms / MAX_WINDOWS / 1000)
         raise UsageError(
             f"suite {name}: its samples span {span_ms / 86_400_000:.0f} days, "
             f"{windows} windows of {window_ms / 1000:g} s (at most {MAX_WINDOWS}); pass "
-            f"--window {fits}s or more, or ingest its runs as separate suites"
+            f"--load-window {fits}s or more, or ingest its runs as separate suites"
         )
 
 
