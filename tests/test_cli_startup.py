@@ -227,6 +227,11 @@ def test_window_options_are_named_for_what_they_are(runner: CliRunner) -> None:
     assert json.loads(new.stdout) == json.loads(old.stdout) != json.loads(default.stdout)
     bad = runner.invoke(app, ["load", jtl, "--load-window", "0"])
     assert bad.exit_code == 1 and "--load-window '0'" in bad.stderr
+    # report's errors name the option given (they said "window 0", an option of no command)
+    for option in ("--hot-window", "--window"):
+        bad = runner.invoke(app, ["report", jtl, option, "0"])
+        assert bad.exit_code == 1
+        assert bad.stderr.startswith(f"Error: {option} 0: must be at least 1 hot iteration")
 
 
 def _string_literals() -> list[tuple[Path, str]]:

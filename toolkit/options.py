@@ -366,10 +366,14 @@ def check_tolerance(tolerance: float) -> None:
         )
 
 
-def check_hot_window(window: int) -> None:
-    """The benchmark's own hot value is the min of at least one hot iteration."""
+def check_hot_window(window: int, option: str = "window") -> None:
+    """The benchmark's own hot value is the min of at least one hot iteration; ``option``:
+    the option (or argument) named in the error."""
     if window < 1:
-        raise UsageError(f"window {window!r} must be at least 1 hot iteration")
+        raise UsageError(
+            f"{option} {window!r}: must be at least 1 hot iteration (ClickBench's hot value "
+            "is the fastest of its last 2 runs: 2)"
+        )
 
 
 def check_grid(max_skip: int, max_window: int, coverage: float) -> None:

@@ -191,7 +191,10 @@ def report(
         else parse_window(load_window, "--load-window")
     )
     check_tolerance(settings.tolerance)
-    check_hot_window(window if old_window is None else old_window)
+    if old_window is None:
+        check_hot_window(window, "--hot-window")
+    else:
+        check_hot_window(old_window, "--window")
     thresholds = apdex_thresholds(
         load_apdex or settings.apdex,
         load_apdex_per_label or settings.apdex_per_label,
