@@ -1,7 +1,8 @@
-"""The config file's string values (``load_window``, ``apdex``, ``apdex_per_label``) are
-checked where the file is read: a bad one is one line naming the file and the key, never
-an option the command line did not have; and a load window must be finite (``inf`` and
-``1e300`` were an internal error, exit 3)."""
+"""Values a user gives: the config file's string values (``load_window``, ``apdex``,
+``apdex_per_label``) are checked where the file is read, a bad one one line naming the file
+and the key, never an option the command line did not have; a load window is finite (``inf``
+and ``1e300`` were an internal error, exit 3); a tolerance or target is a fraction whether
+it comes from the file or an option."""
 
 from __future__ import annotations
 
@@ -123,3 +124,28 @@ def test_the_library_refuses_an_endless_window(tmp_path: Path, window_s: float) 
             with pytest.raises(UsageError, match=r"must be from 0\.001 s \(1 ms\) to 604800 s"):
                 call()
         assert load_report(store, window_s=MAX_WINDOW_S)["suites"]  # a week is a window
+
+
+CLICKBENCH = ROOT / "fixtures" / "clickbench" / "jvm-engine"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "1", "1.5", "-0.1"])
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [("gaps", "--tolerance"), ("gaps", "--target"), ("report", "--tolerance")],
+)
+def test_a_tolerance_or_target_is_a_fraction(
+    tmp_path: Path, command: str, option: str, value: str
+) -> None:
+    """``gaps --tolerance nan`` printed "Queries within ±nan %" and exit 0, ``--tolerance
+    5`` "±500 %", where the config file and ``report`` refused them; now one line naming
+    the option, as in the file."""
+    out = ["-o", str(tmp_path / "r.html")] if command == "report" else []
+    result = CliRunner().invoke(app, [command, str(CLICKBENCH), option, value, *out])
+    assert result.exit_code == 1, result.output
+    example = "0.05 = 5 %" if option == "--target" else "0.10 = 10 %"
+    assert result.output.strip().splitlines() == [
+        f"Error: {option} {float(value)!r}: must be a fraction between 0 and 1 ({example})"
+    ]
+    good = CliRunner().invoke(app, [command, str(CLICKBENCH), option, "0.2", *out])
+    assert good.exit_code == 0, good.output

@@ -35,11 +35,13 @@ __all__ = [
     "IngestOptions",
     "apdex_thresholds",
     "check_format_name",
+    "check_fraction",
     "check_grid",
     "check_hot_window",
     "check_input_options",
     "check_steady_bounds",
     "check_store_path",
+    "check_target",
     "check_timezone",
     "check_tolerance",
     "check_window_s",
@@ -358,12 +360,22 @@ def check_store_path(path: Path, *, read_only: bool) -> None:
         raise StoreError(f"{path}: folder {path.parent} does not exist; create it first")
 
 
-def check_tolerance(tolerance: float) -> None:
-    """A gap tolerance is a fraction strictly between 0 and 1."""
-    if not 0 < tolerance < 1:
-        raise UsageError(
-            f"tolerance {tolerance!r} must be a fraction between 0 and 1 (0.10 = 10 %)"
-        )
+def check_fraction(value: float, option: str, example: str) -> None:
+    """``value`` is a fraction strictly between 0 and 1 (a :class:`UsageError` naming
+    ``option``, with ``example`` such as ``0.10 = 10 %``, if not; NaN is not one)."""
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise UsageError(f"{option} {value!r}: must be a fraction between 0 and 1 ({example})")
+
+
+def check_tolerance(tolerance: float, option: str = "tolerance") -> None:
+    """A gap tolerance is a fraction strictly between 0 and 1 (as the config file's)."""
+    check_fraction(tolerance, option, "0.10 = 10 %")
+
+
+def check_target(target: float, option: str = "target") -> None:
+    """A window-error target is a fraction strictly between 0 and 1 (as the config
+    file's)."""
+    check_fraction(target, option, "0.05 = 5 %")
 
 
 def check_hot_window(window: int, option: str = "window") -> None:

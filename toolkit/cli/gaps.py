@@ -32,7 +32,7 @@ from toolkit.cli.common import (
     with_errors,
 )
 from toolkit.cli.output import MACHINE_FORMATS, OutputFormat, OutputFormatOption, TableOutput
-from toolkit.options import GAP_REFERENCES, check_grid
+from toolkit.options import GAP_REFERENCES, check_grid, check_target, check_tolerance
 
 if TYPE_CHECKING:
     from toolkit.analyze.window_error import WindowError, WindowErrorGrid
@@ -368,8 +368,10 @@ def gaps(
     """
     if reference not in GAP_REFERENCES:
         fail(f"unknown --reference {reference!r}; use one of: {', '.join(GAP_REFERENCES)}")
-    if (tolerance is not None and tolerance < 0) or (target is not None and target < 0):
-        fail("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
+    if tolerance is not None:
+        check_tolerance(tolerance, "--tolerance")
+    if target is not None:
+        check_target(target, "--target")
     settings = settings_of(config, tolerance=tolerance, target=target)
     if grid:
         check_grid(max_skip, max_window, coverage)

@@ -183,6 +183,8 @@ def report(
     cache warm-up) and the provenance of the inputs. The file works offline from file://.
     Set SOURCE_DATE_EPOCH for byte-identical reruns.
     """
+    if tolerance is not None:
+        check_tolerance(tolerance, "--tolerance")
     settings = settings_of(config, tolerance=tolerance)
     mode = plotlyjs_mode(plotlyjs)
     load_window_s = (
@@ -190,7 +192,6 @@ def report(
         if load_window is None
         else parse_window(load_window, "--load-window")
     )
-    check_tolerance(settings.tolerance)
     if old_window is None:
         check_hot_window(window, "--hot-window")
     else:

@@ -33,7 +33,7 @@ from toolkit.analyze.window_error import (
     window_error_grid,
 )
 from toolkit.errors import UsageError
-from toolkit.options import GAP_REFERENCES, check_grid
+from toolkit.options import GAP_REFERENCES, check_grid, check_target, check_tolerance
 from toolkit.pipeline.detect import (
     SeriesDetection,
     detect_series,
@@ -128,8 +128,8 @@ def gap_tables(
         raise UsageError(
             f"unknown reference {reference!r}; use one of: {', '.join(GAP_REFERENCES)}"
         )
-    if tolerance < 0 or target < 0:
-        raise UsageError("--tolerance and --target must be fractions >= 0 (0.10 = 10 %)")
+    check_tolerance(tolerance)
+    check_target(target)
     if grid is not None:
         grid.check()
     ids = store.suite_ids(suites, kind="iterations")
