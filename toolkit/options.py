@@ -42,6 +42,7 @@ __all__ = [
     "check_steady_bounds",
     "check_store_path",
     "check_target",
+    "check_time_format",
     "check_timezone",
     "check_tolerance",
     "check_window_s",
@@ -349,6 +350,22 @@ def check_timezone(timezone: str) -> None:
             "as Europe/Paris, America/New_York or UTC"
         ) from None
     _KNOWN_ZONES.add(timezone)
+
+
+def check_time_format(time_format: str) -> None:
+    """Raise :class:`UsageError` for a ``--time-format`` that DuckDB's ``strptime``, which
+    reads the timestamps with it, cannot use (an unknown ``%Q``, a trailing ``%``): it was
+    an internal error at the first row. Imports DuckDB, as :func:`check_timezone`."""
+    from toolkit.native import duckdb
+
+    try:
+        duckdb.connect().execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
+    except duckdb.Error as exc:
+        reason = str(exc).partition(": ")[2].strip() or str(exc)
+        raise UsageError(
+            f"--time-format {time_format!r}: not a strptime format ({reason[:120]}); use "
+            "codes such as '%d.%m.%Y %H:%M:%S.%f' (%f reads milliseconds too)"
+        ) from None
 
 
 def check_store_path(path: Path, *, read_only: bool) -> None:

@@ -26,6 +26,7 @@ from toolkit.options import (
     check_format_name,
     check_input_options,
     check_store_path,
+    check_time_format,
     check_timezone,
     parse_size,
 )
@@ -285,6 +286,8 @@ def input_spec(
     checked = check_input_options(options)
     if timezone is not None:
         check_timezone(timezone)
+    if time_format is not None:
+        check_time_format(time_format)
     return InputSpec(format, checked)
 
 

@@ -31,6 +31,7 @@ from toolkit.options import (
     RESULT_SUFFIXES,
     check_format_name,
     check_input_options,
+    check_time_format,
     check_timezone,
 )
 from toolkit.store import SourceGroup, SourceWriter, Store, file_sha256
@@ -102,11 +103,14 @@ def check_options(options: IngestOptions) -> IngestOptions:
     Raises :class:`UsageError` for an unknown ``encoding`` (a Python codec name) or
     ``timezone`` (an IANA name, checked by the DuckDB time-zone database that applies it),
     a ``delimiter`` that is not one character, or ``timestamps`` other than start/end
-    (:func:`toolkit.options.check_input_options`, :func:`toolkit.options.check_timezone`).
+    (:func:`toolkit.options.check_input_options`, :func:`toolkit.options.check_timezone`,
+    :func:`toolkit.options.check_time_format`).
     """
     checked = check_input_options(options)
     if options.timezone is not None:
         check_timezone(options.timezone)
+    if options.time_format is not None:
+        check_time_format(options.time_format)
     return checked
 
 

@@ -149,3 +149,27 @@ def test_a_tolerance_or_target_is_a_fraction(
     ]
     good = CliRunner().invoke(app, [command, str(CLICKBENCH), option, "0.2", *out])
     assert good.exit_code == 0, good.output
+
+
+@pytest.mark.parametrize(
+    ("time_format", "reason"),
+    [
+        ("%Q", "Unrecognized format for strftime/strptime: %Q"),
+        ("%Y %", "Trailing format character %"),
+    ],
+)
+def test_a_time_format_strptime_cannot_use_is_one_line(
+    tmp_path: Path, time_format: str, reason: str
+) -> None:
+    """It was an internal error (exit 3) at the first row, from DuckDB's strptime."""
+    from toolkit import IngestOptions, ingest_file, open_store
+
+    result = CliRunner().invoke(app, ["load", str(BASELINE), "--time-format", time_format])
+    assert result.exit_code == 1, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"Error: --time-format {time_format!r}: not a strptime format (")
+    assert reason in line and "'%d.%m.%Y %H:%M:%S.%f'" in line
+    with open_store(tmp_path / "s.duckdb") as store:
+        with pytest.raises(UsageError, match="not a strptime format"):
+            ingest_file(store, BASELINE, options=IngestOptions(time_format=time_format))
+        assert store.con.execute("SELECT count(*) FROM sources").fetchall() == [(0,)]
