@@ -17,6 +17,7 @@ from toolkit.analyze.window_error import (
     SteadySeries,
     expected_order_statistic,
     expected_window_value,
+    grid_protocols,
     recommend_window,
     window_error_grid,
 )
@@ -202,3 +203,20 @@ def test_grid_of_three_run_files_says_why_it_is_empty(runner, tmp_path: Path) ->
     assert "no series reached a steady state" in text.stdout
     doc = json.loads(runner.invoke(app, ["gaps", "--grid", "--json", str(path)]).stdout)
     assert doc["suites"][0]["grid"]["series"] == 0 and doc["suites"][0]["grid"]["cells"] == []
+
+
+def test_a_grid_past_the_longest_series_has_only_its_cells() -> None:
+    """``gaps --grid --max-window 100000000`` looped 10^8 times over every series for
+    cells no series fills (killed after 300 s): the protocols stop at the longest series,
+    and the grid is the same cell for cell."""
+    assert grid_protocols(10**8, 10**8, 4) == [
+        (0, 1), (0, 2), (0, 3), (0, 4), (1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (3, 1),
+    ]  # fmt: skip
+    assert grid_protocols(1, 2, 10) == [(0, 1), (0, 2), (1, 1), (1, 2)]
+    assert grid_protocols(5, 9, 0) == []
+    series = _step_series(12, seed=4)
+    longest = max(len(s.times) for s in series)
+    huge = window_error_grid(series, max_skip=10**8, max_window=10**8, resamples=50)
+    exact = window_error_grid(series, max_skip=longest, max_window=longest, resamples=50)
+    assert huge.cells == exact.cells and len(huge.cells) > 0
+    assert (huge.max_skip, huge.max_window) == (10**8, 10**8)  # as asked, shown as asked

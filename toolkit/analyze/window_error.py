@@ -168,6 +168,18 @@ def _aggregate(windows: FloatArray, aggregator: Aggregator) -> FloatArray:
     return out
 
 
+def grid_protocols(max_skip: int, max_window: int, longest: int) -> list[tuple[int, int]]:
+    """The (skip k, window m) pairs of a grid over series of at most ``longest`` runs:
+    k = 0…``max_skip``, m = 1…``max_window``, with k + m ≤ ``longest`` (no series has a
+    window past its last run, so the others are empty cells; ``--max-window 100000000``
+    looped 10^8 times over every series for them)."""
+    return [
+        (k, m)
+        for k in range(min(max_skip, longest - 1) + 1)
+        for m in range(1, min(max_window, longest - k) + 1)
+    ]
+
+
 def window_error_grid(
     series: Sequence[SteadySeries],
     *,
@@ -207,55 +219,53 @@ def window_error_grid(
     cells: list[WindowError] = []
     # exact order-statistic expectation per (series, m, aggregator), shared across k
     expected: dict[tuple[int, int, str], float] = {}
+    protocols = grid_protocols(max_skip, max_window, max((t.size for t in times), default=0))
     for agg in aggregators:
-        for k in range(max_skip + 1):
-            for m in range(1, max_window + 1):
-                idx = [
-                    i
-                    for i, t in enumerate(times)
-                    if t.size >= k + m and np.all(np.isfinite(t[k : k + m]))
-                ]
-                if not idx:
-                    continue
-                windows = np.stack([times[i][k : k + m] for i in idx])
-                e = _aggregate(windows, agg) / mu[idx] - 1.0
-                b_os = np.empty(len(idx))
-                for pos, i in enumerate(idx):
-                    key = (i, m, agg)
-                    if key not in expected:
-                        part = steady_parts[i]
-                        expected[key] = (
-                            expected_window_value(part, m, agg) / mu[i] - 1.0
-                            if part.size
-                            else math.nan
-                        )
-                    b_os[pos] = expected[key]
-                boot = np.median(e[rng.integers(0, e.size, (resamples, e.size))], axis=1)
-                lo, hi = np.quantile(boot, [alpha, 1.0 - alpha])
-                p05, med, p95 = np.quantile(e, [0.05, 0.5, 0.95])
-                ae = np.abs(e)
-                os_bias = float(np.nanmean(b_os)) if np.isfinite(b_os).any() else math.nan
-                mean_e = float(e.mean())
-                cells.append(
-                    WindowError(
-                        skip=k,
-                        window=m,
-                        aggregator=agg,
-                        series=len(idx),
-                        median_error=float(med),
-                        p05_error=float(p05),
-                        p95_error=float(p95),
-                        median_ci=(float(lo), float(hi)),
-                        mean_error=mean_e,
-                        within=tuple(
-                            (float(eps), float(np.mean(ae <= eps + 1e-12))) for eps in epsilons
-                        ),
-                        in_transient=float(np.mean(k + m <= steady_iter[idx])),
-                        transient_bias=mean_e - os_bias,
-                        order_statistic_bias=os_bias,
-                        errors=tuple(float(v) for v in e),
+        for k, m in protocols:
+            idx = [
+                i
+                for i, t in enumerate(times)
+                if t.size >= k + m and np.all(np.isfinite(t[k : k + m]))
+            ]
+            if not idx:
+                continue
+            windows = np.stack([times[i][k : k + m] for i in idx])
+            e = _aggregate(windows, agg) / mu[idx] - 1.0
+            b_os = np.empty(len(idx))
+            for pos, i in enumerate(idx):
+                key = (i, m, agg)
+                if key not in expected:
+                    part = steady_parts[i]
+                    expected[key] = (
+                        expected_window_value(part, m, agg) / mu[i] - 1.0 if part.size else math.nan
                     )
+                b_os[pos] = expected[key]
+            boot = np.median(e[rng.integers(0, e.size, (resamples, e.size))], axis=1)
+            lo, hi = np.quantile(boot, [alpha, 1.0 - alpha])
+            p05, med, p95 = np.quantile(e, [0.05, 0.5, 0.95])
+            ae = np.abs(e)
+            os_bias = float(np.nanmean(b_os)) if np.isfinite(b_os).any() else math.nan
+            mean_e = float(e.mean())
+            cells.append(
+                WindowError(
+                    skip=k,
+                    window=m,
+                    aggregator=agg,
+                    series=len(idx),
+                    median_error=float(med),
+                    p05_error=float(p05),
+                    p95_error=float(p95),
+                    median_ci=(float(lo), float(hi)),
+                    mean_error=mean_e,
+                    within=tuple(
+                        (float(eps), float(np.mean(ae <= eps + 1e-12))) for eps in epsilons
+                    ),
+                    in_transient=float(np.mean(k + m <= steady_iter[idx])),
+                    transient_bias=mean_e - os_bias,
+                    order_statistic_bias=os_bias,
+                    errors=tuple(float(v) for v in e),
                 )
+            )
     return WindowErrorGrid(tuple(cells), len(usable), max_skip, max_window, tuple(epsilons))
 
 
