@@ -310,7 +310,7 @@ def test_provenance_lists_the_parameters_of_the_sections_present(tmp_path: Path)
     _, both = report_of(bench, jtl, load_window_s=2.0)
     assert both["sections"]["provenance"]["parameters"]["load_window_s"] == 2.0
     assert both["sections"]["provenance"]["parameters"]["window"] == 2
-    with pytest.raises(toolkit.ToolkitError, match="load window"):
+    with pytest.raises(toolkit.ToolkitError, match=r"load_window_s 0\.0 s: must be from 0\.001 s"):
         report_of(jtl, load_window_s=0.0)
 
 
