@@ -684,6 +684,51 @@ def test_no_steady_state_from_a_pause_names_the_gap(tmp_path: Path, store: Store
     assert none["numbers"]["cause"] == "load-gap"
 
 
+@pytest.mark.parametrize(("run_s", "rate", "hours"), [(30, 100, 1), (45, 50, 6), (20, 100, 2)])
+def test_two_runs_appended_to_one_file_are_no_warmup(
+    tmp_path: Path, store: Store, run_s: int, rate: int, hours: int
+) -> None:
+    """JMeter appends to an existing -l file: two flat short runs, hours apart, in one
+    JTL. MSER cut the first run as a "warm-up" ending where the gap starts (31, 45 and
+    21 s here) and called the hours of nothing a steady state of under 1/s; now no steady
+    state because of the gap, and no warm-up claim (longer runs already got no steady
+    state, by the trend test). The truth is counted from the samples: the seconds with
+    no completion."""
+    rng = np.random.default_rng(7)
+    first, el1 = open_loop(rng, run_s, lambda t: rate, lambda t: 20)
+    second, el2 = open_loop(rng, run_s, lambda t: rate, lambda t: 20)
+    starts = np.concatenate([first, second + run_s + 3600 * hours])
+    elapsed = np.concatenate([el1, el2])
+    suite = suite_of(store, write_csv_jtl(tmp_path / "appended.jtl", starts, elapsed))
+    # the truth from the samples: the share of whole seconds with no completion
+    ends = np.floor(starts + np.maximum(1, elapsed.astype(np.int64)) / 1000).astype(int)
+    seconds = np.bincount(ends - ends.min())
+    assert np.mean(seconds == 0) > 0.9
+    all_label = suite["labels"][0]
+    assert (all_label["warmup_status"], all_label["warmup_rule"]) == ("no-steady-state", "gap")
+    assert all_label["warmup_end_s"] is None and all_label["steady_window"] is None
+    assert all_label["throughput"]["steady"] is None
+    found = rules(suite)
+    assert "load-warmup" not in found
+    none = found["load-no-steady-state"]
+    assert none["numbers"]["cause"] == "load-gap"
+    assert "the run is not stationary because of the" in none["message"]
+    gap = found["load-gap"]["numbers"]
+    assert gap["length_s"] == pytest.approx(3600 * hours, abs=2)
+
+
+def test_a_short_stall_in_a_long_run_keeps_its_steady_state(tmp_path: Path, store: Store) -> None:
+    """The gap rule of the verdict takes a steady part only when gaps are most of it: a
+    20 s stall in a flat 600 s run stays a gap inside a steady state."""
+    rng = np.random.default_rng(8)
+    starts, el = open_loop(rng, 600, lambda t: 50, lambda t: 20)
+    keep = (starts < 300) | (starts >= 320)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "stall.jtl", starts[keep], el[keep]))
+    assert suite["labels"][0]["warmup_status"] in ("flat", "warmup")
+    assert suite["labels"][0]["warmup_rule"] != "gap"
+    assert "the steady figures include" in rules(suite)["load-gap"]["message"]
+
+
 @pytest.mark.real
 @pytest.mark.parametrize(
     "name",

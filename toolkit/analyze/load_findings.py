@@ -25,6 +25,7 @@ from toolkit.analyze.timeseries import (
     STEADY_STATUSES,
     SUMMARY_MIN_WINDOWS,
     SUMMARY_STEADY_MIN_WINDOWS,
+    empty_stretches,
     full_summary_windows,
     summary_interval,
     warmup_end,
@@ -43,9 +44,6 @@ STEP_MIN_S = 30.0
 STEP_TOLERANCE = 0.02
 #: two plateaus are different steps when their levels differ by this share or more
 STEP_MIN_CHANGE = 0.10
-#: a stretch of empty windows is a gap when the run's mean rate would have completed at
-#: least this many samples in it: P(no completion) = e^-10 ≈ 5·10⁻⁵ for Poisson arrivals
-GAP_MIN_EXPECTED = 10.0
 #: overall error share above which a warning is given: at 5 % failed samples the p95
 #: (and every higher percentile) can be the latency of a failure — a fast 404 or a
 #: timeout — instead of a served request, since JMeter and this analysis count failed
@@ -813,29 +811,6 @@ def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Fi
 # gaps
 
 
-def _gaps(
-    n: npt.NDArray[np.float64], window_s: float, min_windows: int = 2
-) -> list[tuple[int, int, float]]:
-    """Runs ``[i, j)`` of empty windows inside the series (not the first or last window),
-    at least ``min_windows`` long, in which the rate of the 10 windows on each side would have
-    completed ≥ ``GAP_MIN_EXPECTED`` samples; with that expected count."""
-    out = []
-    i = 1
-    while i < n.size - 1:
-        if n[i] != 0:
-            i += 1
-            continue
-        j = i
-        while j < n.size - 1 and n[j] == 0:
-            j += 1
-        around = np.concatenate([n[max(0, i - 10) : i], n[j : j + 10]])
-        expected = float(around.mean()) * (j - i) if around.size else 0.0
-        if j - i >= min_windows and expected >= GAP_MIN_EXPECTED:
-            out.append((i, j, expected))
-        i = j
-    return out
-
-
 def gap_findings(
     subject: str, series: WindowSeries, *, all_label: Mapping[str, Any], min_windows: int = 2
 ) -> list[Finding]:
@@ -849,7 +824,7 @@ def gap_findings(
     if n.size < 3:
         return []
     w = series.window_s
-    gaps = _gaps(n, w, min_windows)
+    gaps = empty_stretches(n, min_windows)
     if not gaps:
         return []
     spans = [(float(series.t_s[i]), float(series.t_s[j - 1]) + w, e) for i, j, e in gaps]

@@ -84,9 +84,18 @@ DecidingRule = Literal[
     "trend",
     "mser-cap",
     "rampup",
+    "gap",
     "too-short",
     "all-label",
 ]
+
+#: a stretch of empty windows is a gap when the run's mean rate would have completed at
+#: least this many samples in it: P(no completion) = e^-10 ≈ 5·10⁻⁵ for Poisson arrivals
+GAP_MIN_EXPECTED = 10.0
+#: the largest share of a steady part's windows that gaps (:func:`empty_stretches`) may
+#: take: beyond it the part is mostly no run at all (two runs appended to one JTL, an hour
+#: apart: MSER cut the first run as a "warm-up" and called the hour of nothing steady)
+GAP_MAX_SHARE = 0.5
 
 #: MSER's cap when a warm-up takes more than half of the run (:func:`warmup_end`): the
 #: part after the truncation keeps at least a fifth of the series for the plateau test
@@ -868,6 +877,46 @@ class LabelLoad:
 MIN_VERDICT_SAMPLES = 16
 
 
+def empty_stretches(
+    n: npt.NDArray[np.float64], min_windows: int = 2
+) -> list[tuple[int, int, float]]:
+    """Runs ``[i, j)`` of empty windows inside the count series ``n`` (not its first or
+    last window), at least ``min_windows`` long, in which the rate of the 10 windows on
+    each side would have completed ≥ :data:`GAP_MIN_EXPECTED` samples; with that expected
+    count (the ``load-gap`` rule's gaps)."""
+    out = []
+    i = 1
+    while i < n.size - 1:
+        if n[i] != 0:
+            i += 1
+            continue
+        j = i
+        while j < n.size - 1 and n[j] == 0:
+            j += 1
+        around = np.concatenate([n[max(0, i - 10) : i], n[j : j + 10]])
+        expected = float(around.mean()) * (j - i) if around.size else 0.0
+        if j - i >= min_windows and expected >= GAP_MIN_EXPECTED:
+            out.append((i, j, expected))
+        i = j
+    return out
+
+
+def _mostly_gaps(warm: WarmupEnd, counts: npt.NDArray[np.float64]) -> WarmupEnd:
+    """``warm``, or "no-steady-state" (``decided_by`` ``gap``) when gaps
+    (:func:`empty_stretches`) take more than :data:`GAP_MAX_SHARE` of the windows of its
+    steady part: an hour of nothing between two runs appended to one file is no steady
+    state, and the run before it no warm-up."""
+    if warm.status not in STEADY_STATUSES or warm.end_window is None:
+        return warm
+    part = counts[warm.end_window :]
+    empty = sum(j - i for i, j, _ in empty_stretches(part))
+    if not part.size or empty <= GAP_MAX_SHARE * part.size:
+        return warm
+    return WarmupEnd(
+        "no-steady-state", None, None, warm.throughput_truncation, warm.latency_truncation, "gap"
+    )
+
+
 def _window_seconds(index: int, window_s: float) -> float:
     """The start (s) of window ``index``, rounded to 1 µs: windows are whole ms, so this
     drops binary noise only (6 × 0.05 = 0.30000000000000004 → 0.3)."""
@@ -956,6 +1005,7 @@ def analyze_windows(
     if ramp_from is not None and verdict_from is None and warm.status in STEADY_STATUSES:
         warm = _confirm_earlier_end(warm, ramp_from.warmup, first, n[:limit], mean_ms[:limit],
                                     batch=batch)  # fmt: skip
+    warm = _mostly_gaps(warm, n[:limit])
     if verdict_from is not None:
         suite = verdict_from.warmup
         warm = WarmupEnd(
