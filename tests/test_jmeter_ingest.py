@@ -252,6 +252,57 @@ def test_bad_value_mid_file_is_an_error_not_a_dropped_row(tmp_path: Path, store:
     assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)
 
 
+@pytest.mark.parametrize("kind", ["csv", "xml", "load-file"])
+def test_epoch_seconds_timestamps_are_one_line(tmp_path: Path, store: Store, kind: str) -> None:
+    """A JTL whose timeStamp is epoch seconds (another tool's output, or a hand
+    conversion) read as ms spans 60 ms for a 60 s run: "0 full windows ... run longer"
+    and rates 1,000 times off. Now refused in one line naming both readings; epoch ms,
+    and the small relative stamps of JMeter's own test files, read as before."""
+    stamps = [1_700_000_000 + i // 50 for i in range(3000)]
+    if kind == "xml":
+        path = tmp_path / "seconds.xml"
+        path.write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n'
+            + "".join(f'<sample t="20" ts="{ts}" s="true" lb="a" rc="200"/>\n' for ts in stamps)
+            + "</testResults>\n"
+        )
+        line, name = 3, "ts"
+    else:
+        path = tmp_path / "seconds.jtl"
+        path.write_text(
+            "timeStamp,elapsed,label,responseCode,success\n"
+            + "".join(f"{ts},20,a,200,true\n" for ts in stamps)
+        )
+        line, name = 2, "timeStamp"
+    expected = (
+        f"{path}:{line}: {name} 1700000000 is epoch seconds (2023-11-14 22:13:20 UTC), not the "
+        "epoch milliseconds JMeter writes (as ms it is 1970-01-20, and every rate 1,000 times "
+        "off); write the column in milliseconds (x 1000)"
+    )
+    if kind == "load-file":
+        from typer.testing import CliRunner
+
+        from toolkit.cli import app
+
+        result = CliRunner().invoke(app, ["load", str(path)])
+        assert (result.exit_code, result.output.strip()) == (1, f"Error: {expected}")
+        return
+    with pytest.raises(InputFormatError) as info:
+        ingest_file(store, path)
+    assert str(info.value) == expected
+    assert store.con.execute("SELECT count(*) FROM samples").fetchone() == (0,)
+    # the same samples in milliseconds are a run of 60 s
+    ms = tmp_path / "ms.jtl"
+    ms.write_text(
+        "timeStamp,elapsed,label,responseCode,success\n"
+        + "".join(f"{ts * 1000 + i % 50 * 20},20,a,200,true\n" for i, ts in enumerate(stamps))
+    )
+    ingest_file(store, ms)
+    assert store.con.execute("SELECT max(start_ms) - min(start_ms) FROM samples").fetchone() == (
+        59_980,
+    )
+
+
 def test_sniffers_do_not_steal_other_formats(tmp_path: Path) -> None:
     iters = tmp_path / "iters.csv"
     iters.write_text("suite,query,iteration,seconds\ns,q,0,1.5\n")

@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +349,29 @@ def _layout(
     )
 
 
+#: a first timeStamp in [10^9, 10^11) is epoch seconds (2001-09-09 to 5138), not the epoch
+#: milliseconds JMeter writes (1970-01-12 to 1973-03-03): read as ms, a 60 s run spans
+#: 60 ms and its every load figure is 1,000 times off ("0 full windows ... run longer")
+EPOCH_SECONDS_MIN = 10**9
+EPOCH_SECONDS_MAX = 10**11
+
+
+def epoch_seconds_error(
+    path: Path, value: int, *, line: int, name: str = "timeStamp"
+) -> InputFormatError:
+    """The error for a first timeStamp (``name``: the XML JTL's ``ts``) that is epoch
+    seconds, with both readings."""
+    as_ms = datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d")
+    as_s = datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return InputFormatError(
+        path,
+        f"{name} {value} is epoch seconds ({as_s} UTC), not the epoch milliseconds "
+        f"JMeter writes (as ms it is {as_ms}, and every rate 1,000 times off); write the "
+        "column in milliseconds (x 1000)",
+        line=line,
+    )
+
+
 def _timestamp_expr(
     names: list[str],
     record: list[str] | None,
@@ -363,6 +387,8 @@ def _timestamp_expr(
     index = names.index("timeStamp")
     value = record[index] if record and index < len(record) else ""
     if options.time_format is None and (not value or re.fullmatch(r"\s*-?\d+\s*", value)):
+        if value and EPOCH_SECONDS_MIN <= int(value) < EPOCH_SECONDS_MAX:
+            raise epoch_seconds_error(writer.path, int(value), line=line)
         return "BIGINT", '"timeStamp"'
     formats = (options.time_format,) if options.time_format else JMETER_DATE_FORMATS
     fmt_list = "[" + ", ".join(_sql_str(f) for f in formats) + "]"

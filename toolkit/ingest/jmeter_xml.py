@@ -36,7 +36,10 @@ import pyarrow as pa
 from toolkit.errors import InputFormatError
 from toolkit.ingest.guarded import GZIP_ERRORS, arrow_table, damaged_gzip, quoted
 from toolkit.ingest.jmeter import (
+    EPOCH_SECONDS_MAX,
+    EPOCH_SECONDS_MIN,
     TC_PREFIX,
+    epoch_seconds_error,
     mark_interrupted_transactions,
     suite_name,
     warn_out_of_range,
@@ -529,8 +532,20 @@ class _Parser:
         columns["is_subresult"] = pa.array(fields[_SUB], pa.bool_())
         columns["line"] = pa.array(lines, pa.int64())
         columns["variables"] = pa.array(fields[_VARIABLES], _TYPES["variables"])
+        if self.first_top_ts is None:
+            self._check_first_stamp(columns["start_ms"], fields[_TOP], lines)
         self._count_inversions(columns["start_ms"], fields[_TOP])
         return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=_SCHEMA)
+
+    def _check_first_stamp(
+        self, start_ms: pa.Array, top: Sequence[bool], lines: Sequence[int]
+    ) -> None:
+        """Refuse a file whose first top-level ts is epoch seconds (as the CSV reader)."""
+        for at, is_top in enumerate(top):
+            if is_top and (value := start_ms[at].as_py()) is not None:
+                if EPOCH_SECONDS_MIN <= value < EPOCH_SECONDS_MAX:
+                    raise epoch_seconds_error(self.path, value, line=lines[at], name="ts")
+                return
 
     def _count_inversions(self, start_ms: pa.Array, top: Sequence[bool]) -> None:
         """Count top-level samples whose ts is below the previous top-level one's."""
