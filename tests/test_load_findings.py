@@ -717,6 +717,76 @@ def test_two_runs_appended_to_one_file_are_no_warmup(
     assert gap["length_s"] == pytest.approx(3600 * hours, abs=2)
 
 
+def _bursts(rng: np.random.Generator, period_s: float, burst: int, duration_s: float) -> np.ndarray:
+    """Sample starts of a run of bursts: ``burst`` samples within 0.8 s every ``period_s``
+    (one thread, a long timer between its iterations)."""
+    starts: list[float] = []
+    t = 0.0
+    while t < duration_s:
+        starts += list(t + np.sort(rng.uniform(0, 0.8, burst)))
+        t += period_s
+    return np.array(starts)
+
+
+@pytest.mark.parametrize(("period_s", "burst"), [(31, 50), (10, 30), (5, 20)])
+def test_a_run_of_bursts_is_steady_and_has_no_gap(
+    tmp_path: Path, store: Store, period_s: int, burst: int
+) -> None:
+    """A burst every ``period_s`` leaves most 1 s windows empty: that is the run's
+    rhythm, steady at the scale of its period, not "no samples completed in 29 stretches
+    ... look for a pause of the load generator" (and not "no steady state" by gaps). The
+    truth from the samples: most whole seconds hold no completion, in many stretches of
+    the same length, and the rate is burst / period."""
+    rng = np.random.default_rng(1)
+    starts = _bursts(rng, period_s, burst, 600)
+    elapsed = np.full(starts.size, 15.0)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "bursts.jtl", starts, elapsed))
+    ends = np.floor(starts + elapsed / 1000).astype(int)
+    per_second = np.bincount(ends - ends.min())
+    assert np.mean(per_second == 0) > 0.5
+    all_label = suite["labels"][0]
+    assert all_label["warmup_status"] == "flat"
+    low, high = all_label["throughput"]["steady_ci"]
+    assert low <= burst / period_s <= high
+    assert "load-gap" not in rules(suite)
+
+
+def test_a_stall_among_bursts_and_periodic_stalls_of_a_busy_run_are_gaps(
+    tmp_path: Path, store: Store
+) -> None:
+    """The rhythm of bursts does not hide a stall 3 times its empty stretches or longer
+    (an hour between two runs of bursts appended to one file); a busy run whose windows
+    are rarely empty keeps every stall a gap, periodic or not (a 5 s GC pause a minute)."""
+    rng = np.random.default_rng(2)
+    bursts = _bursts(rng, 31, 50, 600)
+    starts = np.concatenate([bursts, bursts + 600 + 3600])
+    suite = suite_of(store, write_csv_jtl(tmp_path / "a.jtl", starts, np.full(starts.size, 15.0)))
+    gap = rules(suite)["load-gap"]["numbers"]
+    assert gap["gaps"] == 1 and gap["length_s"] == pytest.approx(3610, abs=31)
+    busy, elapsed = open_loop(rng, 600, lambda t: 50, lambda t: 20)
+    keep = busy % 60 < 55
+    with toolkit.open_store(tmp_path / "gc.duckdb") as other:
+        suite = suite_of(other, write_csv_jtl(tmp_path / "gc.jtl", busy[keep], elapsed[keep]))
+    gap = rules(suite)["load-gap"]["numbers"]
+    assert gap["gaps"] >= 8 and suite["labels"][0]["warmup_status"] == "flat"
+
+
+def test_empty_stretches_of_a_rhythm_and_of_a_stall() -> None:
+    from toolkit.analyze.timeseries import RHYTHM_GAP_FACTOR, empty_stretches
+
+    busy = np.full(100, 50.0)
+    busy[40:45] = 0
+    assert [(i, j) for i, j, _ in empty_stretches(busy)] == [(40, 45)]
+    rhythm = np.zeros(100)
+    rhythm[::10] = 100.0  # a burst every 10 windows: stretches of 9
+    assert empty_stretches(rhythm) == []
+    rhythm[60] = 0  # a burst missing: 19 windows in a row, under 3 x 9, still the rhythm
+    assert empty_stretches(rhythm) == []
+    rhythm[51:90] = 0  # 39 windows: a stall among the bursts
+    assert [(i, j) for i, j, _ in empty_stretches(rhythm)] == [(51, 90)]
+    assert RHYTHM_GAP_FACTOR * 9 <= 39 and RHYTHM_GAP_FACTOR * 9 > 19
+
+
 def test_a_short_stall_in_a_long_run_keeps_its_steady_state(tmp_path: Path, store: Store) -> None:
     """The gap rule of the verdict takes a steady part only when gaps are most of it: a
     20 s stall in a flat 600 s run stays a gap inside a steady state."""

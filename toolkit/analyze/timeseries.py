@@ -92,9 +92,16 @@ DecidingRule = Literal[
 #: a stretch of empty windows is a gap when the run's mean rate would have completed at
 #: least this many samples in it: P(no completion) = e^-10 ≈ 5·10⁻⁵ for Poisson arrivals
 GAP_MIN_EXPECTED = 10.0
-#: the largest share of a steady part's windows that gaps (:func:`empty_stretches`) may
-#: take: beyond it the part is mostly no run at all (two runs appended to one JTL, an hour
-#: apart: MSER cut the first run as a "warm-up" and called the hour of nothing steady)
+#: a run whose inner windows are mostly empty, in at least this many stretches, is a run of
+#: bursts (:func:`empty_stretches`), and there a gap is at least ``RHYTHM_GAP_FACTOR``
+#: times its median empty stretch
+RHYTHM_MIN_STRETCHES = 5
+RHYTHM_GAP_FACTOR = 3.0
+#: the largest share of a steady part's windows that one gap (:func:`empty_stretches`)
+#: may take: beyond it the part is mostly no run at all (two runs appended to one JTL, an
+#: hour apart: MSER cut the first run as a "warm-up" and called the hour of nothing
+#: steady). One gap, not their sum: a run of bursts (a few threads, a long timer) has an
+#: empty stretch after each burst, and is steady at the scale of its period
 GAP_MAX_SHARE = 0.5
 
 #: MSER's cap when a warm-up takes more than half of the run (:func:`warmup_end`): the
@@ -883,8 +890,14 @@ def empty_stretches(
     """Runs ``[i, j)`` of empty windows inside the count series ``n`` (not its first or
     last window), at least ``min_windows`` long, in which the rate of the 10 windows on
     each side would have completed ≥ :data:`GAP_MIN_EXPECTED` samples; with that expected
-    count (the ``load-gap`` rule's gaps)."""
-    out = []
+    count (the ``load-gap`` rule's gaps).
+
+    In a run of bursts (most inner windows empty, in :data:`RHYTHM_MIN_STRETCHES` or more
+    stretches: a few threads with a long timer) an empty stretch after each burst is the
+    run's rhythm, not a stall: there a gap is also at least :data:`RHYTHM_GAP_FACTOR`
+    times the median empty stretch (a run of 50-sample bursts every 31 s had "no samples
+    completed in 29 stretches ... look for a pause of the load generator")."""
+    stretches = []
     i = 1
     while i < n.size - 1:
         if n[i] != 0:
@@ -893,24 +906,31 @@ def empty_stretches(
         j = i
         while j < n.size - 1 and n[j] == 0:
             j += 1
+        stretches.append((i, j))
+        i = j
+    inner = max(n.size - 2, 0)
+    empty = sum(j - i for i, j in stretches)
+    rhythm = len(stretches) >= RHYTHM_MIN_STRETCHES and empty > inner / 2
+    least = RHYTHM_GAP_FACTOR * float(np.median([j - i for i, j in stretches])) if rhythm else 0
+    out = []
+    for i, j in stretches:
         around = np.concatenate([n[max(0, i - 10) : i], n[j : j + 10]])
         expected = float(around.mean()) * (j - i) if around.size else 0.0
-        if j - i >= min_windows and expected >= GAP_MIN_EXPECTED:
+        if j - i >= max(min_windows, least) and expected >= GAP_MIN_EXPECTED:
             out.append((i, j, expected))
-        i = j
     return out
 
 
 def _mostly_gaps(warm: WarmupEnd, counts: npt.NDArray[np.float64]) -> WarmupEnd:
-    """``warm``, or "no-steady-state" (``decided_by`` ``gap``) when gaps
-    (:func:`empty_stretches`) take more than :data:`GAP_MAX_SHARE` of the windows of its
+    """``warm``, or "no-steady-state" (``decided_by`` ``gap``) when one gap
+    (:func:`empty_stretches`) takes more than :data:`GAP_MAX_SHARE` of the windows of its
     steady part: an hour of nothing between two runs appended to one file is no steady
     state, and the run before it no warm-up."""
     if warm.status not in STEADY_STATUSES or warm.end_window is None:
         return warm
     part = counts[warm.end_window :]
-    empty = sum(j - i for i, j, _ in empty_stretches(part))
-    if not part.size or empty <= GAP_MAX_SHARE * part.size:
+    longest = max((j - i for i, j, _ in empty_stretches(part)), default=0)
+    if not part.size or longest <= GAP_MAX_SHARE * part.size:
         return warm
     return WarmupEnd(
         "no-steady-state", None, None, warm.throughput_truncation, warm.latency_truncation, "gap"
