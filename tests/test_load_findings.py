@@ -454,7 +454,15 @@ def test_a_pause_is_a_gap_finding(tmp_path: Path, store: Store) -> None:
     assert gap["numbers"]["end_s"] == pytest.approx(180, abs=1.01)
     start, end, length = (int(gap["numbers"][k]) for k in ("start_s", "end_s", "length_s"))
     assert gap["message"].startswith(f"no samples completed from {start} s to {end} s ({length} s;")
-    assert "the steady figures include" in gap["message"]
+    # a 60 s stall is a fifth of the run: its "steady" throughput would be 80/s for a
+    # server that ran at 100/s, beyond the rules' 5 % effect: no steady state
+    assert gap["message"].endswith("the run is not stationary")
+    assert suite_of.__name__ and rules(suite_of(store, path))  # the same suite again: stable
+    keep = (starts < 120) | (starts >= 130)  # a 10 s stall: 3 % of the steady part
+    with toolkit.open_store(tmp_path / "short.duckdb") as other:
+        short = suite_of(other, write_csv_jtl(tmp_path / "short.jtl", starts[keep], el[keep]))
+    assert short["labels"][0]["warmup_status"] in ("flat", "warmup")
+    assert "the steady figures include" in rules(short)["load-gap"]["message"]
 
 
 # --- 5. errors ------------------------------------------------------------------------------
@@ -715,6 +723,35 @@ def test_two_runs_appended_to_one_file_are_no_warmup(
     assert "the run is not stationary because of the" in none["message"]
     gap = found["load-gap"]["numbers"]
     assert gap["length_s"] == pytest.approx(3600 * hours, abs=2)
+
+
+@pytest.mark.parametrize("stall_s", [5, 10, 20])
+@pytest.mark.parametrize("at_s", [60, 120, 200, 250])
+def test_a_stall_in_a_flat_run_is_no_warmup_and_no_cooldown(
+    tmp_path: Path, store: Store, stall_s: int, at_s: int
+) -> None:
+    """A flat 300 s run (the rate and latency constant by construction) with one stall.
+    Of 120 such runs (5-20 s stalls at 60/120/200/250/270 s, 30 and 100/s, 4 seeds), 31
+    got "warm-up ends 131 s" (MSER cut at the stall's end) and 64 a cool-down where the
+    stall began (the backward rule), though the run came back. Now no warm-up, and a
+    cool-down in 3 (5 s stalls 30 s from the end): a stall of at most 5 % of the run is
+    inside a flat steady state to the end (load-gap says the steady figures include it);
+    a longer one leaves no steady state."""
+    rng = np.random.default_rng(stall_s * 1000 + at_s)
+    starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
+    keep = (starts < at_s) | (starts >= at_s + stall_s)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "stall.jtl", starts[keep], el[keep]))
+    status = suite["labels"][0]["warmup_status"]
+    gap = rules(suite)["load-gap"]
+    assert "load-warmup" not in rules(suite)
+    share = gap["numbers"]["length_s"] / 298  # the full windows of the run
+    if share <= 0.05:
+        assert status == "flat"
+        assert "the steady figures include" in gap["message"]
+        assert suite["labels"][0]["cooldown_start_s"] is None
+    else:
+        assert status in ("no-steady-state", "inconclusive")
+        assert gap["message"].endswith("the run is not stationary")
 
 
 def _bursts(rng: np.random.Generator, period_s: float, burst: int, duration_s: float) -> np.ndarray:

@@ -98,11 +98,13 @@ GAP_MIN_EXPECTED = 10.0
 RHYTHM_MIN_STRETCHES = 5
 RHYTHM_GAP_FACTOR = 3.0
 #: the largest share of a steady part's windows that one gap (:func:`empty_stretches`)
-#: may take: beyond it the part is mostly no run at all (two runs appended to one JTL, an
-#: hour apart: MSER cut the first run as a "warm-up" and called the hour of nothing
-#: steady). One gap, not their sum: a run of bursts (a few threads, a long timer) has an
-#: empty stretch after each burst, and is steady at the scale of its period
-GAP_MAX_SHARE = 0.5
+#: may take: a stall longer than that lowers the "steady" throughput by more than the 5 %
+#: the rules call an effect (``min_effect``), so the part is no steady state (two runs
+#: appended to one JTL, an hour apart: MSER cut the first run as a "warm-up" and called
+#: the hour of nothing steady; two 300 s runs 600 s apart were "flat, 25/s" for a server
+#: that ran at 50/s). One gap, not their sum: a pause that recurs (a GC pause a minute)
+#: is part of the steady state, and a run of bursts has no gaps (its rhythm)
+GAP_MAX_SHARE = 0.05
 
 #: MSER's cap when a warm-up takes more than half of the run (:func:`warmup_end`): the
 #: part after the truncation keeps at least a fifth of the series for the plateau test
@@ -191,8 +193,8 @@ class WarmupEnd:
     :func:`_changepoint_end`), ``curve`` (the latency's fitted warm-up curve,
     :func:`_curve_end`), ``trend`` (the trend test on the retained part), ``mser-cap``
     (MSER pinned at even the lifted cap, no trend after it), ``rampup`` (threads still
-    starting past half of the run) or ``all-label`` (ALL's verdict, for a label holding
-    nearly all of its samples).
+    starting past half of the run), ``gap`` (a stall: :func:`_gap_verdict`) or
+    ``all-label`` (ALL's verdict, for a label holding nearly all of its samples).
     """
 
     status: WarmupStatus
@@ -921,20 +923,84 @@ def empty_stretches(
     return out
 
 
-def _mostly_gaps(warm: WarmupEnd, counts: npt.NDArray[np.float64]) -> WarmupEnd:
-    """``warm``, or "no-steady-state" (``decided_by`` ``gap``) when one gap
-    (:func:`empty_stretches`) takes more than :data:`GAP_MAX_SHARE` of the windows of its
-    steady part: an hour of nothing between two runs appended to one file is no steady
-    state, and the run before it no warm-up."""
+def _gap_verdict(
+    warm: WarmupEnd,
+    counts: npt.NDArray[np.float64],
+    latency: npt.NDArray[np.float64],
+    *,
+    batch: int,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+) -> WarmupEnd:
+    """``warm`` seen with the run's gaps (:func:`empty_stretches`), ``decided_by`` ``gap``
+    where they change it:
+
+    - a warm-up whose end comes within two batches after a gap, where the windows before
+      the gap match the steady part (neither throughput nor latency differs by ``z`` SEs
+      and ``min_effect``: :func:`_differs`), was the gap alone (a 10 s stall at 120 s of a
+      flat run read "warm-up ends 131 s"): ``flat``;
+    - a steady part one of whose gaps takes more than :data:`GAP_MAX_SHARE` of its windows
+      is no steady state."""
     if warm.status not in STEADY_STATUSES or warm.end_window is None:
         return warm
-    part = counts[warm.end_window :]
+    gaps = empty_stretches(counts)
+    if not gaps:
+        return warm
+    end = warm.end_window
+    before = [(i, j) for i, j, _ in gaps if j <= end <= j + 2 * batch]
+    if warm.status == "warmup" and before:
+        i, j = before[-1]
+        # the windows next to a gap hold part of it: left out with it
+        head = np.r_[0 : i - 1, j + 1 : end]
+        lat_head, lat_tail = latency[head], latency[end:]
+        lat_head, lat_tail = lat_head[np.isfinite(lat_head)], lat_tail[np.isfinite(lat_tail)]
+        if head.size >= batch and not (
+            _differs(counts[head], counts[end:], batch, z, min_effect)
+            or _differs(lat_head, lat_tail, batch, z, min_effect)
+        ):
+            warm = WarmupEnd(
+                "flat", 0, 0.0, warm.throughput_truncation, warm.latency_truncation, "gap"
+            )
+            end = 0
+    part = counts[end:]
     longest = max((j - i for i, j, _ in empty_stretches(part)), default=0)
     if not part.size or longest <= GAP_MAX_SHARE * part.size:
         return warm
     return WarmupEnd(
         "no-steady-state", None, None, warm.throughput_truncation, warm.latency_truncation, "gap"
     )
+
+
+def _stall_not_cooldown(
+    counts: npt.NDArray[np.float64],
+    latency: npt.NDArray[np.float64],
+    start: int,
+    stop: int,
+    *,
+    batch: int,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+) -> bool:
+    """Whether a cool-down found at window ``stop`` (the steady part ``[start, stop)``) is
+    a gap (:func:`empty_stretches`) starting within two batches after it, where the windows
+    after the gap match the steady part (:func:`_differs` on throughput and latency): the
+    run came back, so nothing cooled down (a 10 s stall at 200 s of a flat 300 s run read
+    "cool-down from 195 s"). The mirror of :func:`_gap_verdict`'s warm-up test."""
+    tail_counts, tail_latency = counts[start:stop], latency[start:stop]
+    for i, j, _ in empty_stretches(counts):
+        if not stop <= i <= stop + 2 * batch:
+            continue
+        # the windows next to a gap hold part of it: left out with it
+        after = np.r_[stop : i - 1, j + 1 : counts.size]
+        if after.size < batch:
+            return False
+        lat_after, lat_tail = latency[after], tail_latency
+        lat_after, lat_tail = lat_after[np.isfinite(lat_after)], lat_tail[np.isfinite(lat_tail)]
+        return not (
+            _differs(counts[after], tail_counts, batch, z, min_effect)
+            or _differs(lat_after, lat_tail, batch, z, min_effect)
+        )
+    return False
 
 
 def _window_seconds(index: int, window_s: float) -> float:
@@ -1025,7 +1091,7 @@ def analyze_windows(
     if ramp_from is not None and verdict_from is None and warm.status in STEADY_STATUSES:
         warm = _confirm_earlier_end(warm, ramp_from.warmup, first, n[:limit], mean_ms[:limit],
                                     batch=batch)  # fmt: skip
-    warm = _mostly_gaps(warm, n[:limit])
+    warm = _gap_verdict(warm, n[:limit], mean_ms[:limit], batch=batch)
     if verdict_from is not None:
         suite = verdict_from.warmup
         warm = WarmupEnd(
@@ -1066,6 +1132,8 @@ def analyze_windows(
             if limit == n.size
             else None
         )
+        if stop is not None and _stall_not_cooldown(n, mean_ms, start, start + stop, batch=batch):
+            stop = None
         if stop is not None:
             stop += start
             # the cool-down widened the spread of the "steady" part that MSER weighs the
