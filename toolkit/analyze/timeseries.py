@@ -952,12 +952,8 @@ def _gap_verdict(
         i, j = before[-1]
         # the windows next to a gap hold part of it: left out with it
         head = np.r_[0 : i - 1, j + 1 : end]
-        lat_head, lat_tail = latency[head], latency[end:]
-        lat_head, lat_tail = lat_head[np.isfinite(lat_head)], lat_tail[np.isfinite(lat_tail)]
-        if head.size >= batch and not (
-            _differs(counts[head], counts[end:], batch, z, min_effect)
-            or _differs(lat_head, lat_tail, batch, z, min_effect)
-        ):
+        steady = np.arange(end, counts.size)
+        if _same_level(counts, latency, head, steady, batch=batch, z=z, min_effect=min_effect):
             warm = WarmupEnd(
                 "flat", 0, 0.0, warm.throughput_truncation, warm.latency_truncation, "gap"
             )
@@ -986,21 +982,38 @@ def _stall_not_cooldown(
     after the gap match the steady part (:func:`_differs` on throughput and latency): the
     run came back, so nothing cooled down (a 10 s stall at 200 s of a flat 300 s run read
     "cool-down from 195 s"). The mirror of :func:`_gap_verdict`'s warm-up test."""
-    tail_counts, tail_latency = counts[start:stop], latency[start:stop]
     for i, j, _ in empty_stretches(counts):
         if not stop <= i <= stop + 2 * batch:
             continue
         # the windows next to a gap hold part of it: left out with it
         after = np.r_[stop : i - 1, j + 1 : counts.size]
-        if after.size < batch:
-            return False
-        lat_after, lat_tail = latency[after], tail_latency
-        lat_after, lat_tail = lat_after[np.isfinite(lat_after)], lat_tail[np.isfinite(lat_tail)]
-        return not (
-            _differs(counts[after], tail_counts, batch, z, min_effect)
-            or _differs(lat_after, lat_tail, batch, z, min_effect)
-        )
+        steady = np.arange(start, stop)
+        return _same_level(counts, latency, after, steady, batch=batch, z=z, min_effect=min_effect)
     return False
+
+
+def _same_level(
+    counts: npt.NDArray[np.float64],
+    latency: npt.NDArray[np.float64],
+    windows: npt.NDArray[np.intp],
+    steady: npt.NDArray[np.intp],
+    *,
+    batch: int,
+    z: float,
+    min_effect: float,
+) -> bool:
+    """Whether ``windows`` (at least a batch of them) match the ``steady`` windows: neither
+    their throughput nor their latency (the windows that have one) differs by ``z`` SEs
+    and ``min_effect`` (:func:`_differs`)."""
+    if windows.size < batch:
+        return False
+    lat, lat_steady = latency[windows], latency[steady]
+    return not (
+        _differs(counts[windows], counts[steady], batch, z, min_effect)
+        or _differs(
+            lat[np.isfinite(lat)], lat_steady[np.isfinite(lat_steady)], batch, z, min_effect
+        )
+    )
 
 
 def _window_seconds(index: int, window_s: float) -> float:
