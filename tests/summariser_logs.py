@@ -132,3 +132,48 @@ def jmeter_log(series: dict[str, list[Window]], *, start: datetime = START) -> l
 def steady_rate(ws: list[Window], warm: int) -> float:
     """Σcount ÷ Σtrue seconds after the first ``warm`` windows."""
     return sum(w.count for w in ws[warm:]) / sum(w.seconds for w in ws[warm:])
+
+
+def poisson_completions(
+    seconds: float,
+    rate: float,
+    *,
+    seed: int,
+    stall: tuple[float, float] | None = None,
+    warm_tau_s: float = 0.0,
+    cooldown_share: float = 0.0,
+) -> np.ndarray:
+    """Sample completion times (s from the start, sorted) of a Poisson process at ``rate``
+    (/s) over ``seconds``: thinned by ``1 − 0.6·e^(−t/τ)`` for a warm-up of time constant
+    ``warm_tau_s`` (5 % from the level at 2.5 τ), and by a linear fall to 0 over the last
+    ``cooldown_share`` of the run (threads finishing one by one); none in ``stall``'s
+    (start, length) seconds."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0.0, seconds, int(rng.poisson(rate * seconds))))
+    keep = np.ones(t.size)
+    if warm_tau_s:
+        keep *= 1 - 0.6 * np.exp(-t / warm_tau_s)
+    if cooldown_share:
+        keep *= np.clip((seconds - t) / (cooldown_share * seconds), 0.0, 1.0)
+    chosen = rng.uniform(size=t.size) < keep
+    if stall is not None:
+        chosen &= (t < stall[0]) | (t >= stall[0] + stall[1])
+    return t[chosen]
+
+
+def summarised(completions: np.ndarray, interval: int = 30, *, active: int = 10) -> list[Window]:
+    """JMeter's summariser over sample completion times (s, sorted): a line when a sample
+    completes at a whole second ``now`` past the last line's + 5 with ``now % interval ≤
+    5`` (research/jmeter.md §3), its window the time since the last line. JMeter prints
+    only when a sample completes, so a stall over an interval's end lengthens one window."""
+    out = []
+    last_at, last_second, count = 0.0, 0, 0
+    for at in completions.tolist():
+        count += 1
+        now = int(at)
+        if now > last_second + 5 and now % interval <= 5:
+            out.append(Window("", count, at - last_at, 3, active))
+            last_at, last_second, count = at, now, 0
+    if count:
+        out.append(Window("", count, float(completions[-1]) - last_at, 3, active))
+    return out

@@ -30,6 +30,7 @@ Methods:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -1608,6 +1609,41 @@ def _shifted(warm: WarmupEnd, by: int) -> WarmupEnd:
     )
 
 
+def _summary_verdict(
+    rates: npt.NDArray[np.float64],
+    *,
+    cut: int,
+    ramp_w: int | None,
+    trend_p: float,
+    z: float,
+    min_effect: float,
+) -> tuple[WarmupEnd, int | None]:
+    """:func:`analyze_summary_windows`' warm-up end and cool-down start (window indices)
+    from the window ``rates`` (/s): the warm-up rule on the windows after the first
+    ``cut``, the thread ramp's floor (its windows ``[0, ramp_w)``), then the cool-down
+    after the warm-up."""
+    warm = _shifted(_summary_settle(rates[cut:], trend_p=trend_p, z=z, min_effect=min_effect), cut)
+    if ramp_w is not None:
+        if ramp_w > rates.size / 2:
+            # threads still starting past half of the run: no steady state in it
+            warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation, None,
+                             "rampup")  # fmt: skip
+        elif warm.status in STEADY_STATUSES and (warm.end_window or 0) < ramp_w:
+            warm = WarmupEnd("warmup", ramp_w, None, warm.throughput_truncation, None)
+        elif warm.status in ("inconclusive", "no-steady-state"):
+            # the ramp's own trend may be what kept MSER from a steady part
+            after = _summary_settle(rates[ramp_w:], trend_p=trend_p, z=z, min_effect=min_effect)
+            if after.status in STEADY_STATUSES and after.end_window is not None:
+                warm = WarmupEnd(
+                    "warmup", ramp_w + after.end_window, None, warm.throughput_truncation, None
+                )
+    stop: int | None = None
+    if warm.status in STEADY_STATUSES and warm.end_window is not None:
+        back = _summary_cooldown(rates[warm.end_window :], z=z, min_effect=min_effect)
+        stop = warm.end_window + back if back is not None else None
+    return warm, stop
+
+
 def analyze_summary_windows(
     counts: npt.ArrayLike,
     seconds: npt.ArrayLike,
@@ -1666,31 +1702,51 @@ def analyze_summary_windows(
     # (real JMeter 5.5: "1 in 00:00:01 = 1.8/s" before 15 windows of ~39.7/s), a rate set
     # by the first response time, not by the load. Its Active: still counts for the ramp
     cut = 1 if s[0] < SUMMARY_FULL_SHARE * summary_interval(s) else 0
-    warm = _shifted(_summary_settle(rates[cut:], trend_p=trend_p, z=z, min_effect=min_effect), cut)
     ramp = thread_ramp_end(t) if t is not None and not stepped else None
     # windows up to and including the first that shows the plateau: they hold the ramp
     ramp_w = ramp + 1 if ramp else None
-    if ramp_w is not None:
-        if ramp_w > c.size / 2:
-            # threads still starting past half of the run: no steady state in it
-            warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation, None,
-                             "rampup")  # fmt: skip
-        elif warm.status in STEADY_STATUSES and (warm.end_window or 0) < ramp_w:
-            warm = WarmupEnd("warmup", ramp_w, None, warm.throughput_truncation, None)
-        elif warm.status in ("inconclusive", "no-steady-state"):
-            # the ramp's own trend may be what kept MSER from a steady part
-            after = _summary_settle(rates[ramp_w:], trend_p=trend_p, z=z, min_effect=min_effect)
-            if after.status in STEADY_STATUSES and after.end_window is not None:
-                warm = WarmupEnd(
-                    "warmup", ramp_w + after.end_window, None, warm.throughput_truncation, None
-                )
+    rules = functools.partial(
+        _summary_verdict, cut=cut, ramp_w=ramp_w, trend_p=trend_p, z=z, min_effect=min_effect
+    )
+    warm, stop = rules(rates)
+    stalls = [
+        (i + cut, j + cut)
+        for i, j in summary_stalls(rates[cut:], s[cut:], z=z, min_effect=min_effect)
+    ]
+    if stalls:
+        # a stall the run comes back from is no warm-up, cool-down or change of level: the
+        # rules judge the run without it (a 20 s stall at 120 s of a flat 600 s run logged
+        # every 10 s read "warm-up ends 130 s"; at 420 s, "cool-down from 430 s"), and the
+        # steady figures keep it
+        level = _without_stalls(rates, stalls)
+        again, again_stop = rules(level)
+        if (again.status, again.end_window, again_stop) != (warm.status, warm.end_window, stop):
+            changed = warm.status != again.status
+            warm, stop = again, again_stop
+            if changed and warm.status == "flat":
+                warm = WarmupEnd("flat", warm.end_window, warm.end_s,
+                                 warm.throughput_truncation, None, "gap")  # fmt: skip
+        if warm.status in STEADY_STATUSES and warm.end_window is not None:
+            # a stall is lost time: Σseconds − Σcount ÷ the rate beside it. Over
+            # GAP_MAX_SHARE of the steady part, as for a JTL's gap (_gap_verdict), the
+            # "steady" rate would be that much below what the server ran at
+            d = warm.end_window
+            lost = max(
+                (
+                    float(s[i:j].sum() - c[i:j].sum() / level[i])
+                    for i, j in stalls
+                    if d <= i and (stop is None or j <= stop) and level[i] > 0
+                ),
+                default=0.0,
+            )
+            if lost > GAP_MAX_SHARE * float(s[d:stop].sum()):
+                warm = WarmupEnd("no-steady-state", None, None, warm.throughput_truncation,
+                                 None, "gap")  # fmt: skip
+                stop = None
     steady: MeanCI | None = None
     steady_n = 0
-    stop: int | None = None
     if warm.status in STEADY_STATUSES and warm.end_window is not None:
         d = warm.end_window
-        back = _summary_cooldown(rates[d:], z=z, min_effect=min_effect)
-        stop = d + back if back is not None else None
         tail_c, tail_s = c[d:stop], s[d:stop]
         steady_n = int(tail_c.sum())
         if tail_c.size >= 2 and tail_s.sum() > 0:
@@ -1775,6 +1831,103 @@ def full_summary_windows(seconds: npt.ArrayLike) -> int:
     if not interval > 0:
         return 0
     return int(np.count_nonzero(s >= SUMMARY_FULL_SHARE * interval))
+
+
+#: the most summariser windows a dip (:func:`summary_dips`) spans: a stall shorter than an
+#: interval lowers the one or two windows it falls in (a longer one lengthens one window,
+#: as JMeter prints a line only when a sample completes); more low windows in a row are a
+#: change of level, which the warm-up and cool-down rules judge
+SUMMARY_DIP_MAX_WINDOWS = 2
+#: the windows on each side of a dip whose rates say whether the run came back to the
+#: level it left (:func:`summary_stalls`)
+SUMMARY_STALL_SIDE = 5
+#: a summariser window longer than this many intervals held a stall: no sample completed
+#: when its interval ended (``load_findings.summary_series`` reads it so too)
+SUMMARY_STALL_LENGTH = 1.5
+
+
+def _robust_level(x: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """The median of ``x`` and its robust SD, 1.4826 × the median absolute deviation
+    (Hampel's identifier; Pearson, *IEEE Trans. Control Syst. Technol.* 10, 2002): both
+    hold with a warm-up or a cool-down in up to half of the values."""
+    centre = float(np.median(x))
+    return centre, 1.4826 * float(np.median(np.abs(x - centre)))
+
+
+def summary_dips(
+    rates: npt.ArrayLike, *, z: float = 3.0, min_effect: float = 0.05
+) -> list[tuple[int, int]]:
+    """Dips ``[i, j)`` in summariser window rates (/s): runs of at most
+    :data:`SUMMARY_DIP_MAX_WINDOWS` windows whose rates lie below the median window rate
+    by more than ``z`` robust SDs (:func:`_robust_level`) and more than ``min_effect`` of
+    it — a stall shorter than the window, or a window a longer stall lengthened."""
+    x = np.asarray(rates, dtype=np.float64)
+    if x.size < 3:
+        return []
+    centre, spread = _robust_level(x)
+    low = x < centre - max(z * spread, min_effect * abs(centre))
+    edges = np.diff(np.concatenate([[0], low.astype(np.int8), [0]]))
+    starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return [
+        (int(i), int(j))
+        for i, j in zip(starts, stops, strict=True)
+        if j - i <= SUMMARY_DIP_MAX_WINDOWS
+    ]
+
+
+def summary_stalls(
+    rates: npt.ArrayLike,
+    seconds: npt.ArrayLike | None = None,
+    *,
+    z: float = 3.0,
+    min_effect: float = 0.05,
+) -> list[tuple[int, int]]:
+    """Stalls ``[i, j)`` in summariser window rates (/s): dips (:func:`summary_dips`) with
+    windows on both sides, where the mean rates of the up to :data:`SUMMARY_STALL_SIDE`
+    windows before and after the dip differ by no more than ``z`` standard errors (the
+    windows' robust SD, :func:`_robust_level`, × √(1/n₁ + 1/n₂)) or ``min_effect`` of the
+    median rate: the run left its level and came back to it. A dip at the start of a log
+    has no such evidence and stays what the rules make of it (a slow first window is a
+    warm-up); one at its end is a stall where a window in it is longer than
+    :data:`SUMMARY_STALL_LENGTH` intervals (``seconds``, each window's length: JMeter
+    prints a line only when a sample completes, so no sample completed at the interval's
+    end, which threads finishing one by one would still do), else it stays a cool-down."""
+    x = np.asarray(rates, dtype=np.float64)
+    dips = summary_dips(x, z=z, min_effect=min_effect)
+    if not dips:
+        return []
+    centre, spread = _robust_level(x)
+    s = None if seconds is None else np.asarray(seconds, dtype=np.float64)
+    long = 0.0 if s is None else SUMMARY_STALL_LENGTH * summary_interval(s)
+    out = []
+    for i, j in dips:
+        before = x[max(0, i - SUMMARY_STALL_SIDE) : i]
+        after = x[j : j + SUMMARY_STALL_SIDE]
+        if not before.size:
+            continue
+        if not after.size:
+            if s is not None and long > 0 and bool((s[i:j] > long).any()):
+                out.append((i, j))
+            continue
+        step = abs(float(before.mean()) - float(after.mean()))
+        se = spread * math.sqrt(1 / before.size + 1 / after.size)
+        if step <= z * se or step <= min_effect * abs(centre):
+            out.append((i, j))
+    return out
+
+
+def _without_stalls(
+    rates: npt.NDArray[np.float64], stalls: list[tuple[int, int]]
+) -> npt.NDArray[np.float64]:
+    """``rates`` with each stall's windows (:func:`summary_stalls`) set to the mean rate of
+    the windows beside it: what the warm-up and cool-down rules see."""
+    level = rates.copy()
+    for i, j in stalls:
+        side = np.concatenate(
+            [rates[max(0, i - SUMMARY_STALL_SIDE) : i], rates[j : j + SUMMARY_STALL_SIDE]]
+        )
+        level[i:j] = float(side.mean())
+    return level
 
 
 def _summary_cooldown(rates: npt.NDArray[np.float64], *, z: float, min_effect: float) -> int | None:
