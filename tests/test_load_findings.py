@@ -753,6 +753,23 @@ def test_a_stall_in_a_flat_run_is_no_warmup_and_no_cooldown(
         assert gap["message"].endswith("the run is not stationary")
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_stall_before_a_cooldown_is_no_warmup(tmp_path: Path, store: Store, seed: int) -> None:
+    """A flat 600 s run at 30/s whose rate falls to 0 over its last 60 s (threads finishing
+    one by one), with a 10 s stall at 90 s. The cool-down was found, the warm-up rule ran
+    again without it and cut at the stall's end ("warm-up ends 101 s") past the gap rule,
+    which saw only the first pass; now that second pass meets the gap rule too: flat, with
+    the cool-down kept."""
+    rng = np.random.default_rng(seed)
+    starts, el = open_loop(rng, 600, lambda t: 30 * min(1.0, (600 - t) / 60), lambda t: 20)
+    keep = (starts < 90) | (starts >= 100)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "stall.jtl", starts[keep], el[keep]))
+    label = suite["labels"][0]
+    assert label["warmup_status"] == "flat", label["warmup_end_s"]
+    assert label["cooldown_start_s"] is not None and 520 <= label["cooldown_start_s"] <= 570
+    assert "load-warmup" not in rules(suite)
+
+
 def _bursts(rng: np.random.Generator, period_s: float, burst: int, duration_s: float) -> np.ndarray:
     """Sample starts of a run of bursts: ``burst`` samples within 0.8 s every ``period_s``
     (one thread, a long timer between its iterations)."""
