@@ -732,10 +732,11 @@ def test_a_stall_in_a_flat_run_is_no_warmup_and_no_cooldown(
     """A flat 300 s run (the rate and latency constant by construction) with one stall.
     Of 120 such runs (5-20 s stalls at 60/120/200/250/270 s, 30 and 100/s, 4 seeds), 31
     got "warm-up ends 131 s" (MSER cut at the stall's end) and 64 a cool-down where the
-    stall began (the backward rule), though the run came back. Now no warm-up, and a
-    cool-down in 3 (5 s stalls 30 s from the end): a stall of at most 5 % of the run is
-    inside a flat steady state to the end (load-gap says the steady figures include it);
-    a longer one leaves no steady state."""
+    stall began (the backward rule), though the run came back. Then no warm-up, and a
+    cool-down in 3 (5 s stalls 30 s from the end: "cool-down from 229 s", "285 s"), which
+    the rule no longer finds once the gap is filled at the level beside it: now none. A
+    stall of at most 5 % of the run is inside a flat steady state to the end (load-gap
+    says the steady figures include it); a longer one leaves no steady state."""
     rng = np.random.default_rng(stall_s * 1000 + at_s)
     starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
     keep = (starts < at_s) | (starts >= at_s + stall_s)
@@ -751,6 +752,23 @@ def test_a_stall_in_a_flat_run_is_no_warmup_and_no_cooldown(
     else:
         assert status in ("no-steady-state", "inconclusive")
         assert gap["message"].endswith("the run is not stationary")
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_stall_near_the_end_is_no_cooldown(tmp_path: Path, store: Store, seed: int) -> None:
+    """The 3 runs of the 120 above that kept a false cool-down: a 5 s stall at 270 s of a
+    flat 300 s run at 100/s, found as "cool-down from 229 s" or "285 s" (the stall's empty
+    windows lower the tail the backward rule weighs), and none in the same runs without
+    the stall. With the gap filled at the level beside it the rule finds none: flat to
+    the end, the gap inside the steady figures."""
+    rng = np.random.default_rng(seed * 100 + 275)
+    starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
+    keep = (starts < 270) | (starts >= 275)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "stall.jtl", starts[keep], el[keep]))
+    label = suite["labels"][0]
+    assert label["warmup_status"] == "flat"
+    assert label["cooldown_start_s"] is None
+    assert "the steady figures include" in rules(suite)["load-gap"]["message"]
 
 
 @pytest.mark.parametrize("seed", range(3))

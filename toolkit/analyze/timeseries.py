@@ -982,15 +982,46 @@ def _stall_not_cooldown(
     a gap (:func:`empty_stretches`) starting within two batches after it, where the windows
     after the gap match the steady part (:func:`_differs` on throughput and latency): the
     run came back, so nothing cooled down (a 10 s stall at 200 s of a flat 300 s run read
-    "cool-down from 195 s"). The mirror of :func:`_gap_verdict`'s warm-up test."""
-    for i, j, _ in empty_stretches(counts):
+    "cool-down from 195 s"). The mirror of :func:`_gap_verdict`'s warm-up test.
+
+    Also whether the cool-down rule finds none in ``[start, …)`` once the gaps there are
+    filled at the level beside them (:func:`_without_gaps`): the gap was what it saw (a 5 s
+    stall at 270 s of a flat 300 s run lowered the last 30-70 s's mean enough to read
+    "cool-down from 229 s", with the run back at its level after the stall)."""
+    gaps = empty_stretches(counts)
+    for i, j, _ in gaps:
         if not stop <= i <= stop + 2 * batch:
             continue
         # the windows next to a gap hold part of it: left out with it
         after = np.r_[stop : i - 1, j + 1 : counts.size]
         steady = np.arange(start, stop)
         return _same_level(counts, latency, after, steady, batch=batch, z=z, min_effect=min_effect)
-    return False
+    if not any(j > start for _, j, _ in gaps):
+        return False
+    filled, filled_latency = _without_gaps(counts, latency, gaps)
+    back = cooldown_start(filled[start:], filled_latency[start:], window_s=1.0, batch=batch, z=z,
+                          min_effect=min_effect)  # fmt: skip
+    return back is None
+
+
+def _without_gaps(
+    counts: npt.NDArray[np.float64],
+    latency: npt.NDArray[np.float64],
+    gaps: list[tuple[int, int, float]],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``counts`` and ``latency`` with each gap's windows and the one on each side of it
+    (:func:`empty_stretches`; they hold part of it) set to the mean of the up to 10 windows
+    beside them: the run as the rules would see it without its stalls."""
+    n, lat = counts.copy(), latency.copy()
+    for i, j, _ in gaps:
+        lo, hi = max(0, i - 1), min(counts.size, j + 1)
+        side = np.r_[max(0, lo - 10) : lo, hi : min(counts.size, hi + 10)]
+        if not side.size:
+            continue
+        n[lo:hi] = float(counts[side].mean())
+        known = latency[side][np.isfinite(latency[side])]
+        lat[lo:hi] = float(known.mean()) if known.size else np.nan
+    return n, lat
 
 
 def _same_level(
