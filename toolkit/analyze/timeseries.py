@@ -932,6 +932,7 @@ def _gap_verdict(
     batch: int,
     z: float = 3.0,
     min_effect: float = 0.05,
+    rules: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], WarmupEnd] | None = None,
 ) -> WarmupEnd:
     """``warm`` seen with the run's gaps (:func:`empty_stretches`), ``decided_by`` ``gap``
     where they change it:
@@ -940,6 +941,11 @@ def _gap_verdict(
       the gap match the steady part (neither throughput nor latency differs by ``z`` SEs
       and ``min_effect``: :func:`_differs`), was the gap alone (a 10 s stall at 120 s of a
       flat run read "warm-up ends 131 s"): ``flat``;
+    - where they differ, the warm-up ``rules`` run again with the gaps filled at the level
+      beside them (:func:`_without_gaps`): a warm-up they end before the gap ended there,
+      and the gap only drew MSER's cut after it (a warm-up of 76 s with a 10 s stall at
+      250 s read "warm-up ends 261 s"); so for any gap the warm-up's end is past, if the
+      rules end it before the last of them. The end keeps the rule that found it;
     - a steady part one of whose gaps takes more than :data:`GAP_MAX_SHARE` of its windows
       is no steady state."""
     if warm.status not in STEADY_STATUSES or warm.end_window is None:
@@ -948,9 +954,10 @@ def _gap_verdict(
     if not gaps:
         return warm
     end = warm.end_window
-    before = [(i, j) for i, j, _ in gaps if j <= end <= j + 2 * batch]
-    if warm.status == "warmup" and before:
-        i, j = before[-1]
+    passed = [(i, j) for i, j, _ in gaps if j <= end]
+    near = [(i, j) for i, j in passed if end <= j + 2 * batch]
+    if warm.status == "warmup" and near:
+        i, j = near[-1]
         # the windows next to a gap hold part of it: left out with it
         head = np.r_[0 : i - 1, j + 1 : end]
         steady = np.arange(end, counts.size)
@@ -959,6 +966,12 @@ def _gap_verdict(
                 "flat", 0, 0.0, warm.throughput_truncation, warm.latency_truncation, "gap"
             )
             end = 0
+    if warm.status == "warmup" and passed and rules is not None:
+        # MSER's cut can also land a few batches past the gap (its extension rules): the
+        # same test for any gap the warm-up passed, against the last of them
+        again = rules(*_without_gaps(counts, latency, gaps))
+        if again.status in STEADY_STATUSES and (again.end_window or 0) < passed[-1][0]:
+            warm, end = again, again.end_window or 0
     part = counts[end:]
     longest = max((j - i for i, j, _ in empty_stretches(part)), default=0)
     if not part.size or longest <= GAP_MAX_SHARE * part.size:
@@ -1137,13 +1150,21 @@ def analyze_windows(
         down = suite_down - first if suite_down is not None else None
     # a thread ramp-down ends the steady part: the rules run on the windows before it
     limit = down if down is not None and down > (ramp or 0) else n.size
-    warm = _warmup_before_cooldown(n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
-    if ramp is not None and ramp > 0 and warm.status != "too-short":
-        warm = _after_ramp(warm, ramp, n[:limit], mean_ms[:limit], window_s=window_s, batch=batch)
-    if ramp_from is not None and verdict_from is None and warm.status in STEADY_STATUSES:
-        warm = _confirm_earlier_end(warm, ramp_from.warmup, first, n[:limit], mean_ms[:limit],
-                                    batch=batch)  # fmt: skip
-    warm = _gap_verdict(warm, n[:limit], mean_ms[:limit], batch=batch)
+
+    def warmup_rules(
+        counts: npt.NDArray[np.float64], latency: npt.NDArray[np.float64]
+    ) -> WarmupEnd:
+        """The warm-up rules on these windows: MSER and the rest, the ramp-up's floor, and
+        a label's check against ALL's end."""
+        w = _warmup_before_cooldown(counts, latency, window_s=window_s, batch=batch)
+        if ramp is not None and ramp > 0 and w.status != "too-short":
+            w = _after_ramp(w, ramp, counts, latency, window_s=window_s, batch=batch)
+        if ramp_from is not None and verdict_from is None and w.status in STEADY_STATUSES:
+            w = _confirm_earlier_end(w, ramp_from.warmup, first, counts, latency, batch=batch)
+        return w
+
+    warm = warmup_rules(n[:limit], mean_ms[:limit])
+    warm = _gap_verdict(warm, n[:limit], mean_ms[:limit], batch=batch, rules=warmup_rules)
     if verdict_from is not None:
         suite = verdict_from.warmup
         warm = WarmupEnd(
@@ -1193,7 +1214,10 @@ def analyze_windows(
             again = warmup_end(n[:stop], mean_ms[:stop], window_s=window_s, batch=batch)
             # and a stall before it is no warm-up there either (a 10 s stall at 90 s of a
             # flat run that cools down from 550 s read "warm-up ends 101 s")
-            again = _gap_verdict(again, n[:stop], mean_ms[:stop], batch=batch)
+            again = _gap_verdict(
+                again, n[:stop], mean_ms[:stop], batch=batch,
+                rules=lambda c, lat: warmup_end(c, lat, window_s=window_s, batch=batch),
+            )  # fmt: skip
             if again.status == "warmup" and (again.end_window or 0) > start:
                 warm, start = again, again.end_window or 0
         elif limit < n.size:
