@@ -172,3 +172,22 @@ def test_a_stalled_console_log_reads_flat_through_the_pipeline(
     assert label["warmup_rule"] == "gap"
     assert label["cooldown_start_s"] is None
     assert label["throughput"]["steady"] == pytest.approx(100.0 * 580 / 600, rel=0.02)
+
+
+def test_a_warmup_before_a_cooldown_is_found_in_a_log() -> None:
+    """Runs that climb from 40 % of their rate (time constant 60 s: within 5 % of the
+    level at 150 s) and whose threads finish one by one over the last 60 s of 600 s,
+    logged every 10 or 30 s at 30 or 100/s, 4 seeds. The log read 14 of these 16 "flat"
+    (30 s lines: the cool-down widened the spread MSER weighs the warm-up against) or "no
+    steady state" (a trend both ways: the warm-up keeps the backward rule's retained part
+    trending); now the warm-up is looked for again without the cool-down, and the
+    cool-down in the second half of the run when the whole run trends. The JTL of such a
+    run has both."""
+    for interval in (10, 30):
+        for rate in (30.0, 100.0):
+            for seed in range(4):
+                run = poisson_completions(600, rate, seed=seed, warm_tau_s=60, cooldown_share=0.1)
+                result = _analysed(summarised(run, interval))
+                assert result.warmup.status == "warmup", (interval, rate, seed, result.warmup)
+                assert result.warmup.end_s is not None and 50 <= result.warmup.end_s <= 200
+                assert result.cooldown_s is not None and 510 <= result.cooldown_s <= 580

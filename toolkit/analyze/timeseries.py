@@ -1655,8 +1655,23 @@ def _summary_settle(
     that is inconclusive (:func:`_before_cooldown`)."""
     return _before_cooldown(
         lambda stop: _summary_warmup(rates[:stop], trend_p=trend_p, z=z, min_effect=min_effect),
-        lambda: _summary_cooldown(rates, z=z, min_effect=min_effect),
+        lambda: _summary_late_cooldown(rates, z=z, min_effect=min_effect),
     )
+
+
+def _summary_late_cooldown(
+    rates: npt.NDArray[np.float64], *, z: float, min_effect: float
+) -> int | None:
+    """:func:`_summary_cooldown` on the whole series, else on its second half: a cool-down
+    ends the run, and a warm-up at its start keeps the backward rule's retained part
+    trending (a climb from 45 to 100/s over 150 s, then threads finishing over the last
+    60 s of 600 s: both rules said "no steady state")."""
+    back = _summary_cooldown(rates, z=z, min_effect=min_effect)
+    if back is not None:
+        return back
+    half = rates.size // 2
+    late = _summary_cooldown(rates[half:], z=z, min_effect=min_effect)
+    return None if late is None else half + late
 
 
 def _shifted(warm: WarmupEnd, by: int) -> WarmupEnd:
@@ -1704,8 +1719,17 @@ def _summary_verdict(
                 )
     stop: int | None = None
     if warm.status in STEADY_STATUSES and warm.end_window is not None:
-        back = _summary_cooldown(rates[warm.end_window :], z=z, min_effect=min_effect)
+        back = _summary_late_cooldown(rates[warm.end_window :], z=z, min_effect=min_effect)
         stop = warm.end_window + back if back is not None else None
+    if stop is not None and warm.end_window is not None:
+        # the cool-down widened the spread of the "steady" part that MSER weighs the
+        # warm-up against: look for the warm-up end again without it, as for a JTL (a
+        # 150 s climb from 40 % before a cool-down read "flat" in 30 s windows)
+        again = _shifted(
+            _summary_warmup(rates[cut:stop], trend_p=trend_p, z=z, min_effect=min_effect), cut
+        )
+        if again.status == "warmup" and (again.end_window or 0) > warm.end_window:
+            warm = again
     return warm, stop
 
 
