@@ -177,10 +177,10 @@ def test_a_stalled_console_log_reads_flat_through_the_pipeline(
 def test_a_warmup_before_a_cooldown_is_found_in_a_log() -> None:
     """Runs that climb from 40 % of their rate (time constant 60 s: within 5 % of the
     level at 150 s) and whose threads finish one by one over the last 60 s of 600 s,
-    logged every 10 or 30 s at 30 or 100/s, 4 seeds. The log read 14 of these 16 "flat"
-    (30 s lines: the cool-down widened the spread MSER weighs the warm-up against) or "no
+    logged every 10 or 30 s at 30 or 100/s, 4 seeds. The log read 7 of these 16 "flat"
+    (30 s lines: the cool-down widened the spread MSER weighs the warm-up against), 2 "no
     steady state" (a trend both ways: the warm-up keeps the backward rule's retained part
-    trending); now the warm-up is looked for again without the cool-down, and the
+    trending) and 1 without its cool-down; now the warm-up is looked for again without the cool-down, and the
     cool-down in the second half of the run when the whole run trends. The JTL of such a
     run has both."""
     for interval in (10, 30):
