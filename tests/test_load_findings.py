@@ -985,3 +985,67 @@ def test_no_steady_state_from_an_error_change_names_it() -> None:
         "150 s (load-error-change), not a trend at its end"
     )
     assert "run longer" not in found.advice
+
+
+# --- a slowdown at the end -------------------------------------------------------------
+
+
+def _late_run(
+    rng: np.random.Generator, *, slow_latency: float, threads_after: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A flat 600 s run at 100/s and 20 ms with 10 threads; from 500 s the rate falls to
+    60/s, the latency is ``slow_latency`` ms and ``threads_after`` threads run."""
+    starts, el = open_loop(
+        rng, 600, lambda t: 100 if t < 500 else 60, lambda t: 20 if t < 500 else slow_latency
+    )
+    threads = np.where(starts < 500, 10, threads_after)
+    return starts, el, threads
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_server_slowing_down_at_the_end_is_no_cooldown(
+    tmp_path: Path, store: Store, seed: int
+) -> None:
+    """From 500 s of a flat 600 s run the throughput falls 40 % and the latency doubles
+    while all 10 threads run. The cool-down rule cuts it (the steady figures end at
+    500 s), and the table called it a cool-down; threads finishing lower the throughput,
+    not raise the latency, so a load-slowdown warning says what it is."""
+    starts, el, threads = _late_run(np.random.default_rng(seed), slow_latency=40, threads_after=10)
+    path = write_csv_jtl(tmp_path / "slow.jtl", starts, el, threads=threads)
+    suite = suite_of(store, path)
+    label = suite["labels"][0]
+    assert label["warmup_status"] == "flat"
+    assert label["cooldown_start_s"] == pytest.approx(500, abs=5)
+    slow = rules(suite)["load-slowdown"]
+    assert slow["severity"] == "warning"
+    numbers = slow["numbers"]
+    assert numbers["latency_after_ms"] / numbers["latency_steady_ms"] == pytest.approx(2, rel=0.1)
+    assert numbers["throughput_after"] == pytest.approx(60, rel=0.1)
+    assert numbers["throughput_steady"] == pytest.approx(100, rel=0.05)
+    assert "while the threads held at 10" in slow["message"]
+
+
+@pytest.mark.parametrize(("slow_latency", "threads_after"), [(20, 10), (15, 6), (40, 6)])
+def test_a_cooldown_is_no_slowdown(
+    tmp_path: Path, store: Store, slow_latency: float, threads_after: int
+) -> None:
+    """The same fall in throughput at the same latency, at a lower latency with 6 of 10
+    threads left, or at a higher one with 6 left (what still runs may be the slower
+    requests): a cool-down, no load-slowdown."""
+    starts, el, threads = _late_run(
+        np.random.default_rng(3), slow_latency=slow_latency, threads_after=threads_after
+    )
+    suite = suite_of(store, write_csv_jtl(tmp_path / "cool.jtl", starts, el, threads=threads))
+    assert suite["labels"][0]["cooldown_start_s"] is not None
+    assert "load-slowdown" not in rules(suite)
+
+
+def test_a_log_of_a_server_slowing_down_has_the_finding(tmp_path: Path) -> None:
+    """A summariser log: 20 windows of 30 s at 100/s and 50 ms, then 4 at 60/s and 90 ms,
+    Active: 10 throughout: load-slowdown from 600 s."""
+    ws = summariser_logs.closed_loop([10] * 20, seed=2, latency_ms=50, think_ms=50)
+    ws += summariser_logs.closed_loop([10] * 4, seed=3, latency_ms=117, think_ms=50)
+    suite = _log_suite(tmp_path, ws, "slow")
+    assert suite["labels"][0]["cooldown_start_s"] == pytest.approx(600, abs=31)
+    slow = rules(suite)["load-slowdown"]
+    assert slow["numbers"]["latency_after_ms"] > 1.5 * slow["numbers"]["latency_steady_ms"]

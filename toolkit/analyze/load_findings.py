@@ -808,6 +808,95 @@ def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Fi
 
 
 # ---------------------------------------------------------------------------------------
+# a slowdown at the end
+
+
+#: a cool-down part whose threads average below this share of the steady part's has
+#: threads finishing: its latency may rise through the mix of what still runs
+SLOWDOWN_THREADS_SHARE = 0.95
+
+
+def slowdown_findings(
+    subject: str,
+    series: WindowSeries,
+    *,
+    all_label: Mapping[str, Any],
+    z: float = 3.0,
+    min_effect: float = 0.05,
+    batch: int = 5,
+) -> list[Finding]:
+    """``load-slowdown``: the part the cool-down rule cut from the end of the run
+    (``cooldown_start_s``) has a higher mean latency than the steady part, by more than
+    ``z`` SEs of the steady windows' latency batch means (``batch`` windows; 1 for a
+    summariser log, whose windows are already long) and ``min_effect`` of it, while the
+    threads hold their count (or are not known). Threads finishing one by one lower the
+    throughput and, on a less loaded server, the latency; fewer completions at a higher
+    latency with every thread still running is the server slowing down (Little's law:
+    X = N / R), which the table would show as a cool-down. The steady figures still end
+    where it starts. The last window is left out (cut by the run's end)."""
+    cool, lo = all_label.get("cooldown_start_s"), all_label.get("warmup_end_s")
+    window = all_label.get("steady_window") or {}
+    if cool is None or lo is None or window.get("source") != "detected":
+        return []
+    t, n, lat, thr = series.t_s, series.n, series.mean_ms, series.threads
+    inner = np.arange(t.size) < t.size - 1
+    timed = inner & (n > 0) & np.isfinite(lat)
+    steady = timed & (t >= float(lo)) & (t < float(cool))
+    tail = timed & (t >= float(cool))
+    m = int(steady.sum()) // batch
+    if m < 2 or int(tail.sum()) < max(2, batch):
+        return []
+
+    def mean_latency(part: npt.NDArray[np.bool_]) -> float:
+        return float((lat[part] * n[part]).sum() / n[part].sum())
+
+    lat_steady, lat_tail = mean_latency(steady), mean_latency(tail)
+    means = lat[steady][: m * batch].reshape(m, batch).mean(axis=1)
+    se = float(means.std(ddof=1)) / math.sqrt(max(1.0, int(tail.sum()) / batch))
+    rise = lat_tail - lat_steady
+    if not (rise > z * se and rise > min_effect * lat_steady):
+        return []
+    threads_steady = thr[steady][np.isfinite(thr[steady])]
+    threads_tail = thr[tail][np.isfinite(thr[tail])]
+    known = threads_steady.size > 0 and threads_tail.size > 0
+    if known and threads_tail.mean() < SLOWDOWN_THREADS_SHARE * threads_steady.mean():
+        return []  # threads finishing: what still runs may be the slower requests
+    rate_steady = float(n[steady].mean()) / series.window_s
+    rate_tail = float(n[tail].mean()) / series.window_s
+    held = (
+        f"while the threads held at {fmt_num(float(threads_tail.mean()))}"
+        if known
+        else "(no thread counts: if no thread finished then)"
+    )
+    return [
+        Finding(
+            rule="load-slowdown",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"from {_s(float(cool))} s the throughput fell to "
+                f"{fmt_num(rate_tail)}/s from {fmt_num(rate_steady)}/s and the mean latency "
+                f"rose to {fmt_num(lat_tail)} ms from {fmt_num(lat_steady)} ms {held}: the "
+                "server slowed down at the end, which threads finishing would not do (they "
+                "lower the throughput, not raise the latency); the steady figures end there"
+            ),
+            advice=(
+                "look for what slowed the server then (a filling disk or heap, a growing "
+                "table, a throttled CPU, a neighbour); a longer run shows whether it lasts"
+            ),
+            numbers={
+                "start_s": float(cool),
+                "throughput_steady": rate_steady,
+                "throughput_after": rate_tail,
+                "latency_steady_ms": lat_steady,
+                "latency_after_ms": lat_tail,
+                "effect": rise / lat_steady,
+            },
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------
 # gaps
 
 
@@ -1131,6 +1220,7 @@ LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
     "load-warmup": ("a warm-up", "warmup_end_s", True),
     "load-steps": ("stepped thread counts", "steps", True),
     "load-gap": ("stretches with no completed sample", "length_s", True),
+    "load-slowdown": ("a server that slows down at the end", "effect", True),
     "load-errors": ("5% or more failed samples", "error_rate", True),
     "load-label-fails": ("labels whose every sample failed", "samples", True),
     "load-error-change": ("an error rate that changes within the run", "g", True),

@@ -17,6 +17,7 @@ from toolkit.analyze.load_findings import (
     error_findings,
     gap_findings,
     load_steps,
+    slowdown_findings,
     step_finding,
     warmup_findings,
 )
@@ -73,6 +74,7 @@ def sample_suite_findings(
         (int(span[0]), int(span[1])) if span is not None and span[0] is not None else None
     )
     gaps = gap_findings(name, series, all_label=all_label)
+    gaps += slowdown_findings(name, series, all_label=all_label)
     errors = error_findings(
         name,
         labels,
@@ -139,7 +141,10 @@ def summary_suite_findings(
     series = summary_window_series(frame) if frame is not None else None
     steps = summary_steps(series) if series is not None else []
     gaps = (
-        gap_findings(name, series, all_label=all_label, min_windows=1) if series is not None else []
+        gap_findings(name, series, all_label=all_label, min_windows=1)
+        + slowdown_findings(name, series, all_label=all_label, batch=1)
+        if series is not None
+        else []
     )
     errors = error_findings(
         name, [all_label], failed_mean_ms={}, ok_mean_ms_all=None, series=series
