@@ -1049,3 +1049,53 @@ def test_a_log_of_a_server_slowing_down_has_the_finding(tmp_path: Path) -> None:
     assert suite["labels"][0]["cooldown_start_s"] == pytest.approx(600, abs=31)
     slow = rules(suite)["load-slowdown"]
     assert slow["numbers"]["latency_after_ms"] > 1.5 * slow["numbers"]["latency_steady_ms"]
+
+
+# --- a fast start ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rate", "latency"),
+    [
+        (lambda t: 100 if t < 300 else 50, lambda t: 20),  # the throughput halves at 300 s
+        (lambda t: 100, lambda t: 20 if t < 300 else 30),  # the latency rises 50 % at 300 s
+        (lambda t: 100 * (1 - 0.3 * t / 600), lambda t: 20),  # falls 30 % over the run
+    ],
+)
+def test_a_run_that_slows_after_its_start_is_a_fast_start(
+    tmp_path: Path, store: Store, rate: Any, latency: Any
+) -> None:
+    """A run faster before the transient's end than after it: the rules cut it ("warm-up
+    ends 301 s", or 456 s for a steady decline whose last part passes the plateau test),
+    and the finding called that a warm-up with the steady throughput half the whole
+    run's. A warm-up makes a server faster; this one got slower (a cache, buffer or heap
+    filling up), so load-fast-start says so and that a shorter run overstates the steady
+    figures."""
+    starts, el = open_loop(np.random.default_rng(2), 600, rate, latency)
+    suite = suite_of(store, write_csv_jtl(tmp_path / "fast.jtl", starts, el))
+    found = rules(suite)
+    assert suite["labels"][0]["warmup_status"] == "warmup"
+    assert "load-warmup" not in found
+    fast = found["load-fast-start"]
+    assert fast["message"].startswith("the run starts faster than it goes on")
+    assert "overstates the steady figures" in fast["advice"]
+
+
+def test_a_warmup_stays_a_warmup(tmp_path: Path, store: Store) -> None:
+    """The mirror: the throughput doubles at 300 s (the server got faster): load-warmup."""
+    starts, el = open_loop(np.random.default_rng(0), 600, lambda t: 50 if t < 300 else 100,
+                           lambda t: 20)  # fmt: skip
+    found = rules(suite_of(store, write_csv_jtl(tmp_path / "warm.jtl", starts, el)))
+    assert "load-warmup" in found and "load-fast-start" not in found
+
+
+def test_a_log_that_slows_after_its_start_is_a_fast_start(tmp_path: Path) -> None:
+    """A summariser log: 10 windows of 30 s at 100/s, then 20 at 70/s (Active: 10 and a
+    longer latency throughout the second part): load-fast-start from ~300 s."""
+    ws = summariser_logs.closed_loop([10] * 10, seed=4, latency_ms=50, think_ms=50)
+    ws += summariser_logs.closed_loop([10] * 20, seed=5, latency_ms=93, think_ms=50)
+    suite = _log_suite(tmp_path, ws, "fast")
+    assert suite["labels"][0]["warmup_status"] == "warmup"
+    found = rules(suite)
+    assert "load-warmup" not in found
+    assert found["load-fast-start"]["numbers"]["warmup_end_s"] == pytest.approx(300, abs=31)

@@ -745,13 +745,26 @@ def warmup_findings(
             )
         if len(steps) > 1 and steps[0].end_s <= end_s + 1e-9:
             parts.append("the part before it holds earlier load steps, not a warm-up")
+        fast = not steps and _fast_start(tp.get("steady"), tp.get("overall"), lat_steady, lat_all)
+        if fast:
+            parts[0] = (
+                f"the run starts faster than it goes on: the transient that ends {_s(end_s)} s "
+                "after the first sample ran at a higher throughput or a lower latency than "
+                "the rest, a fast start, not a warm-up (a cache, buffer, heap or table "
+                "filling up)"
+            )
         found.append(
             Finding(
-                rule="load-warmup",
+                rule="load-fast-start" if fast else "load-warmup",
                 severity="warning",
                 subject=subject,
                 message="; ".join(parts),
-                advice="report steady-state figures, or drop the warm-up before comparing runs",
+                advice=(
+                    f"a run shorter than {_s(end_s)} s overstates the steady figures: report "
+                    "those after it, and look for what fills up"
+                    if fast
+                    else "report steady-state figures, or drop the warm-up before comparing runs"
+                ),
                 numbers={
                     "warmup_end_s": end_s,
                     "rampup_end_s": all_label.get("rampup_end_s"),
@@ -764,6 +777,30 @@ def warmup_findings(
         )
         found += short_steady_findings(subject, all_label)
     return found
+
+
+def _fast_start(
+    tp_steady: float | None,
+    tp_overall: float | None,
+    lat_steady: float | None,
+    lat_overall: float | None,
+    min_effect: float = 0.05,
+) -> bool:
+    """Whether a run's transient at the start was faster than its steady part: the steady
+    throughput more than ``min_effect`` below the whole run's, or the steady mean latency
+    more than ``min_effect`` above it, and neither better (a warm-up makes a server faster:
+    JIT, caches; a thread ramp raises the throughput). The whole run holds the transient,
+    so it lies between the two parts' figures."""
+
+    def below(a: float | None, b: float | None) -> bool:
+        return a is not None and b is not None and a < (1 - min_effect) * b
+
+    def above(a: float | None, b: float | None) -> bool:
+        return a is not None and b is not None and a > (1 + min_effect) * b
+
+    slower = below(tp_steady, tp_overall) or above(lat_steady, lat_overall)
+    faster = above(tp_steady, tp_overall) or below(lat_steady, lat_overall)
+    return slower and not faster
 
 
 def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Finding]:
@@ -1218,6 +1255,7 @@ LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
     "load-inconclusive": ("warm-up rules that disagree", None, False),
     "load-short-steady": ("a steady part shorter than half of the run", "effect", True),
     "load-warmup": ("a warm-up", "warmup_end_s", True),
+    "load-fast-start": ("a fast start the run does not keep", "warmup_end_s", True),
     "load-steps": ("stepped thread counts", "steps", True),
     "load-gap": ("stretches with no completed sample", "length_s", True),
     "load-slowdown": ("a server that slows down at the end", "effect", True),
