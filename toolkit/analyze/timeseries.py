@@ -946,15 +946,32 @@ def _gap_verdict(
       and the gap only drew MSER's cut after it (a warm-up of 76 s with a 10 s stall at
       250 s read "warm-up ends 261 s"); so for any gap the warm-up's end is past, if the
       rules end it before the last of them. The end keeps the rule that found it;
+    - an inconclusive run, or one whose trend test failed, that the ``rules`` find steady
+      with the gaps filled had the gaps as its only disturbance: it takes that verdict
+      (and the test below; a 60 s stall in the middle of a flat 600 s run kept MSER at
+      its cap, "inconclusive", where a summariser log of it said "no steady state");
     - a steady part one of whose gaps takes more than :data:`GAP_MAX_SHARE` of its windows
       is no steady state."""
-    if warm.status not in STEADY_STATUSES or warm.end_window is None:
+    unsettled = warm.status == "inconclusive" or (
+        warm.status == "no-steady-state" and warm.decided_by == "trend"
+    )
+    if not unsettled and (warm.status not in STEADY_STATUSES or warm.end_window is None):
         return warm
     gaps = empty_stretches(counts)
     if not gaps:
         return warm
+    if unsettled:
+        if rules is None:
+            return warm
+        again = rules(*_without_gaps(counts, latency, gaps))
+        if again.status not in STEADY_STATUSES or again.end_window is None:
+            return warm
+        warm = again
     end = warm.end_window
-    passed = [(i, j) for i, j, _ in gaps if j <= end]
+    if end is None:
+        return warm
+    # gaps the warm-up's end lies in or after (a change-point end can fall inside one)
+    passed = [(i, j) for i, j, _ in gaps if i < end]
     near = [(i, j) for i, j in passed if end <= j + 2 * batch]
     if warm.status == "warmup" and near:
         i, j = near[-1]
@@ -1207,6 +1224,14 @@ def analyze_windows(
         )
         if stop is not None and _stall_not_cooldown(n, mean_ms, start, start + stop, batch=batch):
             stop = None
+        elif stop is None and limit == n.size:
+            # and a cool-down the gaps hid (they keep the backward rule's retained part
+            # moving): the rule again with them filled at the level beside them
+            gaps = [g for g in empty_stretches(n) if g[1] > start]
+            if gaps:
+                filled, filled_ms = _without_gaps(n, mean_ms, gaps)
+                stop = cooldown_start(filled[start:], filled_ms[start:], window_s=window_s,
+                                      batch=batch)  # fmt: skip
         if stop is not None:
             stop += start
             # the cool-down widened the spread of the "steady" part that MSER weighs the
