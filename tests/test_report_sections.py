@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytest
 from report_checks import WHEN, embedded_data, report_data_schema, report_of
 
@@ -554,3 +555,27 @@ def test_compare_name_of_no_load_suite_is_refused_before_the_analyses(
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("Error: --compare: no load suite or input file 'nope'")
     assert not out.exists()
+
+
+def test_load_chart_caption_names_a_fast_start_and_a_slowdown(tmp_path: Path) -> None:
+    """ALL's chart said "grey = warm-up (and, at the end, a cool-down)" where the findings
+    say the run started faster than it went on (load-fast-start) or the server slowed
+    down at the end (load-slowdown); the caption now names what the findings name, and
+    a run with a real warm-up keeps the old words."""
+    from test_load_findings import open_loop, write_csv_jtl
+
+    rng = np.random.default_rng(0)
+    starts, el = open_loop(rng, 300, lambda t: 200 if t < 30 else 100, lambda t: 20)
+    html, _ = report_of(write_csv_jtl(tmp_path / "fast.jtl", starts, el))
+    fast = "grey = a fast start (load-fast-start) (and, at the end, a cool-down)"
+    assert fast in section_html(html, "load")
+    starts, el = open_loop(
+        rng, 300, lambda t: 100 if t < 250 else 60, lambda t: 20 if t < 250 else 40
+    )
+    threads = np.full(starts.size, 10)
+    html, _ = report_of(write_csv_jtl(tmp_path / "slow.jtl", starts, el, threads=threads))
+    slow = "grey = warm-up (and, at the end, a slowdown (load-slowdown))"
+    assert slow in section_html(html, "load")
+    starts, el = open_loop(rng, 300, lambda t: 50 if t < 30 else 100, lambda t: 20)
+    html, _ = report_of(write_csv_jtl(tmp_path / "warm.jtl", starts, el))
+    assert "grey = warm-up (and, at the end, a cool-down)" in section_html(html, "load")

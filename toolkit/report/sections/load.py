@@ -644,8 +644,9 @@ def load_section(ctx: ReportContext) -> Section | None:
                         if series["window_s"]
                         else "Per summariser line"
                     )
-                    + ": throughput (top) and latency (bottom, log); grey = warm-up (and, at the "
-                    "end, a cool-down), dashed green = steady throughput with its 95 % CI band"
+                    + ": throughput (top) and latency (bottom, log); grey = "
+                    + _cut_words(full_suite, lab is all_label)
+                    + ", dashed green = steady throughput with its 95 % CI band"
                     + (
                         ", grey line = active threads (right axis)"
                         if any(v is not None for v in suite_threads or ())
@@ -704,3 +705,14 @@ def load_section(ctx: ReportContext) -> Section | None:
         tuple(blocks),
         data,
     )
+
+
+def _cut_words(suite: dict[str, Any], is_all: bool) -> str:
+    """What the grey parts of a load chart are: the warm-up and a cool-down, or for ALL's
+    chart what the suite's findings call them instead (``load-fast-start``: the run
+    started faster than it went on; ``load-slowdown``: the server slowed down at the
+    end), so the chart does not say "warm-up" where the findings say otherwise."""
+    rules = {f.get("rule") for f in suite.get("findings") or ()} if is_all else set()
+    start = "a fast start (load-fast-start)" if "load-fast-start" in rules else "warm-up"
+    end = "a slowdown (load-slowdown)" if "load-slowdown" in rules else "a cool-down"
+    return f"{start} (and, at the end, {end})"
