@@ -745,15 +745,12 @@ def warmup_findings(
             )
         if len(steps) > 1 and steps[0].end_s <= end_s + 1e-9:
             parts.append("the part before it holds earlier load steps, not a warm-up")
+        # the transient's own figures against the steady part's where they are known: the
+        # whole run's dilute a short one (30 s at twice the rate in 600 s: 5 % over it)
         head_tp, head_lat = _transient_figures(all_label, lat_steady, lat_all)
-        if head_tp is not None:
-            # the transient's own figures against the steady part's: the whole run's
-            # dilute a short one (30 s at twice the rate in 600 s: 5 % over the whole run)
-            fast = not steps and _fast_start(tp.get("steady"), head_tp, lat_steady, head_lat)
-        else:
-            fast = not steps and _fast_start(
-                tp.get("steady"), tp.get("overall"), lat_steady, lat_all
-            )
+        if head_tp is None:
+            head_tp, head_lat = tp.get("overall"), lat_all
+        fast = not steps and _fast_start(tp.get("steady"), head_tp, lat_steady, head_lat)
         if fast:
             parts[0] = (
                 f"the run starts faster than it goes on: the transient that ends {_s(end_s)} s "
@@ -819,16 +816,16 @@ def _transient_figures(
 
 def _fast_start(
     tp_steady: float | None,
-    tp_overall: float | None,
+    tp_head: float | None,
     lat_steady: float | None,
-    lat_overall: float | None,
+    lat_head: float | None,
     min_effect: float = 0.05,
 ) -> bool:
     """Whether a run's transient at the start was faster than its steady part: the steady
-    throughput more than ``min_effect`` below the transient's (``tp_overall``: its own, or
-    the whole run's, which holds it and so lies between the two), or the steady mean
-    latency more than ``min_effect`` above it, and neither better (a warm-up makes a
-    server faster: JIT, caches; a thread ramp raises the throughput)."""
+    throughput more than ``min_effect`` below the transient's (``tp_head``, ``lat_head``:
+    its own figures, or the whole run's, which hold it and so lie between the two), or
+    the steady mean latency more than ``min_effect`` above it, and neither better (a
+    warm-up makes a server faster: JIT, caches; a thread ramp raises the throughput)."""
 
     def below(a: float | None, b: float | None) -> bool:
         return a is not None and b is not None and a < (1 - min_effect) * b
@@ -836,8 +833,8 @@ def _fast_start(
     def above(a: float | None, b: float | None) -> bool:
         return a is not None and b is not None and a > (1 + min_effect) * b
 
-    slower = below(tp_steady, tp_overall) or above(lat_steady, lat_overall)
-    faster = above(tp_steady, tp_overall) or below(lat_steady, lat_overall)
+    slower = below(tp_steady, tp_head) or above(lat_steady, lat_head)
+    faster = above(tp_steady, tp_head) or below(lat_steady, lat_head)
     return slower and not faster
 
 

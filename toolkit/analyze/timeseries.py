@@ -960,10 +960,18 @@ def _gap_verdict(
     gaps = empty_stretches(counts)
     if not gaps:
         return warm
+    # the rules' verdict on the series with its gaps filled, found once when first asked
+    filled: list[WarmupEnd] = []
+
+    def without_gaps(rules: Callable[..., WarmupEnd]) -> WarmupEnd:
+        if not filled:
+            filled.append(rules(*_without_gaps(counts, latency, gaps)))
+        return filled[0]
+
     if unsettled:
         if rules is None:
             return warm
-        again = rules(*_without_gaps(counts, latency, gaps))
+        again = without_gaps(rules)
         if again.status not in STEADY_STATUSES or again.end_window is None:
             return warm
         warm = again
@@ -978,7 +986,9 @@ def _gap_verdict(
         # the windows next to a gap hold part of it: left out with it
         head = np.r_[0 : i - 1, j + 1 : end]
         steady = np.arange(end, counts.size)
-        if _same_level(counts, latency, head, steady, batch=batch, z=z, min_effect=min_effect):
+        if _same_level(
+            counts, latency, head, steady, gaps, batch=batch, z=z, min_effect=min_effect
+        ):
             warm = WarmupEnd(
                 "flat", 0, 0.0, warm.throughput_truncation, warm.latency_truncation, "gap"
             )
@@ -986,7 +996,7 @@ def _gap_verdict(
     if warm.status == "warmup" and passed and rules is not None:
         # MSER's cut can also land a few batches past the gap (its extension rules): the
         # same test for any gap the warm-up passed, against the last of them
-        again = rules(*_without_gaps(counts, latency, gaps))
+        again = without_gaps(rules)
         if again.status in STEADY_STATUSES and (again.end_window or 0) < passed[-1][0]:
             warm, end = again, again.end_window or 0
     part = counts[end:]
@@ -1003,6 +1013,7 @@ def _stall_not_cooldown(
     latency: npt.NDArray[np.float64],
     start: int,
     stop: int,
+    gaps: list[tuple[int, int, float]],
     *,
     batch: int,
     z: float = 3.0,
@@ -1017,15 +1028,17 @@ def _stall_not_cooldown(
     Also whether the cool-down rule finds none in ``[start, …)`` once the gaps there are
     filled at the level beside them (:func:`_without_gaps`): the gap was what it saw (a 5 s
     stall at 270 s of a flat 300 s run lowered the last 30-70 s's mean enough to read
-    "cool-down from 229 s", with the run back at its level after the stall)."""
-    gaps = empty_stretches(counts)
+    "cool-down from 229 s", with the run back at its level after the stall). ``gaps``:
+    the series' :func:`empty_stretches`."""
     for i, j, _ in gaps:
         if not stop <= i <= stop + 2 * batch:
             continue
         # the windows next to a gap hold part of it: left out with it
         after = np.r_[stop : i - 1, j + 1 : counts.size]
         steady = np.arange(start, stop)
-        return _same_level(counts, latency, after, steady, batch=batch, z=z, min_effect=min_effect)
+        return _same_level(
+            counts, latency, after, steady, gaps, batch=batch, z=z, min_effect=min_effect
+        )
     if not any(j > start for _, j, _ in gaps):
         return False
     filled, filled_latency = _without_gaps(counts, latency, gaps)
@@ -1059,6 +1072,7 @@ def _same_level(
     latency: npt.NDArray[np.float64],
     windows: npt.NDArray[np.intp],
     steady: npt.NDArray[np.intp],
+    gaps: list[tuple[int, int, float]],
     *,
     batch: int,
     z: float,
@@ -1066,12 +1080,13 @@ def _same_level(
 ) -> bool:
     """Whether ``windows`` (at least a batch of them) match the ``steady`` windows: neither
     their throughput nor their latency (the windows that have one) differs by ``z`` SEs
-    and ``min_effect`` (:func:`_differs`). The windows of a gap (:func:`empty_stretches`)
-    and those beside it are left out of both: the steady part's stalls would widen its
-    SE until a warm-up at a third of the steady rate passed for the same level (real
-    sample_log1c.jtl: its first 6 s at 4.2/s against 12.6/s after, with two stalls)."""
+    and ``min_effect`` (:func:`_differs`). The windows of the ``gaps`` (the series'
+    :func:`empty_stretches`) and those beside them are left out of both: the steady part's
+    stalls would widen its SE until a warm-up at a third of the steady rate passed for the
+    same level (real sample_log1c.jtl: its first 6 s at 4.2/s against 12.6/s after, with
+    two stalls)."""
     stalled = np.zeros(counts.size, dtype=bool)
-    for i, j, _ in empty_stretches(counts):
+    for i, j, _ in gaps:
         stalled[max(0, i - 1) : j + 1] = True
     windows, steady = windows[~stalled[windows]], steady[~stalled[steady]]
     if windows.size < batch:
@@ -1222,14 +1237,17 @@ def analyze_windows(
             if limit == n.size
             else None
         )
-        if stop is not None and _stall_not_cooldown(n, mean_ms, start, start + stop, batch=batch):
+        gaps = empty_stretches(n) if limit == n.size else []
+        if stop is not None and _stall_not_cooldown(
+            n, mean_ms, start, start + stop, gaps, batch=batch
+        ):
             stop = None
         elif stop is None and limit == n.size:
             # and a cool-down the gaps hid (they keep the backward rule's retained part
             # moving): the rule again with them filled at the level beside them
-            gaps = [g for g in empty_stretches(n) if g[1] > start]
-            if gaps:
-                filled, filled_ms = _without_gaps(n, mean_ms, gaps)
+            later = [g for g in gaps if g[1] > start]
+            if later:
+                filled, filled_ms = _without_gaps(n, mean_ms, later)
                 stop = cooldown_start(filled[start:], filled_ms[start:], window_s=window_s,
                                       batch=batch)  # fmt: skip
         if stop is not None:
