@@ -233,6 +233,7 @@ def _bridge_tail(c: float, ratio: float) -> float:
     return c * phi * ((1 - 1 / (c * c)) * math.log(ratio) + 4 / (c * c))
 
 
+@functools.lru_cache(maxsize=4096)
 def selection_z(z: float, batches: int, max_frac: float) -> float:
     """The critical value for a transient that MSER chose among the first ``max_frac`` of
     ``batches`` batch means: the transient is the best split of all those tried, so its
