@@ -852,3 +852,25 @@ def test_summariser_without_active_counts_keeps_its_result(tmp_path: Path) -> No
     # threads at their plateau from the first line: no ramp either
     flat = summariser_logs.closed_loop([50] * 30, seed=2, latency_ms=50, capacity=100.0)
     assert _summary_suite(tmp_path, flat, "flat")["labels"][0]["rampup_end_s"] is None
+
+
+def test_a_cooldown_needs_the_throughput_to_fall() -> None:
+    """The backward rule on a flat 100/s series whose last 5 windows' mean latency is
+    9 % lower by chance and whose throughput is not: a cut only the latency series made
+    read "cool-down" in 4 of 20 seeds (a flat Poisson JTL at 100/s: "cool-down from
+    594 s", its last windows 2.7 % below the rate). A cool-down is threads finishing, so
+    the throughput of the part cut must be 5 % lower: none now; a real one (30 s at 60 %
+    of the rate) is still found in every seed."""
+    from toolkit.analyze.timeseries import cooldown_start
+
+    latency_only = real = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        counts = rng.poisson(100.0, 598).astype(np.float64)
+        latency = rng.normal(22.0, 1.0, 598)
+        latency[-5:] -= 2.0
+        latency_only += cooldown_start(counts, latency, window_s=1.0) is not None
+        counts[-30:] = rng.poisson(60.0, 30)
+        real += cooldown_start(counts, latency, window_s=1.0) is not None
+    assert latency_only == 0
+    assert real == 20
