@@ -1009,9 +1009,8 @@ def _gap_verdict(
       and the gap only drew MSER's cut after it (a warm-up of 76 s with a 10 s stall at
       250 s read "warm-up ends 261 s"); so for any gap the warm-up's end is past, if the
       rules end it before the last of them. The end keeps the rule that found it;
-    - a flat run that the ``rules`` do not find flat with the gaps filled: the gaps'
-      empty windows hid its warm-up or trend (they widen the spread a transient is
-      weighed against); it takes their verdict;
+    - a flat run in which the ``rules`` find a warm-up with the gaps filled: the gaps'
+      empty windows hid it (they widen the spread its transient is weighed against);
     - an inconclusive run, or one whose trend test failed, that the ``rules`` find steady
       with the gaps filled had the gaps as its only disturbance: it takes that verdict
       (and the test below; a 60 s stall in the middle of a flat 600 s run kept MSER at
@@ -1044,10 +1043,11 @@ def _gap_verdict(
     elif warm.status == "flat" and rules is not None:
         # a gap's empty windows widen the spread MSER's transient is weighed against: a
         # warm-up from 40 % (time constant 60 s) with a 30 s stall at 300 s of 600 s read
-        # "flat" in 2 of 6 seeds at 30/s. Filled, the rules see the warm-up, or the trend
-        # the same run without the stall shows
+        # "flat" in 2 of 6 seeds at 30/s. Filled, the rules see the warm-up. Only a
+        # warm-up: a "trend" in the filled series can be the filling's (a flat run with
+        # rare 30 s samples, its latency series heavy-tailed, its last windows a gap)
         again = without_gaps(rules)
-        if again.status != "flat":
+        if again.status == "warmup" and again.end_window is not None:
             warm = again
     end = warm.end_window
     if end is None:
