@@ -237,3 +237,34 @@ def test_selection_z_is_the_largest_of_its_splits_at_one_percent() -> None:
         diff = sums[:, d - 1] / d - (total - sums[:, d - 1]) / (batches - d)
         bridge = np.maximum(bridge, np.abs(diff) / np.sqrt(1 / d + 1 / (batches - d)))
     assert 0.002 <= float((bridge > critical).mean()) <= 0.015
+
+
+def test_rare_huge_samples_make_no_warmup() -> None:
+    """Flat 600 s runs at 20 and 50/s of ~20 ms samples, 0.1 % of them ~30 s (timeouts,
+    GC pauses): a window holding one has a mean latency of ~1,500 ms, and MSER cut the
+    latency series after a stretch where they fell more densely, "warm-up ends 36 s",
+    "181 s", "206 s" (3 of 30). A warm-up is a run of batches off the level: the start's
+    median batch must differ from the rest's (``_transient_is_sustained``): none now."""
+    import polars as pl
+
+    warmups = []
+    for rate in (20, 50):
+        for seed in range(15):
+            rng = np.random.default_rng(seed)
+            starts = np.sort(rng.uniform(0, 600, rng.poisson(rate * 600)))
+            huge = rng.random(starts.size) < 0.001
+            elapsed = np.where(
+                huge, 30000 * np.exp(rng.normal(0, 0.3, starts.size)),
+                20 * np.exp(rng.normal(0, 0.2, starts.size)),
+            )  # fmt: skip
+            second = np.floor(starts + elapsed / 1000).astype(int)
+            counts = np.bincount(second).astype(np.float64)
+            latency = np.bincount(second, weights=elapsed) / np.where(counts > 0, counts, np.nan)
+            frame = pl.DataFrame({"w": np.arange(counts.size), "n": counts, "mean_ms": latency})
+            res = analyze_windows(
+                "ALL", frame, window_s=1.0, samples=int(counts.sum()), errors=0,
+                duration_s=float(counts.size),
+            )  # fmt: skip
+            if res.warmup.status == "warmup":
+                warmups.append((rate, seed, res.warmup.end_s, res.warmup.decided_by))
+    assert warmups == []

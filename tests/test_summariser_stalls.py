@@ -161,8 +161,10 @@ def test_a_stalled_console_log_reads_flat_through_the_pipeline(
     tmp_path: Path, store: Store
 ) -> None:
     """End to end: the console log of a flat run with a 20 s stall at 120 s, logged every
-    10 s, is flat from its first full window with rule ``gap`` and no cool-down; its
-    steady rate is Σcount ÷ Σseconds over the full windows, the stall included."""
+    10 s, is flat from its first full window and has no cool-down; its steady rate is
+    Σcount ÷ Σseconds over the full windows, the stall included. The rule is ``mser``:
+    MSER's cut after the stall is no sustained start (its median window is at the level:
+    ``_transient_is_sustained``); before that guard the stall rule made it flat (``gap``)."""
     windows = summarised(poisson_completions(600, 100.0, seed=1, stall=(120.0, 20.0)), 10)
     path = tmp_path / "stalled.log"
     path.write_text("\n".join(console({"summary": windows})) + "\n")
@@ -170,7 +172,7 @@ def test_a_stalled_console_log_reads_flat_through_the_pipeline(
     (suite,) = load_report(store)["suites"]
     label = suite["labels"][0]
     assert label["warmup_status"] == "flat"
-    assert label["warmup_rule"] == "gap"
+    assert label["warmup_rule"] == "mser"
     assert label["cooldown_start_s"] is None
     assert label["throughput"]["steady"] == pytest.approx(100.0 * 580 / 600, rel=0.02)
 

@@ -277,6 +277,23 @@ def selection_z(z: float, batches: int, max_frac: float) -> float:
 SELECTION_FALSE_ALARM = 0.01
 
 
+def _transient_is_sustained(x: npt.NDArray[np.float64], d: int, batch: int, eff: float) -> bool:
+    """Whether the transient ``x[:d]``'s median batch lies off the retained part's median
+    batch by ``eff``, not only its mean off the retained mean: a warm-up is a run of
+    batches away from the level,
+    while one window holding a 30 s sample among 20 ms ones (mean latency 1,500 ms at 20/s)
+    makes a start of any length "differ" by its mean alone (flat runs with 0.1–0.5 % of
+    such samples read "warm-up ends 36 s", "181 s", "206 s"). Starts of fewer than 3
+    batches are left to :func:`_transient_is_real`."""
+    m, k = d // batch, (x.size - d) // batch
+    if m < 3 or k < 3:
+        return True
+    means = x[: m * batch].reshape(m, batch).mean(axis=1)
+    # the retained part's median batch too: its own spikes raise its mean
+    centre = float(np.median(x[d : d + k * batch].reshape(k, batch).mean(axis=1)))
+    return abs(float(np.median(means)) - centre) > eff * abs(centre)
+
+
 def _extend_back(x: npt.NDArray[np.float64], d: int, batch: int, z: float, eff: float) -> int:
     """Move a truncation ``d`` earlier while the batches it would add match the retained
     part: a batch "differs" when its mean is more than ``z`` batch-means SDs *or* more than
@@ -540,7 +557,7 @@ def _series_end(
     real = _transient_is_real(
         filled, d, batch, z if pinned else selection_z(z, filled.size // batch, max_frac),
         min_effect,
-    )  # fmt: skip
+    ) and (pinned or _transient_is_sustained(filled, d, batch, min_effect))  # fmt: skip
     drifts = _trending(filled[d:], batch, z, min_effect, counts=is_counts)
     if not long_warmup and ((real and pinned) or drifts):
         return _SeriesEnd("trend" if drifts else "undecided", 0, truncation, "mser")
