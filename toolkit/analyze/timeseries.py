@@ -223,6 +223,11 @@ def _transient_is_real(
     return effect > z * se and effect > eff * abs(float(post.mean()))
 
 
+#: the chance that a flat series reads as a warm-up (or, run backwards, a cool-down)
+#: that :func:`selection_z` allows: 1 %
+SELECTION_FALSE_ALARM = 0.01
+
+
 def _bridge_tail(c: float, ratio: float) -> float:
     """P(max |U(t)| > c) of the standardized Brownian bridge U over t in [t0, t1],
     ``ratio`` = t1(1 - t0) / (t0(1 - t1)): the null distribution of the largest
@@ -272,19 +277,14 @@ def selection_z(z: float, batches: int, max_frac: float) -> float:
     return max(z, min(quantile(lambda c: _bridge_tail(c, ratio)), bonferroni))
 
 
-#: the chance that a flat series reads as a warm-up (or, run backwards, a cool-down)
-#: that :func:`selection_z` allows: 1 %
-SELECTION_FALSE_ALARM = 0.01
-
-
 def _transient_is_sustained(x: npt.NDArray[np.float64], d: int, batch: int, eff: float) -> bool:
     """Whether the transient ``x[:d]``'s median batch lies off the retained part's median
     batch by ``eff``, not only its mean off the retained mean: a warm-up is a run of
-    batches away from the level,
-    while one window holding a 30 s sample among 20 ms ones (mean latency 1,500 ms at 20/s)
-    makes a start of any length "differ" by its mean alone (flat runs with 0.1–0.5 % of
-    such samples read "warm-up ends 36 s", "181 s", "206 s"). Starts of fewer than 3
-    batches are left to :func:`_transient_is_real`."""
+    batches away from the level, while one window holding a 30 s sample among 20 ms ones
+    (a mean latency of 1,500 ms at 20/s) makes a start of any length "differ" by its mean
+    alone (flat runs with 0.1 % of such samples read "warm-up ends 36 s", "181 s",
+    "206 s"). Starts or retained parts of fewer than 3 batches are left to
+    :func:`_transient_is_real`."""
     m, k = d // batch, (x.size - d) // batch
     if m < 3 or k < 3:
         return True
@@ -1522,8 +1522,8 @@ def cooldown_start(
     The warm-up rule run backwards (MSER truncates the start of a series; reversed, the
     end): a run whose threads finish one by one (loop-count thread groups) ends with
     falling throughput and latency, which otherwise counts as steady. Only a clear
-    transient counts (:func:`warmup_end`'s margins), and only a falling one; "inconclusive"
-    is no cool-down.
+    transient counts (:func:`warmup_end`'s margins), and only one whose throughput falls
+    by ``min_effect`` or more; "inconclusive" is no cool-down.
     """
     x = np.asarray(counts, dtype=np.float64)[::-1]
     lat = None if mean_latency is None else np.asarray(mean_latency, dtype=np.float64)[::-1]
