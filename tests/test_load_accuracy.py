@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from load_series import EXPECTED, SHAPES, LoadSeries, generate
 
-from toolkit.analyze.timeseries import analyze_windows
+from toolkit.analyze.timeseries import LabelLoad, analyze_windows
 
 SEEDS = range(1, 31)
 WARMUP_SHAPES = [s for s in SHAPES if EXPECTED[s] == "warmup"]
@@ -168,24 +168,27 @@ def test_the_warmup_curve_finds_a_linear_ramp_end_in_either_domain(kind: str) ->
     assert abs(curve.band_entry - truth) <= 0.1 * truth, (curve, truth)
 
 
-def _poisson_verdict(counts: np.ndarray, seed: int) -> tuple[str, float | None, float | None]:
-    """``analyze_windows`` on per-second ``counts`` with a flat, noisy mean latency."""
+def _windows_verdict(
+    counts: np.ndarray, latency: np.ndarray, threads: float | None = None
+) -> LabelLoad:
+    """``analyze_windows`` on per-second ``counts`` and mean ``latency`` (ms), with a
+    constant thread count where given."""
     import polars as pl
 
-    rng = np.random.default_rng(10_000 + seed)
-    latency = 20 + 10 * rng.standard_normal(counts.size) / np.sqrt(np.maximum(counts, 1))
-    frame = pl.DataFrame(
-        {
-            "w": np.arange(counts.size),
-            "n": counts,
-            "mean_ms": latency,
-            "threads": np.full(counts.size, 10.0),
-        }
-    )
-    res = analyze_windows(
-        "ALL", frame, window_s=1.0, samples=int(counts.sum()), errors=0,
+    columns = {"w": np.arange(counts.size), "n": counts, "mean_ms": latency}
+    if threads is not None:
+        columns["threads"] = np.full(counts.size, threads)
+    return analyze_windows(
+        "ALL", pl.DataFrame(columns), window_s=1.0, samples=int(counts.sum()), errors=0,
         duration_s=float(counts.size),
     )  # fmt: skip
+
+
+def _poisson_verdict(counts: np.ndarray, seed: int) -> tuple[str, float | None, float | None]:
+    """``analyze_windows`` on per-second ``counts`` with a flat, noisy mean latency."""
+    rng = np.random.default_rng(10_000 + seed)
+    latency = 20 + 10 * rng.standard_normal(counts.size) / np.sqrt(np.maximum(counts, 1))
+    res = _windows_verdict(counts, latency, threads=10.0)
     return res.warmup.status, res.warmup.end_s, res.cooldown_s
 
 
@@ -245,8 +248,6 @@ def test_rare_huge_samples_make_no_warmup() -> None:
     latency series after a stretch where they fell more densely, "warm-up ends 36 s",
     "181 s", "206 s" (3 of 30). A warm-up is a run of batches off the level: the start's
     median batch must differ from the rest's (``_transient_is_sustained``): none now."""
-    import polars as pl
-
     warmups = []
     for rate in (20, 50):
         for seed in range(15):
@@ -260,11 +261,7 @@ def test_rare_huge_samples_make_no_warmup() -> None:
             second = np.floor(starts + elapsed / 1000).astype(int)
             counts = np.bincount(second).astype(np.float64)
             latency = np.bincount(second, weights=elapsed) / np.where(counts > 0, counts, np.nan)
-            frame = pl.DataFrame({"w": np.arange(counts.size), "n": counts, "mean_ms": latency})
-            res = analyze_windows(
-                "ALL", frame, window_s=1.0, samples=int(counts.sum()), errors=0,
-                duration_s=float(counts.size),
-            )  # fmt: skip
+            res = _windows_verdict(counts, latency)
             if res.warmup.status == "warmup":
                 warmups.append((rate, seed, res.warmup.end_s, res.warmup.decided_by))
     assert warmups == []

@@ -758,6 +758,18 @@ def test_a_stall_in_a_flat_run_is_no_warmup_and_no_cooldown(
         assert gap["message"].endswith("the run is not stationary")
 
 
+def _without_and_with_stall(
+    tmp_path: Path, seed: int, starts: np.ndarray, el: np.ndarray, keep: np.ndarray
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """ALL's load figures of a run's samples, each in its own store: all of them, and
+    those ``keep`` leaves (the run with its stall)."""
+    with toolkit.open_store() as one, toolkit.open_store() as two:
+        control = suite_of(one, write_csv_jtl(tmp_path / f"c{seed}.jtl", starts, el))
+        stalled = write_csv_jtl(tmp_path / f"s{seed}.jtl", starts[keep], el[keep])
+        stalled = suite_of(two, stalled)
+    return control["labels"][0], stalled["labels"][0]
+
+
 @pytest.mark.parametrize(
     ("stall_s", "at_s"),
     [
@@ -780,11 +792,7 @@ def test_a_stall_after_a_real_warmup_keeps_its_end(tmp_path: Path, stall_s: int,
             lambda t: 20 * (1 + 2 * np.exp(-t / 20)),
         )  # fmt: skip
         keep = (starts < at_s) | (starts >= at_s + stall_s)
-        with toolkit.open_store() as one, toolkit.open_store() as two:
-            control = suite_of(one, write_csv_jtl(tmp_path / f"c{seed}.jtl", starts, el))
-            stalled = write_csv_jtl(tmp_path / f"s{seed}.jtl", starts[keep], el[keep])
-            stalled = suite_of(two, stalled)
-        a, b = control["labels"][0], stalled["labels"][0]
+        a, b = _without_and_with_stall(tmp_path, seed, starts, el, keep)
         assert a["warmup_status"] == b["warmup_status"] == "warmup", (seed, b)
         assert 60 <= a["warmup_end_s"] <= 90
         assert abs(b["warmup_end_s"] - a["warmup_end_s"]) <= 2, (seed, a, b)
@@ -802,11 +810,7 @@ def test_a_stall_does_not_hide_a_warmup(tmp_path: Path) -> None:
         rng = np.random.default_rng(seed)
         starts, el = open_loop(rng, 600, lambda t: 30 * (1 - 0.6 * np.exp(-t / 60)), lambda t: 20.0)
         keep = (starts < 300) | (starts >= 330)
-        with toolkit.open_store() as one, toolkit.open_store() as two:
-            control = suite_of(one, write_csv_jtl(tmp_path / f"c{seed}.jtl", starts, el))
-            stalled = write_csv_jtl(tmp_path / f"s{seed}.jtl", starts[keep], el[keep])
-            stalled = suite_of(two, stalled)
-        a, b = control["labels"][0], stalled["labels"][0]
+        a, b = _without_and_with_stall(tmp_path, seed, starts, el, keep)
         assert a["warmup_status"] in ("warmup", "no-steady-state"), (seed, a)
         assert b["warmup_status"] == "no-steady-state", (seed, b)
 

@@ -548,16 +548,20 @@ def _series_end(
     """:func:`warmup_end` on one series (throughput or latency) without missing values."""
     d, pinned = _mser_end(filled, batch, max_frac, z, min_effect, basin)
     truncation = d
-    # MSER chose d as the truncation that makes the retained part look most steady: the
-    # transient it cuts off is the most different start of any it tried, so it is
-    # measured against the largest of that many noise differences, not one (a flat
-    # Poisson run at 100/s read "warm-up ends 11 s" in 4 of 50 seeds at z = 3). Pinned
-    # at its cap, d is the cap itself, one split: z, and a difference there keeps the
-    # run undecided rather than flat
-    real = _transient_is_real(
-        filled, d, batch, z if pinned else selection_z(z, filled.size // batch, max_frac),
-        min_effect,
-    ) and (pinned or _transient_is_sustained(filled, d, batch, min_effect))  # fmt: skip
+    if pinned:
+        # at its cap, d is the cap itself, one split: z, and a difference there keeps the
+        # run undecided rather than flat
+        real = _transient_is_real(filled, d, batch, z, min_effect)
+    else:
+        # MSER chose d as the truncation that makes the retained part look most steady:
+        # the transient it cuts off is the most different start of any it tried, so it is
+        # measured against the largest of that many noise differences, not one (a flat
+        # Poisson run at 100/s read "warm-up ends 11 s" in 4 of 50 seeds at z = 3), and
+        # must be a run of batches off the level, not one spike
+        critical = selection_z(z, filled.size // batch, max_frac)
+        real = _transient_is_real(filled, d, batch, critical, min_effect) and (
+            _transient_is_sustained(filled, d, batch, min_effect)
+        )
     drifts = _trending(filled[d:], batch, z, min_effect, counts=is_counts)
     if not long_warmup and ((real and pinned) or drifts):
         return _SeriesEnd("trend" if drifts else "undecided", 0, truncation, "mser")
