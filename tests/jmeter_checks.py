@@ -1,12 +1,33 @@
-"""What the JMeter tests share: the fields of JMeter's dashboard Statistics table, and the
-check of its Errors and Top 5 Errors by sampler tables against a recording."""
+"""What the JMeter tests share: the fields of JMeter's dashboard Statistics table, the
+check of its Errors and Top 5 Errors by sampler tables against a recording, and what
+ingesting a JTL stores."""
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from toolkit import open_store
+from toolkit.ingest import IngestOptions, ingest_paths
+
+
+def stored_jtl(path: Path, **extra: str) -> Any:
+    """What ingesting ``path`` (with ``IngestOptions.extra``) stores: the rows in order,
+    the source's row count and warnings, the statuses, and the one-line errors it gives.
+    (Ids left out: a file read again takes the next ones, as sequences do not roll
+    back.)"""
+    with open_store() as store:
+        report = ingest_paths(store, [path], options=IngestOptions(extra=extra))
+        rows = store.con.execute(
+            "SELECT * EXCLUDE (suite_id, source_id) FROM samples ORDER BY rowid"
+        ).fetchall()
+        sources = store.con.execute("SELECT format, bytes, rows, warnings FROM sources").fetchall()
+        results = [(r.status, r.rows, r.warnings, r.message) for r in report.results]
+        return rows, sources, results, [str(e) for e in report.errors]
+
 
 #: The per-label fields of JMeter's ``statistics.json`` (HTMLReportExpect.json's keys but
 #: ``transaction``), as ``warmup load``'s dashboard rows carry them.

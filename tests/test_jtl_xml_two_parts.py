@@ -15,8 +15,10 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from jmeter_checks import stored_jtl
 
 import toolkit.ingest.jmeter_xml as jtl_xml
+import toolkit.ingest.jmeter_xml_lines as jtl_xml_lines
 from toolkit import open_store
 from toolkit.ingest import IngestOptions, ingest_paths
 from toolkit.synthetic import write_jtl_xml
@@ -31,6 +33,8 @@ def two_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every file takes the two-part path when it can; what each two-part read came to
     (``clean`` or ``read again``), in order."""
     monkeypatch.setattr(jtl_xml, "TWO_PART_MIN_BYTES", 0)
+    # a file read in columns is read in one process: the two-part read is expat's
+    monkeypatch.setattr(jtl_xml_lines, "COLUMNAR_MIN_BYTES", 1 << 62)
     outcomes: list[str] = []
     real = jtl_xml._two_part_batches
 
@@ -46,18 +50,7 @@ def two_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return outcomes
 
 
-def _stored(path: Path, **extra: str) -> Any:
-    """What ingesting ``path`` stores (rows in order, the source's row count and
-    warnings, the statuses) and the one-line errors it gives. (Ids left out: a file read
-    again takes the next ones, as sequences do not roll back.)"""
-    with open_store() as store:
-        report = ingest_paths(store, [path], options=IngestOptions(extra=extra))
-        rows = store.con.execute(
-            "SELECT * EXCLUDE (suite_id, source_id) FROM samples ORDER BY rowid"
-        ).fetchall()
-        sources = store.con.execute("SELECT format, bytes, rows, warnings FROM sources").fetchall()
-        results = [(r.status, r.rows, r.warnings, r.message) for r in report.results]
-        return rows, sources, results, [str(e) for e in report.errors]
+_stored = stored_jtl
 
 
 def _split_line(path: Path, split: Any) -> int:
@@ -99,18 +92,22 @@ def test_generated_file_with_nested_samples_reads_the_same_in_two_parts(
     assert max(lines) > _split_line(path, split) > min(lines)
 
 
-@pytest.mark.parametrize("parts", ["one", "two"])
+@pytest.mark.parametrize("parts", ["one", "two", "columns"])
 def test_a_scratch_store_skips_the_url_texts_in_both_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parts: str
 ) -> None:
     """``warmup load FILE.xml`` keeps only the load columns: expat then skips the text of
     ``java.net.URL`` and ``responseFile`` (8 % of the CPU of a 1M-sample file), in this
-    process and in the child that reads the second part; every other column is what a
-    whole read stores, and ``warmup ingest`` still stores the URLs."""
+    process and in the child that reads the second part, and a file read in columns
+    leaves their lines out; every other column is what a whole read stores, and
+    ``warmup ingest`` still stores the URLs."""
     from toolkit.ingest.jmeter import LOAD_COLUMNS, REPORT_COLUMNS
 
     if parts == "two":
         monkeypatch.setattr(jtl_xml, "TWO_PART_MIN_BYTES", 0)
+    # a file read in columns is read in one process: the two-part read is expat's
+    columnar = 0 if parts == "columns" else 1 << 62
+    monkeypatch.setattr(jtl_xml_lines, "COLUMNAR_MIN_BYTES", columnar)
     path = tmp_path / "run.xml"
     write_jtl_xml(path, 3_000, subsample_every=7, duration_s=30, warmup_s=5, error_rate=0.05)
     stored = {}
@@ -310,6 +307,7 @@ def test_a_killed_reader_stops_its_child_and_leaves_nothing_behind(tmp_path: Pat
     store = tmp_path / "store.duckdb"
     script = (
         "import sys; import toolkit.ingest.jmeter_xml as x; x.TWO_PART_MIN_BYTES = 0; "
+        "import toolkit.ingest.jmeter_xml_lines as c; c.COLUMNAR_MIN_BYTES = 1 << 62; "
         "sys.argv = ['warmup', *sys.argv[1:]]; from toolkit.cli import main; main()"
     )
     argv = [sys.executable, "-c", script, "ingest", "--db", str(store), str(path)]

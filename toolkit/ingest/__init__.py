@@ -168,6 +168,10 @@ def ingest_file(
     return result
 
 
+#: reads of one file that may end in :class:`ReadAgain` before the last, which may not
+_READS_AGAIN = 4
+
+
 def _ingest(
     store: Store,
     path: Path,
@@ -204,15 +208,21 @@ def _ingest(
             if group is not None and staged
             else store.new_source(path, format=ingester.name, sha256=sha, replace=options.replace)
         )
-        try:
-            writer = _load_source(source, ingester, path, options, fail_before_commit)
-        except ReadAgain as again:
-            # rolled back; once more with what the first read found (not staged: a staged
-            # loader never asks)
-            source = store.new_source(
-                path, format=ingester.name, sha256=sha, replace=options.replace
-            )
-            writer = _load_source(source, ingester, path, again.options, fail_before_commit)
+        # rolled back and read once more with what a read found (not staged: a staged
+        # loader never asks), as often as each read asks with new options (a JTL XML
+        # read in columns, then in two parts, then in one part)
+        read = options
+        for _ in range(_READS_AGAIN):
+            try:
+                writer = _load_source(source, ingester, path, read, fail_before_commit)
+                break
+            except ReadAgain as again:
+                read = again.options
+                source = store.new_source(
+                    path, format=ingester.name, sha256=sha, replace=options.replace
+                )
+        else:
+            writer = _load_source(source, ingester, path, read, fail_before_commit)
     except DuplicateSourceError as duplicate:
         return IngestResult(
             path,

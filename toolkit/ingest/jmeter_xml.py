@@ -483,14 +483,42 @@ class _Parser:
 
         Strings become integers, booleans and NULLs here, column by column in Arrow
         (vectorised), not per attribute in Python."""
-        import pyarrow.compute as pc
-
         records, self.rows = self.rows, []
         fields = list(zip(*records, strict=True))  # the records' fields as columns
         # the attribute values (a tuple per record) into Arrow in one pass: a string
         # column per attribute, not transposed in Python first
-        values = pa.array(fields[_VALUES], _VALUES_TYPE)
-        lines = fields[_LINE]
+        return self.typed_batch(
+            pa.array(fields[_VALUES], _VALUES_TYPE),
+            lines=fields[_LINE],
+            top=fields[_TOP],
+            texts={
+                "url": pa.array(fields[_URL], pa.string()),
+                "filename": pa.array(fields[_FILENAME], pa.string()),
+                "failure_message": pa.array(fields[_FAILURE_MESSAGE], pa.string()),
+            },
+            is_subresult=pa.array(fields[_SUB], pa.bool_()),
+            variables=pa.array(fields[_VARIABLES], _TYPES["variables"]),
+            exact_ints=lambda: self.check_integers(records),
+        )
+
+    def typed_batch(
+        self,
+        values: pa.StructArray,
+        *,
+        lines: Sequence[int],
+        top: Sequence[bool],
+        texts: dict[str, pa.Array],
+        is_subresult: pa.Array,
+        variables: pa.Array,
+        exact_ints: Callable[[], list[list[int | None]]],
+    ) -> pa.RecordBatch:
+        """One batch typed as the store's columns from a batch's attribute values (a
+        string field per value column, as the file gives them), its texts (``url``,
+        ``filename``, ``failure_message``) and the fields of its rows; ``exact_ints``
+        reads the integer columns by ``int()`` where Arrow's cast cannot (or raises the
+        error naming the attribute). Counts the top-level ``ts`` inversions."""
+        import pyarrow.compute as pc
+
         columns: dict[str, pa.Array] = {}
         raw_ints = [values.field(at) for at in range(len(_INT_COLUMNS))]
         # Arrow's string -> integer cast reads what Python's int() reads, the same, except
@@ -503,7 +531,7 @@ class _Parser:
             except pa.ArrowInvalid:  # beyond the column's width: the exact path says where
                 columns = {}
         if not columns:
-            ints = self.check_integers(records)
+            ints = exact_ints()
             exact = arrow_table(
                 dict(zip(_INT_COLUMNS, ints, strict=True)), _TYPES, path=self.path, lines=lines
             )
@@ -523,18 +551,13 @@ class _Parser:
         )
         # Java's Boolean.parseBoolean: "true" in any case
         columns["success"] = pc.equal(pc.utf8_lower(values.field(_VALUE_AT["success"])), "true")
-        for name, at in (
-            ("url", _URL),
-            ("filename", _FILENAME),
-            ("failure_message", _FAILURE_MESSAGE),
-        ):
-            columns[name] = pa.array(fields[at], pa.string())
-        columns["is_subresult"] = pa.array(fields[_SUB], pa.bool_())
+        columns.update(texts)
+        columns["is_subresult"] = is_subresult
         columns["line"] = pa.array(lines, pa.int64())
-        columns["variables"] = pa.array(fields[_VARIABLES], _TYPES["variables"])
+        columns["variables"] = variables
         if self.first_top_ts is None:
-            self._check_first_stamp(columns["start_ms"], fields[_TOP], lines)
-        self._count_inversions(columns["start_ms"], fields[_TOP])
+            self._check_first_stamp(columns["start_ms"], top, lines)
+        self._count_inversions(columns["start_ms"], top)
         return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=_SCHEMA)
 
     def _check_first_stamp(
@@ -730,6 +753,46 @@ def _parsed_batches(
 
 #: IngestOptions.extra key of a file read again in one part (its two-part read failed)
 _SERIAL = "jtl_xml_one_part"
+#: IngestOptions.extra key of a file read by expat's callbacks, not in columns (its
+#: columnar read found a shape it does not follow)
+_EXPAT_ONLY = "jtl_xml_expat"
+#: IngestOptions.extra key of a file read in columns with expat checking its bytes (the
+#: columnar read alone does not hold all its lines to the XML rules)
+_CHECKED = "jtl_xml_checked"
+
+
+def _columnar(path: Path, options: IngestOptions) -> bool:
+    """Whether ``path`` is read a block of lines at a time in columns
+    (:mod:`toolkit.ingest.jmeter_xml_lines`): UTF-8, of
+    :data:`~toolkit.ingest.jmeter_xml_lines.COLUMNAR_MIN_BYTES` or more, and, if plain,
+    ending in ``</testResults>`` (a killed JMeter's file is read by expat's callbacks,
+    which say what its end drops; a gzip file's end is found only by reading it all)."""
+    from toolkit.ingest.jmeter_xml_lines import COLUMNAR_MIN_BYTES
+
+    if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
+        return False
+    size = path.stat().st_size
+    if size < COLUMNAR_MIN_BYTES:
+        return False
+    with path.open("rb") as handle:
+        head = handle.read(1 << 12)
+        if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return False
+        if head[:2] != b"\x1f\x8b":
+            declared = re.search(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)", head)
+            if declared is not None and declared.group(1).lower() not in (b"utf-8", b"utf8"):
+                return False
+            handle.seek(max(0, size - 256))
+            return handle.read().rstrip().endswith(b"</testResults>")
+    try:
+        with gzip.open(path, "rb") as unpacked:
+            head = unpacked.read(1 << 12)
+    except GZIP_ERRORS:
+        return False
+    declared = re.search(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)", head)
+    return declared is None or declared.group(1).lower() in (b"utf-8", b"utf8")
+
+
 #: A plain XML JTL from this size on is read in two parts at once, the second by a child
 #: process (the parse is single-threaded Python: 10 s of CPU per 1M samples)
 TWO_PART_MIN_BYTES = 64 << 20
@@ -998,9 +1061,28 @@ def _load(writer: SourceWriter, path: Path, options: IngestOptions) -> None:
     state, parser = _new_parser(path, writer, options)
     size = path.stat().st_size
     report = options.progress if size >= PROGRESS_MIN_BYTES else None
-    split = None if _SERIAL in options.extra else _second_part(path, options)
+    columnar = _EXPAT_ONLY not in options.extra and _columnar(path, options)
+    split = None if _SERIAL in options.extra or columnar else _second_part(path, options)
 
     def batches() -> Iterator[pa.RecordBatch]:
+        if columnar:
+            from toolkit.ingest import jmeter_xml_lines
+
+            try:
+                with path.open("rb") as raw, _open(raw) as handle:
+                    progress = None if report is None else lambda: report(path, raw.tell() / size)
+                    yield from jmeter_xml_lines.columnar_batches(
+                        state, handle, path, options, progress, checked=_CHECKED in options.extra
+                    )
+            except jmeter_xml_lines.Unchecked:
+                # rolled back, and read again in columns with expat checking every byte
+                raise ReadAgain(replace(options, extra={**options.extra, _CHECKED: "1"})) from None
+            except jmeter_xml_lines.Irregular:
+                # rolled back, and read again by expat's callbacks (which say what is wrong)
+                raise ReadAgain(
+                    replace(options, extra={**options.extra, _EXPAT_ONLY: "1"})
+                ) from None
+            return
         if split is not None:
             yield from _two_part_batches(state, parser, path, split, options, report)
             return
