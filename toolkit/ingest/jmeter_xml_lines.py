@@ -49,7 +49,7 @@ from toolkit.ingest.registry import IngestOptions
 #: for Polars, than to read with expat's callbacks).
 COLUMNAR_MIN_BYTES = 1 << 20
 #: bytes of lines per block (a block ends between top-level samples)
-_BLOCK = 16 << 20
+_BLOCK = 4 << 20
 #: a top-level sample longer than this (thousands of sub-samples) is read by expat
 _MAX_CARRY = 64 << 20
 
