@@ -107,7 +107,7 @@ _JMETER_ROOT = rf'^<testResults version="[0-9.]+">{_EOL}'
 #: an attribute name that is an XML Name (the ASCII ones JMeter and XStream write)
 _XML_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
 #: a reference expat reads (character references XML 1.0 forbids are removed before)
-_REFERENCE = r"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);"
+_REFERENCES = re.compile(rb"&(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 
 
 class Irregular(Exception):
@@ -213,6 +213,8 @@ class _Plan:
             raise Irregular("an attribute or sample variable named twice")
 
 
+#: bytes of a line compared with the tags read (the longest, ``</assertionResult``, and one)
+_HEAD = 19
 #: bytes that may follow a tag's name (or the line ends there)
 _AFTER_NAME = np.array([ord(c) for c in " \t/>"], np.uint8)
 
@@ -251,14 +253,19 @@ class _Lines:
         blank: np.ndarray = ((byte == 32) | (byte == 9)) & (at < stop)
         return blank
 
-    def starting(self, token: bytes, rows: np.ndarray) -> np.ndarray:
-        """Which of ``rows`` start with the tag ``token`` (``<name`` or ``</name``)."""
-        at = self.begin[rows]
-        found: np.ndarray = np.ones(len(rows), bool)
-        for offset, byte in enumerate(token):
-            found &= self.bytes[at + offset] == byte
-        after = at + len(token)
-        found &= np.isin(self.bytes[after], _AFTER_NAME) | (after >= self.stop[rows])
+    def heads(self, rows: np.ndarray) -> np.ndarray:
+        """The first :data:`_HEAD` bytes of ``rows`` past their indentation, a row each."""
+        windows = np.lib.stride_tricks.sliding_window_view(self.bytes, _HEAD)
+        head: np.ndarray = windows[self.begin[rows]]
+        return head
+
+    def starting(self, token: bytes, rows: np.ndarray, heads: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` (their :meth:`heads`) start with the tag ``token``
+        (``<name`` or ``</name``)."""
+        size = len(token)
+        found: np.ndarray = (heads[:, :size] == np.frombuffer(token, np.uint8)).all(axis=1)
+        after = self.begin[rows] + size
+        found &= np.isin(heads[:, size], _AFTER_NAME) | (after >= self.stop[rows])
         return found
 
     def exactly(self, text: bytes, rows: np.ndarray) -> np.ndarray:
@@ -321,10 +328,12 @@ class _Reader:
         except pa.ArrowInvalid:
             raise Irregular("not UTF-8") from None
         first_line, self.first_line = self.first_line, self.first_line + lines.count
-        if b"\r" in block and block.count(b"\r") != block.count(b"\r\n"):
+        # how often each byte value occurs: one pass for the checks below
+        counts = np.bincount(np.frombuffer(block, np.uint8), minlength=256)
+        if counts[13] and counts[13] != block.count(b"\r\n"):
             raise Irregular("a carriage return alone ends a line")
         if not self.checked:
-            self._check_characters(block, lines)
+            self._check_characters(block, counts)
         kinds, tags = self._kinds(lines, first_block)
         rows = np.flatnonzero(kinds != OTHER)
         structure = _Structure(lines, rows, kinds[rows], tags[rows])
@@ -334,26 +343,20 @@ class _Reader:
         return self._typed(lines, structure, first_line)
 
     @staticmethod
-    def _check_characters(block: bytes, lines: _Lines) -> None:
-        """:class:`Unchecked` where ``block`` holds what expat would refuse and the lines'
-        patterns let through: a character XML 1.0 forbids (a C0 control but TAB, LF and
-        CR; U+FFFE, U+FFFF), ``]]>``, an ``&`` that does not start a reference expat
-        reads."""
-        controls = np.count_nonzero(np.frombuffer(block, np.uint8) < 32)
+    def _check_characters(block: bytes, counts: np.ndarray) -> None:
+        """:class:`Unchecked` where ``block`` (whose byte values occur ``counts`` times)
+        holds what expat would refuse and the lines' patterns let through: a character
+        XML 1.0 forbids (a C0 control but TAB, LF and CR; U+FFFE, U+FFFF), ``]]>``, an
+        ``&`` that does not start a reference expat reads."""
         if (
-            controls != block.count(b"\n") + block.count(b"\r") + block.count(b"\t")
+            counts[:32].sum() != counts[9] + counts[10] + counts[13]
             or b"\xef\xbf\xbe" in block  # U+FFFE
             or b"\xef\xbf\xbf" in block  # U+FFFF
             or b"]]>" in block
         ):
             raise Unchecked("a character or ]]> left to expat to judge")
-        if b"&" in block:
-            text = lines.series()
-            text = text.filter(text.str.contains("&", literal=True))
-            if (
-                text.str.count_matches("&", literal=True) != text.str.count_matches(_REFERENCE)
-            ).any():
-                raise Unchecked("an & that starts no reference")
+        if counts[38] and counts[38] != len(_REFERENCES.findall(block)):  # "&"
+            raise Unchecked("an & that starts no reference")
 
     def _kinds(self, lines: _Lines, first_block: bool) -> tuple[np.ndarray, np.ndarray]:
         """Each line's kind, by its first tag, and for a sample's start and end tag which
@@ -363,10 +366,11 @@ class _Reader:
         kinds = np.full(lines.count, OTHER, np.int8)
         tags = np.full(lines.count, -1, np.int8)
         tagged = np.flatnonzero(lines.bytes[lines.begin] == 60)  # "<"
-        second = lines.bytes[lines.begin[tagged] + 1]
+        heads = lines.heads(tagged)
         for token, kind in self.kinds.items():
-            rows = tagged[second == token[1]]
-            rows = rows[lines.starting(token, rows)]
+            chosen = heads[:, 1] == token[1]
+            rows = tagged[chosen]
+            rows = rows[lines.starting(token, rows, heads[chosen])]
             kinds[rows] = kind
             if kind in (START, END):
                 tags[rows] = _SAMPLE_TAGS.index(token.decode().lstrip("</"))
