@@ -314,6 +314,7 @@ class _Reader:
         self.seen_root = False
         self.closed = False  # </testResults> read
         self.plans: dict[str, _Plan] = {}  # by the tag with its values blanked
+        self.escapes = True  # the block being read holds an "&" or a tab
 
     def batch(self, block: bytes) -> pa.RecordBatch | None:
         """The samples of ``block`` (whole lines, from one top-level sample to the end of
@@ -330,6 +331,7 @@ class _Reader:
         first_line, self.first_line = self.first_line, self.first_line + lines.count
         # how often each byte value occurs: one pass for the checks below
         counts = np.bincount(np.frombuffer(block, np.uint8), minlength=256)
+        self.escapes = bool(counts[38] or counts[9])  # an "&" or a tab: texts to decode
         if counts[13] and counts[13] != block.count(b"\r\n"):
             raise Irregular("a carriage return alone ends a line")
         if not self.checked:
@@ -435,6 +437,11 @@ class _Reader:
         elif self.closed and rows.size:
             raise Irregular("elements after </testResults>")
 
+    def _unescaped(self, frame: pl.DataFrame, names: list[str], *, attribute: bool) -> pl.DataFrame:
+        """:func:`_unescaped`, in a block that holds an ``&`` or a tab (most hold neither:
+        then the texts are as written)."""
+        return _unescaped(frame, names, attribute=attribute) if self.escapes else frame
+
     def _typed(self, lines: _Lines, structure: _Structure, first_line: int) -> pa.RecordBatch:
         """The batch of the block's samples: rows in the order their samples end, as
         expat's reading stores them (nested ones before their parent)."""
@@ -507,7 +514,7 @@ class _Reader:
             self.state.has_start_hint = self.state.has_start_hint or plan.start_hint
         samples = samples.with_columns(columns)
         texts = [name for name in xml._VALUE_COLUMNS if name not in xml._INT_COLUMNS]
-        return _unescaped(samples, texts, attribute=True)
+        return self._unescaped(samples, texts, attribute=True)
 
     def _texts(self, lines: _Lines, structure: _Structure) -> pl.DataFrame:
         """The texts of each sample (by its line ``at``): ``url`` and ``filename`` (the
@@ -520,7 +527,9 @@ class _Reader:
                 continue
             rows, owners = structure.last_per_owner(kind)
             last = pl.DataFrame({"at": owners, "l": lines.strings(rows)})
-            last = _unescaped(last.select("at", _body(kind).alias(name)), [name], attribute=False)
+            last = self._unescaped(
+                last.select("at", _body(kind).alias(name)), [name], attribute=False
+            )
             if kind == FILE:  # responseFile: "" as NULL
                 last = last.with_columns(pl.when(pl.col(name) != "").then(pl.col(name)))
             found = found.join(last, on="at", how="left")
@@ -528,7 +537,7 @@ class _Reader:
         # assertions' that has one
         rows, owners = structure.failure_messages()
         messages = pl.DataFrame({"at": owners, "l": lines.strings(rows)})
-        messages = _unescaped(
+        messages = self._unescaped(
             messages.select("at", _body(MESSAGE).alias("failure_message")),
             ["failure_message"],
             attribute=False,
@@ -559,7 +568,7 @@ class _Reader:
                         pl.col("parts").list.get(at).alias("item"),
                     )
                 )
-        flat = _unescaped(pl.concat(entries).sort("row", "order"), ["item"], attribute=True)
+        flat = self._unescaped(pl.concat(entries).sort("row", "order"), ["item"], attribute=True)
         flat = flat.with_columns(pl.when(pl.col("item") != "").then(pl.col("item")).alias("item"))
         offsets = pa.array(np.concatenate(([0], np.cumsum(counts))).astype(np.int32))
         return pa.MapArray.from_arrays(
