@@ -769,27 +769,35 @@ def _columnar(path: Path, options: IngestOptions) -> bool:
     which say what its end drops; a gzip file's end is found only by reading it all)."""
     from toolkit.ingest.jmeter_xml_lines import COLUMNAR_MIN_BYTES
 
-    if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
-        return False
     size = path.stat().st_size
     if size < COLUMNAR_MIN_BYTES:
         return False
     with path.open("rb") as handle:
         head = handle.read(1 << 12)
-        if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            return False
         if head[:2] != b"\x1f\x8b":
-            declared = re.search(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)", head)
-            if declared is not None and declared.group(1).lower() not in (b"utf-8", b"utf8"):
-                return False
             handle.seek(max(0, size - 256))
-            return handle.read().rstrip().endswith(b"</testResults>")
+            ends = handle.read().rstrip().endswith(b"</testResults>")
+            return ends and _read_as_utf8(options, head)
     try:
         with gzip.open(path, "rb") as unpacked:
             head = unpacked.read(1 << 12)
     except GZIP_ERRORS:
         return False
-    declared = re.search(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)", head)
+    return _read_as_utf8(options, head)
+
+
+#: the encoding an XML declaration names
+_DECLARED = re.compile(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)")
+
+
+def _read_as_utf8(options: IngestOptions, head: bytes) -> bool:
+    """Whether a file whose first bytes are ``head`` is read as UTF-8: no ``--encoding``
+    naming another, no UTF-16 byte order mark, no other encoding declared."""
+    if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
+        return False
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False
+    declared = _DECLARED.search(head)
     return declared is None or declared.group(1).lower() in (b"utf-8", b"utf8")
 
 
@@ -820,8 +828,6 @@ def _second_part(path: Path, options: IngestOptions) -> _Split | None:
     core, or no such line. A split that turns out not to be between top-level samples
     (inside a comment, a CDATA section, a nested sample at column 0) makes one part
     ill-formed: the file is then read again in one part (:func:`_two_part_batches`)."""
-    if options.encoding not in (None, "utf-8", "UTF-8", "utf8"):
-        return None
     # the cores this process may run on (sched_getaffinity is Linux's; cpu_count elsewhere)
     affinity = getattr(os, "sched_getaffinity", None)
     if (len(affinity(0)) if affinity is not None else os.cpu_count() or 1) < 2:
@@ -831,14 +837,13 @@ def _second_part(path: Path, options: IngestOptions) -> _Split | None:
         return None
     with path.open("rb") as handle:
         head = handle.read(1 << 16)
-        if head[:2] == b"\x1f\x8b" or head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        if head[:2] == b"\x1f\x8b":
             return None
         root = head.find(b"<testResults")
         end = head.find(b">", root)
         if root == -1 or end == -1 or b"<!DOCTYPE" in head[:root] or head[end - 1 : end] == b"/":
             return None
-        declared = re.search(rb"encoding=[\"']([A-Za-z0-9._-]+)", head[:root])
-        if declared is not None and declared.group(1).lower() not in (b"utf-8", b"utf8"):
+        if not _read_as_utf8(options, head[:root]):
             return None
         handle.seek(size // 2)
         window = handle.read(_SPLIT_SEARCH)
