@@ -160,6 +160,7 @@ def _samples(count: int, label: str = "home") -> str:
         ("tag over two lines", "Irregular"),
         ("mismatched end tag", "Irregular"),
         ("bad integer", "Irregular"),
+        ("a tag over 4 MiB", "Irregular"),
     ],
 )
 def test_each_shape_reads_as_expat_reads_it(
@@ -202,6 +203,8 @@ def test_each_shape_reads_as_expat_reads_it(
         text = _document(body.replace("/>\n", ">\n</sample>\n", 1), root)
     elif case == "bad integer":
         text = _document(body.replace('t="10"', 't="+10"', 1))
+    elif case == "a tag over 4 MiB":  # expat's read refuses it, naming its line
+        text = _document(_samples(1, "z" * (jtl_xml.MAX_TAG_BYTES + 1)) + body)
     path = tmp_path / "case.xml"
     path.write_bytes(text.encode("utf-8"))
     assert stored_jtl(path) == _by_expat(path)

@@ -329,6 +329,9 @@ class _Reader:
         except pa.ArrowInvalid:
             raise Irregular("not UTF-8") from None
         first_line, self.first_line = self.first_line, self.first_line + lines.count
+        if lines.count and int((lines.stop - lines.begin).max()) > xml.MAX_TAG_BYTES:
+            # expat's read refuses such a tag, or cuts such a text with a warning
+            raise Irregular("a line longer than MAX_TAG_BYTES")
         # how often each byte value occurs: one pass for the checks below
         counts = np.bincount(np.frombuffer(block, np.uint8), minlength=256)
         self.escapes = bool(counts[38] or counts[9])  # an "&" or a tab: texts to decode
