@@ -168,7 +168,7 @@ def ingest_file(
     return result
 
 
-#: reads of one file that may end in :class:`ReadAgain` before the last, which may not
+#: how often the reads of one file may end in :class:`ReadAgain` (the next may not)
 _READS_AGAIN = 4
 
 
@@ -212,17 +212,17 @@ def _ingest(
         # loader never asks), as often as each read asks with new options (a JTL XML
         # read in columns, then in two parts, then in one part)
         read = options
-        for _ in range(_READS_AGAIN):
+        for again_asked in range(_READS_AGAIN + 1):
             try:
                 writer = _load_source(source, ingester, path, read, fail_before_commit)
                 break
             except ReadAgain as again:
+                if again_asked == _READS_AGAIN:
+                    raise
                 read = again.options
                 source = store.new_source(
                     path, format=ingester.name, sha256=sha, replace=options.replace
                 )
-        else:
-            writer = _load_source(source, ingester, path, read, fail_before_commit)
     except DuplicateSourceError as duplicate:
         return IngestResult(
             path,

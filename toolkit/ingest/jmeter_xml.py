@@ -267,6 +267,8 @@ class _Plan:
             else:
                 at[column] = 2 * index + 1  # the last of rc/rs wins, as a dict of them did
         self.pick = operator.itemgetter(*(at[column] for column in _VALUE_COLUMNS))
+        #: where each value column's value stands in the list (the columns it has)
+        self.positions = {column: place for column, place in at.items() if place >= 0}
         self.variables = tuple(variables)
         self.start_hint = bool({"it", "ct", "sby"} & set(keys))
 
@@ -640,17 +642,32 @@ def _cut_of(state: _Parser, parser: Any) -> _Cut:
     )
 
 
-def _new_parser(path: Path, writer: Any, options: IngestOptions) -> tuple[_Parser, Any]:
-    """A :class:`_Parser` and the expat parser feeding it (DOCTYPE and ENTITY refused)."""
-    state = _Parser(path, writer, _text_tags(options.sample_columns))
-    parser = expat.ParserCreate(encoding=options.encoding)
-    state.expat = parser
-    parser.buffer_text = True
-    parser.ordered_attributes = True
+def guarded_parser(encoding: str | None) -> Any:
+    """An expat parser refusing DOCTYPE and ENTITY declarations (:class:`_Refused`)."""
+    parser = expat.ParserCreate(encoding=encoding)
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse
     parser.EntityDeclHandler = _refuse
     parser.ExternalEntityRefHandler = _refuse
+    return parser
+
+
+def reference_carry(data: bytes) -> tuple[bytes, bytes]:
+    """``data`` less a character reference its end may cut, and that part (carried to
+    the next block, so that :func:`_strip_bad_refs` sees each reference whole)."""
+    amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
+    if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
+        return data[:amp], data[amp:]
+    return data, b""
+
+
+def _new_parser(path: Path, writer: Any, options: IngestOptions) -> tuple[_Parser, Any]:
+    """A :class:`_Parser` and the expat parser feeding it (DOCTYPE and ENTITY refused)."""
+    state = _Parser(path, writer, _text_tags(options.sample_columns))
+    parser = guarded_parser(options.encoding)
+    state.expat = parser
+    parser.buffer_text = True
+    parser.ordered_attributes = True
     parser.StartElementHandler = state.start
     parser.EndElementHandler = state.end
     return state, parser
@@ -687,13 +704,7 @@ def _parsed_batches(
     fed = 0  # bytes given to the parser
     for block in blocks:
         final = not block
-        data = carry + block
-        carry = b""
-        if not final:
-            # keep a possibly split character reference for the next round
-            amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
-            if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
-                data, carry = data[:amp], data[amp:]
+        data, carry = (carry + block, b"") if final else reference_carry(carry + block)
         data = _strip_bad_refs(data)
         try:
             parser.Parse(data, final)

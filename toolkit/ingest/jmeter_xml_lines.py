@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 from xml.parsers import expat
 
 import numpy as np
@@ -57,8 +57,6 @@ _SAMPLE_TAGS = ("httpSample", "sample", "statSample")
 _SAMPLE = "(?:httpSample|sample|statSample)"
 #: the end of a line as read (its line break; a CR before it in a Windows file)
 _EOL = r"\r?\n?$"
-#: a sample's end tag alone on its line
-_END = rf"^[ \t]*</{_SAMPLE}>{_EOL}"
 #: line kinds, by the first tag on the line (any other tag, or none: OTHER)
 OTHER, START, END, URL, FILE, MESSAGE, ASSERTION, ASSERTION_END, ROOT, ROOT_END, PLAIN = range(11)
 _KINDS = {
@@ -82,17 +80,20 @@ _TEXT_LINE = {
     kind: rf'^[ \t]*<{re.escape(tag)}(?: class="[^"<]*")?(?:/>|>[^<]*</{re.escape(tag)}>){_EOL}'
     for kind, tag in _TEXT_TAG.items()
 }
-#: how each other kind's line must read, whole
+#: how the lines of the other kinds with text or attributes must read, whole
 _WHOLE_LINE = {
-    END: _END,
-    ASSERTION: rf"^[ \t]*<assertionResult>{_EOL}",
-    ASSERTION_END: rf"^[ \t]*</assertionResult>{_EOL}",
     ROOT: rf'^[ \t]*<testResults(?: [^\s"=<>/]+="[^"<]*")*>{_EOL}',
     PLAIN: "|".join(
         rf"(?:^[ \t]*<{tag}>[^<]*</{tag}>{_EOL})" for tag in ("name", "failure", "error")
     ),
-    ROOT_END: rf"^[ \t]*</testResults>{_EOL}",
     **_TEXT_LINE,
+}
+#: what the lines of the bare kinds hold past their indentation (one of)
+_EXACT_LINES = {
+    END: tuple(f"</{tag}>".encode() for tag in _SAMPLE_TAGS),
+    ASSERTION: (b"<assertionResult>",),
+    ASSERTION_END: (b"</assertionResult>",),
+    ROOT_END: (b"</testResults>",),
 }
 _VERSION = re.compile(r' version="([^"]*)"')
 #: the character references found in JMeter's messages, decoded without Python
@@ -120,19 +121,14 @@ class Unchecked(Irregular):
     reference it does not check): read the file again with expat checking it."""
 
 
+#: a character reference (those XML 1.0 forbids were removed with the block's:
+#: :func:`toolkit.ingest.jmeter_xml._strip_bad_refs`, as before expat's read)
+_CHAR_REF = re.compile(r"&#(?:x([0-9a-fA-F]+)|([0-9]+));")
+
+
 def _decoded_refs(text: str) -> str:
-    """``text``'s character references as characters; those XML 1.0 forbids removed (as
-    :func:`toolkit.ingest.jmeter_xml._strip_bad_refs` does before expat reads them)."""
-
-    def char(match: re.Match[str]) -> str:
-        hex_digits, dec_digits = match.groups()
-        digits = (hex_digits or dec_digits).lstrip("0")
-        if len(digits) > 8:
-            return ""
-        code = int(digits or "0", 16 if hex_digits is not None else 10)
-        return chr(code) if xml._xml10_char(code) else ""
-
-    return re.sub(r"&#(?:x([0-9a-fA-F]+)|([0-9]+));", char, text)
+    """``text``'s character references as characters."""
+    return _CHAR_REF.sub(lambda ref: chr(int(ref[1], 16) if ref[1] else int(ref[2])), text)
 
 
 def _unescaped(frame: pl.DataFrame, names: list[str], *, attribute: bool) -> pl.DataFrame:
@@ -169,28 +165,20 @@ class _Validator:
     refused, the XML 1.1 references JMeter writes removed first, as in the expat read)."""
 
     def __init__(self, encoding: str | None) -> None:
-        self.parser = expat.ParserCreate(encoding=encoding)
-        self.parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        self.parser.StartDoctypeDeclHandler = self.refuse
-        self.parser.EntityDeclHandler = self.refuse
-        self.parser.ExternalEntityRefHandler = self.refuse
+        self.parser = xml.guarded_parser(encoding)
         self.carry = b""
 
-    @staticmethod
-    def refuse(*_: object) -> Any:
-        raise Irregular("DOCTYPE or ENTITY declaration")
-
     def feed(self, block: bytes) -> None:
+        """Parse ``block`` (the file's next bytes; empty: the end)."""
         final = not block
-        data, self.carry = self.carry + block, b""
-        if not final:
-            amp = data.rfind(b"&", max(0, len(data) - xml._MAX_CARRY))
-            if amp != -1 and xml._PARTIAL_REF.fullmatch(data, amp):
-                data, self.carry = data[:amp], data[amp:]
+        if final:
+            data, self.carry = self.carry, b""
+        else:
+            data, self.carry = xml.reference_carry(self.carry + block)
         try:
             self.parser.Parse(xml._strip_bad_refs(data), final)
-        except (expat.ExpatError, LookupError) as exc:
-            raise Irregular(f"expat: {exc}") from None
+        except (expat.ExpatError, LookupError, xml._Refused) as exc:
+            raise Irregular(f"expat: {exc!r}") from None
 
 
 class _Plan:
@@ -203,11 +191,7 @@ class _Plan:
         self.xml_names = all(_XML_NAME.fullmatch(name) for name in names)
         self.regex = rf"^[ \t]*<{_SAMPLE}{attributes}/?>{_EOL}"
         # value k is part 2k + 1 of the tag split at its quotes, as in expat's list
-        self.at: dict[str, int] = {}
-        for index, name in enumerate(names):
-            column = xml._ATTR_COLUMN.get(name)
-            if column is not None:
-                self.at[column] = 2 * index + 1  # the last of rc/rs wins, as in expat's read
+        self.at = self.plan.positions
         variables = [name for _, name in self.plan.variables]
         if len(set(variables)) != len(variables) or len(set(names)) != len(names):
             raise Irregular("an attribute or sample variable named twice")
@@ -268,12 +252,11 @@ class _Lines:
         found &= np.isin(heads[:, size], _AFTER_NAME) | (after >= self.stop[rows])
         return found
 
-    def exactly(self, text: bytes, rows: np.ndarray) -> np.ndarray:
-        """Which of ``rows`` hold ``text`` and nothing else (past their indentation)."""
+    def exactly(self, text: bytes, rows: np.ndarray, heads: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` (their :meth:`heads`) hold ``text`` and nothing else past
+        their indentation (``text`` of :data:`_HEAD` bytes at most)."""
         found: np.ndarray = self.stop[rows] - self.begin[rows] == len(text)
-        at = self.begin[rows]
-        for offset, byte in enumerate(text):
-            found &= self.bytes[at + offset] == byte
+        found &= (heads[:, : len(text)] == np.frombuffer(text, np.uint8)).all(axis=1)
         return found
 
     def series(self) -> pl.Series:
@@ -383,20 +366,10 @@ class _Reader:
         if plain.size:  # not whole on its line: text of another kind
             whole = lines.strings(plain).str.contains(_WHOLE_LINE[PLAIN]).to_numpy()
             kinds[plain[~whole]] = OTHER
-        for kind, text in (
-            (END, None),
-            (ASSERTION, b"<assertionResult>"),
-            (ASSERTION_END, b"</assertionResult>"),
-            (ROOT_END, b"</testResults>"),
-        ):
+        for kind, texts in _EXACT_LINES.items():
             rows = np.flatnonzero(kinds == kind)
-            if kind == END:
-                whole = np.zeros(len(rows), bool)
-                for tag in _SAMPLE_TAGS:
-                    whole |= lines.exactly(f"</{tag}>".encode(), rows)
-            else:
-                whole = lines.exactly(text or b"", rows)
-            if not whole.all():
+            heads = lines.heads(rows)
+            if not np.logical_or.reduce([lines.exactly(t, rows, heads) for t in texts]).all():
                 raise Irregular("a tag read here not alone on its line")
         for kind in (ROOT, *self.texts, MESSAGE):
             rows = np.flatnonzero(kinds == kind)
