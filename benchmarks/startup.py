@@ -2,14 +2,16 @@
 
 Each command line runs as a fresh ``python -m toolkit ARGS`` from a temporary folder, with
 the code of this checkout and, with ``--before TREE``, of another tree (a ``git worktree``
-or ``git archive`` of an older commit) in the same run, interleaved. Prints a markdown
-table: the fastest wall time of ``--repeat`` runs, the median in brackets, and the exit
-code. The errors are the mistakes a user makes on the command line: no input, a bad option
+or ``git archive`` of an older commit) in the same run, interleaved. With ``--before-python PY`` the
+other tree runs in another interpreter (a venv with other library versions: typer 0.29
+against 0.28). Prints a markdown table: the fastest wall time of ``--repeat`` runs, the
+median in brackets, the least CPU time (user + system, ``wait4``) and the exit code. The errors are the mistakes a user makes on the command line: no input, a bad option
 value, a file, store or folder that does not exist (each is answered before any library is
 imported or any input read); a time zone is checked by DuckDB's own database, so it loads
 DuckDB.
 
     python benchmarks/startup.py --repeat 10 --before /tmp/old-main
+    python benchmarks/startup.py --repeat 10 --before . --before-python /tmp/v29/bin/python
 """
 
 from __future__ import annotations
@@ -45,47 +47,61 @@ COMMAND_LINES: list[tuple[str, list[str]]] = [
 ]
 
 
-def timed(code: Path, args: list[str], cwd: str) -> tuple[float, int]:
-    """Wall seconds and exit code of one fresh ``python -m toolkit ARGS`` run of ``code``."""
+def timed(code: Path, args: list[str], cwd: str, python: str) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and exit code of one fresh ``python -m
+    toolkit ARGS`` run of ``code`` in the interpreter ``python``."""
     env = {k: v for k, v in os.environ.items() if k != "WARMUP_DB"}
     env["PYTHONPATH"] = str(code)
     start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "toolkit", *args],
+    child = subprocess.Popen(
+        [python, "-m", "toolkit", *args],
         env=env,
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        check=False,
     )
-    return time.perf_counter() - start, done.returncode
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, child.returncode
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10, help="runs per command line")
     parser.add_argument("--before", type=Path, help="another source tree, measured alongside")
+    parser.add_argument(
+        "--before-python", default=sys.executable, help="the interpreter of --before's runs"
+    )
     args = parser.parse_args()
-    trees = [("now", ROOT)] + ([("before", args.before.resolve())] if args.before else [])
+    trees = [("now", ROOT, sys.executable)]
+    if args.before:
+        trees.append(("before", args.before.resolve(), args.before_python))
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as cwd:
         times: dict[tuple[str, str], list[float]] = {}
+        cpus: dict[tuple[str, str], list[float]] = {}
         codes: dict[tuple[str, str], int] = {}
         for _ in range(args.repeat):
             for what, argv in COMMAND_LINES:
-                for name, code in trees:
-                    seconds, rc = timed(code, argv, cwd)
+                for name, code, python in trees:
+                    seconds, cpu, rc = timed(code, argv, cwd, python)
                     times.setdefault((what, name), []).append(seconds)
+                    cpus.setdefault((what, name), []).append(cpu)
                     codes[(what, name)] = rc
     print(f"Machine: {describe()}; load average {load:.1f} at the start.\n")
-    header = "| command line | exit |" + "".join(f" {name} |" for name, _ in trees)
+    for name, code, python in trees:
+        print(f"- {name}: {code} run by {python}")
+    print("\nWall time, fastest (median), and least CPU:\n")
+    header = "| command line | exit |" + "".join(f" {name} | CPU |" for name, _, _ in trees)
     print(header)
-    print("|---|---:|" + "---:|" * len(trees))
+    print("|---|---:|" + "---:|---:|" * len(trees))
     for what, argv in COMMAND_LINES:
         shown = " ".join(a if not a.startswith("/") else Path(a).name for a in argv)
         cells = "".join(
-            f" {min(times[(what, n)]):.3f} s ({statistics.median(times[(what, n)]):.3f}) |"
-            for n, _ in trees
+            f" {min(times[(what, n)]):.3f} s ({statistics.median(times[(what, n)]):.3f})"
+            f" | {min(cpus[(what, n)]):.3f} s |"
+            for n, _, _ in trees
         )
         print(f"| {what}: `warmup {shown}` | {codes[(what, 'now')]} |{cells}")
 
