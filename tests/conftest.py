@@ -54,11 +54,14 @@ if os.environ.get("PYTEST_XDIST_WORKER") and not REQUIRE_ALL:
     duckdb.connect = _one_thread(duckdb.connect)
 
 
-#: Tests marked ``slow`` (long fuzz runs, recordings, subprocess matrices) run in CI
-#: (WARMUP_REQUIRE_ALL=1), with WARMUP_SLOW=1, or when ``-m slow`` asks for them; a
-#: developer's ``python -m pytest`` skips them with this reason.
+#: Three speeds (issue 20.2). Tests marked ``ci_only`` (the long fuzz runs, recordings,
+#: subprocess matrices, checks over every real file) run in CI (WARMUP_REQUIRE_ALL=1), with
+#: WARMUP_SLOW=1, or when ``-m`` names ``ci_only``; a developer's ``python -m pytest`` skips
+#: them with this reason and runs the rest. Tests marked ``slow`` (a second or more each on
+#: a 2-core machine: browsers, reports, real runs) run by default; ``-m "not slow"``, the
+#: quick loop, leaves them out, and every ``ci_only`` test with them.
 RUN_SLOW = REQUIRE_ALL or os.environ.get("WARMUP_SLOW") == "1"
-SLOW_REASON = "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1"
+SLOW_REASON = "ci_only: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1"
 
 
 def _cached_get_command(get_command: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -100,13 +103,18 @@ _CHECKED_SCHEMAS: set[str] = set()
 jsonschema.validate = _validate_checking_each_schema_once
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if RUN_SLOW or "slow" in (config.getoption("markexpr", "") or "").replace("not slow", ""):
-        return
+    """Marks every ``ci_only`` test ``slow`` too, before ``-m`` selects (hence tryfirst),
+    and skips the ``ci_only`` tests unless CI, WARMUP_SLOW=1 or ``-m ci_only`` asks."""
+    markexpr = config.getoption("markexpr", "") or ""
+    run_ci_only = RUN_SLOW or "ci_only" in markexpr.replace("not ci_only", "")
     skip = pytest.mark.skip(reason=SLOW_REASON)
     for item in items:
-        if item.get_closest_marker("slow") is not None:
-            item.add_marker(skip)
+        if item.get_closest_marker("ci_only") is not None:
+            item.add_marker(pytest.mark.slow)
+            if not run_ci_only:
+                item.add_marker(skip)
 
 
 def _need(condition: bool, reason: str) -> None:

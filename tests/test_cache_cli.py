@@ -100,6 +100,7 @@ def _profile_truth(path: Path) -> tuple[int, float, float]:
     return query["queryStartTimeMs"], metrics["totalTimeMs"] / 1000, local / (local + remote)
 
 
+@pytest.mark.slow
 def test_cache_json_on_real_databricks_pair(runner: CliRunner, real_dir: Path) -> None:
     """Issue 16 item 5: the warm run ran first, the cold one 72 min later. Read in time
     order, run 2 is a cold (evicted) run: no "warm from", no capacity, no fit; whatever
@@ -148,6 +149,7 @@ def test_cache_json_on_real_databricks_pair(runner: CliRunner, real_dir: Path) -
 PROFILE_SUFFIXES = (".json", ".csv")
 
 
+@pytest.mark.slow
 def test_every_real_profile_gives_verdicts_that_follow_the_data(
     runner: CliRunner, real_dir: Path
 ) -> None:
@@ -195,6 +197,7 @@ def test_every_real_profile_gives_verdicts_that_follow_the_data(
     assert checked == 0
 
 
+@pytest.mark.slow
 def test_report_cache_section_carries_the_cli_findings(runner: CliRunner, real_dir: Path) -> None:
     """One cache rule set: on the real Databricks pair the report's findings, its cache
     section's JSON and ``warmup cache --json`` agree; no fitted curve is drawn."""

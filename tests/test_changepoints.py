@@ -27,6 +27,7 @@ def _ruptures_changepoints(x: np.ndarray, pen: float) -> list[int]:
 RUPTURES_EXAMPLES = 220 if RUN_SLOW else 50
 
 
+@pytest.mark.slow
 def test_equals_ruptures_normal_pelt_on_random_series() -> None:
     """≥ 200 random piecewise series (50 outside CI) of 4–300 points (levels, variances,
     spikes; four penalties): change points identical to ruptures' normal-cost PELT with
@@ -119,6 +120,7 @@ def test_crops_path_is_monotone_and_contains_the_true_segmentation() -> None:
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.slow
 def test_crops_finds_every_segmentation_pelt_finds_in_its_range(seed: int) -> None:
     """CROPS (Haynes et al. 2017) must return every distinct optimal segmentation in
     [4 ln n, 1e5 ln n]: PELT on a dense grid of 200 penalties finds no change-point count
@@ -170,6 +172,7 @@ def _series_zoo(seed: int) -> tuple[np.ndarray, float]:
     return x, quantization_floor(x)
 
 
+@pytest.mark.slow
 def test_screened_search_equals_the_reference_pelt_loop() -> None:
     """The block-screened PELT (lower bounds skip candidates that cannot be the optimum)
     returns exactly the reference loop's change points — the loop that equals ruptures —

@@ -117,7 +117,7 @@ def measure() -> tuple[collections.Counter[tuple[str, str]], int, int, list[str]
     return confusion, within, changing, misses
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_classes_are_right_on_an_independent_generator() -> None:
     """Classes right in ≥ 97 % and the steady iteration within ±2 runs of the truth in
     ≥ 90 % of warm-up and slowdown series (printed with the confusion matrix; ``-s``).

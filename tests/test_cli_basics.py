@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolkit.cli import app
 
 
@@ -44,6 +46,7 @@ def test_python_m_toolkit_help_runs_clean() -> None:
     assert "gaps" in done.stdout and "Example:" in done.stdout
 
 
+@pytest.mark.slow
 def test_demo_writes_html_and_prints_tables(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "demo.html"
     result = runner.invoke(app, ["demo", "-o", str(out)])

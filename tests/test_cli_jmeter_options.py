@@ -78,6 +78,7 @@ def test_delimiter_implies_the_csv_jtl_format_and_takes_tab_by_name(
 # -- 2. the input options exist where the advice names them ------------------------------
 
 
+@pytest.mark.slow
 def test_load_compare_report_take_the_input_options(tmp_path: Path, runner: CliRunner) -> None:
     latin = _latin_jtl(tmp_path / "latin.csv")
     other = _latin_jtl(tmp_path / "other.csv")
@@ -136,6 +137,7 @@ def test_exit_codes_follow_the_readme(tmp_path: Path, runner: CliRunner) -> None
 # -- 4. compare re-run on a store -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_compare_files_twice_on_one_store_reuses_their_suites(
     tmp_path: Path, runner: CliRunner
 ) -> None:
@@ -342,6 +344,7 @@ def _apdex_jtl(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_apdex_options_set_the_thresholds(tmp_path: Path, runner: CliRunner) -> None:
     """``--apdex 20,60`` and ``--apdex-per-label 'slow.*:40|80'`` change every APDEX the
     way JMeter's properties do, counted here from the samples: ``fast`` (elapsed 1..100,

@@ -83,6 +83,7 @@ def test_load_real_files_table_and_json(real_dir: Path, runner: CliRunner) -> No
     assert payload["window_s"] == 2.0
 
 
+@pytest.mark.slow
 def test_ingest_then_load_from_db_and_compare(tmp_path: Path, runner: CliRunner) -> None:
     db = tmp_path / "runs.duckdb"
     off, on = tmp_path / "off.jtl", tmp_path / "on.jtl"
@@ -120,6 +121,7 @@ def test_ingest_then_load_from_db_and_compare(tmp_path: Path, runner: CliRunner)
             assert len(res.stderr.strip().splitlines()) == 1 and "--window" in res.stderr
 
 
+@pytest.mark.slow
 def test_bad_inputs_one_line_exit_1_store_unchanged(tmp_path: Path, runner: CliRunner) -> None:
     db = tmp_path / "s.duckdb"
     good = tmp_path / "good.jtl"
@@ -169,6 +171,7 @@ def test_headerless_with_columns_flag(real_dir: Path, runner: CliRunner, tmp_pat
     assert "22 rows" in res.stderr
 
 
+@pytest.mark.slow
 def test_distributed_files_into_one_suite_with_progress_bar(
     tmp_path: Path, runner: CliRunner
 ) -> None:
@@ -251,6 +254,7 @@ def test_folder_walk_skips_files_in_no_known_format(tmp_path: Path, runner: CliR
     assert f"Error: {folder}: no file in this folder is in a known format (3 tried)" in res.stderr
 
 
+@pytest.mark.slow
 def test_load_the_real_jmeter_folder(real_dir: Path, runner: CliRunner) -> None:
     """``warmup load`` on the whole real folder: every JTL, XML and log is analysed; the
     header-less CSVs that need --columns and JMeter's expected-output JSON are skipped."""
@@ -273,6 +277,7 @@ def test_load_the_real_jmeter_folder(real_dir: Path, runner: CliRunner) -> None:
     assert [s["suite"] for s in suites if s.get("logs")] == ["generated__jmeter-5.6.3__default"]
 
 
+@pytest.mark.slow
 def test_compare_says_why_ratios_are_missing(tmp_path: Path, runner: CliRunner) -> None:
     """Labels in one suite only, and a suite with no steady state, were compared silently
     (only an ALL row, or every ratio null with exit 0)."""

@@ -52,6 +52,7 @@ def _piped(args: list[str], cwd: Path) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_score_piped_to_a_file_keeps_full_names(
     real_dir: Path, tmp_path: Path, need: Callable[[bool, str], None]
 ) -> None:
@@ -98,6 +99,7 @@ def _table_commands(tmp_path: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("output_format", ["csv", "tsv", "markdown"])
+@pytest.mark.slow
 def test_every_table_command_prints_the_output_format(
     runner: CliRunner, tmp_path: Path, output_format: str
 ) -> None:

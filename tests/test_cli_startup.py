@@ -91,6 +91,7 @@ print(json.dumps(done))
 """
 
 
+@pytest.mark.slow
 def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path) -> None:
     """Every mistake the command line shows (a bad option value, no input, a file, store
     or folder that does not exist) is one line with its exit code before DuckDB, Polars,
@@ -168,6 +169,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     assert not Path(new_store).exists()
 
 
+@pytest.mark.slow
 def test_the_probe_sees_a_command_that_does_load_them() -> None:
     """The probe can fail: a command that reads a file imports DuckDB and Polars."""
     exit_code, loaded = _loaded(["score", str(FIXTURES / "clickbench"), "--json"])
@@ -215,6 +217,7 @@ def _options() -> dict[str, set[str]]:
     }
 
 
+@pytest.mark.slow
 def test_window_options_are_named_for_what_they_are(runner: CliRunner) -> None:
     """``report --window`` was hot iterations and ``load --window`` a duration: now
     ``--hot-window`` and ``--load-window``; ``--window`` still works, unlisted."""
@@ -250,6 +253,7 @@ def _string_literals() -> list[tuple[Path, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_named_command_and_option_exists() -> None:
     """Each ``warmup COMMAND`` and each ``--option`` that a message, advice or help text of
     the package names is a command / an option of some command (the unrecognised-format
@@ -298,6 +302,7 @@ def _messages() -> list[tuple[Path, int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_message_advises_a_hidden_option() -> None:
     """A hidden option is an old spelling kept working, and may mean another thing in
     another command (``--window``: seconds in ``warmup load``, hot iterations in ``warmup

@@ -117,7 +117,7 @@ def test_damage_matrix_has_at_least_twenty_kinds(real_store: tuple[Path, Path, P
     assert all(any(k.startswith(p) or p in k for k in kinds) for p in places)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_every_command_on_every_damaged_copy_is_one_line_and_no_write(
     tmp_path: Path, real_store: tuple[Path, Path, Path], real_dir: Path
 ) -> None:
@@ -225,6 +225,7 @@ def test_doctor_names_each_damaged_table_and_counts_the_others(
 
 
 @pytest.mark.parametrize("kind", ["samples-zeroed", "jtl-renamed", "wal-of-another-store"])
+@pytest.mark.slow
 def test_real_cli_on_a_damaged_store_exits_1_with_one_line(
     tmp_path: Path, real_store: tuple[Path, Path, Path], real_dir: Path, kind: str
 ) -> None:
@@ -309,6 +310,7 @@ def test_leftover_of_a_killed_creation_is_one_line_for_readers_and_filled_by_ing
     assert list(store_state(db).values()) == [("clickbench", 15)]
 
 
+@pytest.mark.slow
 def test_creation_that_loses_the_race_opens_the_winners_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixtures_dir: Path
 ) -> None:
@@ -340,7 +342,7 @@ def _large_store(into: Path, real: Path) -> Path:
     return db
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_large_real_store_damaged_in_its_middle_is_refused_without_writes(
     tmp_path: Path, real_store: tuple[Path, Path, Path], real_dir: Path
 ) -> None:
@@ -377,6 +379,7 @@ def test_large_real_store_damaged_in_its_middle_is_refused_without_writes(
 # -- sound stores are never called damaged ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_store_grown_by_many_ingests_is_not_called_cut_short(
     tmp_path: Path, real_dir: Path
 ) -> None:

@@ -96,6 +96,7 @@ def test_cli_table_and_json(runner, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_clickbench_jvm_systems_are_flagged_still_warming_more_often(
     runner, real_dir: Path, need
 ) -> None:  # type: ignore[no-untyped-def]
@@ -235,6 +236,7 @@ def test_detect_options_reach_the_engine(runner, tmp_path: Path) -> None:  # typ
     assert bad.exit_code == 1 and "--equivalence 'x'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_comparators_summary_in_json_and_text(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """--comparators: per series where MSER-5, Georges and Laaber would have stopped and
     how wrong that was, and a per-rule summary (premature = stopped before the

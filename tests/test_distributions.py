@@ -81,6 +81,7 @@ def test_kendall_trend_pvalue_of_constant_values_is_nan() -> None:
     assert np.isnan(kendall_trend_pvalue(np.ones(4)))
 
 
+@pytest.mark.slow
 def test_warmup_load_never_imports_scipy(tmp_path: Path) -> None:
     """A JTL and a summariser log analysed (t intervals, the trend test of the log's
     windows) in one process: no scipy module is among its modules (scipy.stats cost 0.7-1.1

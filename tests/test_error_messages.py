@@ -221,6 +221,7 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m.name)
+@pytest.mark.slow
 def test_mistake_gets_one_clear_line_exit_1_and_store_unchanged(
     mistake: Mistake, tmp_path: Path, db: Path, runner: CliRunner
 ) -> None:

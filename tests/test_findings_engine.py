@@ -115,6 +115,7 @@ def test_bad_config_is_one_line(tmp_path: Path, text: str, needle: str) -> None:
     assert result.exit_code == 1 and needle in result.output
 
 
+@pytest.mark.slow
 def test_check_exits_4_at_the_level_and_writes_junit(
     runner: CliRunner, fixtures_dir: Path, tmp_path: Path
 ) -> None:
@@ -159,6 +160,7 @@ def test_a_bug_exits_3_with_its_traceback(
     assert "RuntimeError: boom" in err and "exit 3" in err
 
 
+@pytest.mark.slow
 def test_user_error_still_exits_1_from_the_console_script(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
@@ -171,6 +173,7 @@ def test_user_error_still_exits_1_from_the_console_script(tmp_path: Path) -> Non
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_pyproject_tolerance_changes_the_gap_table_and_is_in_the_provenance(
     runner: CliRunner, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

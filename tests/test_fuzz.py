@@ -504,7 +504,7 @@ def case_statistics() -> Iterator[None]:
         Path(target).write_text(json.dumps(rows, indent=1) + "\n")
 
 
-@pytest.mark.slow  # 200 mutants per format: ~3.5 min of CPU for the two tests
+@pytest.mark.ci_only  # 200 mutants per format: ~3.5 min of CPU for the two tests
 @FUZZ
 @SEEDED
 @given(data=st.data())
@@ -517,7 +517,7 @@ def test_fuzz_detected_format(
     CASES["detected", format_name, outcome] += 1
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @FUZZ
 @SEEDED
 @given(data=st.data())
@@ -541,7 +541,9 @@ FIRST_SEEDS = sorted(paths[0] for paths in SEEDS.values())
     [
         pytest.param(FIRST_SEEDS, id="first-of-each-format"),
         pytest.param(
-            [p for p in ALL_SEEDS if p not in FIRST_SEEDS], id="the-others", marks=pytest.mark.slow
+            [p for p in ALL_SEEDS if p not in FIRST_SEEDS],
+            id="the-others",
+            marks=pytest.mark.ci_only,
         ),
     ],
 )

@@ -354,6 +354,7 @@ def test_killed_jmeter_cut_inside_a_quoted_field_keeps_the_complete_records(
     )
 
 
+@pytest.mark.slow
 def test_forced_format_works_in_a_fresh_process(tmp_path: Path) -> None:
     """``ingest_file(..., format=NAME)`` before anything imported the ingesters (the fuzz
     suite always had; a library user may not): every format is known."""
@@ -370,6 +371,7 @@ def test_forced_format_works_in_a_fresh_process(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr
 
 
+@pytest.mark.slow
 def test_million_delimiters_in_a_killed_jtl_are_one_line_not_hours(
     tmp_path: Path, real_dir: Path
 ) -> None:

@@ -416,6 +416,7 @@ _RUN_VALUES = st.one_of(
     ),
     tolerance=st.sampled_from([0.0, 0.05, 0.10, 0.5]),
 )
+@pytest.mark.slow
 def test_iteration_gaps_equals_series_gaps(
     series: list[list[float | None]],
     processes: int,

@@ -134,6 +134,7 @@ def _suite_frame(suite_id: int, series: list[list[float | None]], processes: int
     steady=st.booleans(),
     tolerance=st.sampled_from([0.0, 0.10]),
 )
+@pytest.mark.slow
 def test_tables_of_all_suites_equal_each_suite_alone(
     suites: list[tuple[list[list[float | None]], int]], steady: bool, tolerance: float
 ) -> None:

@@ -183,6 +183,7 @@ def clean_load(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("case", list(HOSTILE_ROWS))
+@pytest.mark.slow
 def test_one_hostile_row_is_left_out_of_every_figure(
     case: str, tmp_path: Path, real_dir: Path, clean_load: dict[str, object]
 ) -> None:
@@ -204,6 +205,7 @@ def test_one_hostile_row_is_left_out_of_every_figure(
     assert taken[0]["severity"] == "warning" and taken[0]["numbers"]["effect"] > 0
 
 
+@pytest.mark.slow
 def test_hostile_rows_load_and_report_in_bounded_memory(tmp_path: Path, real_dir: Path) -> None:
     """A store with every hostile case as its own suite: ``warmup load`` and ``warmup
     report`` exit 0 under a 4 GiB address-space limit, with peak RSS under 2 GB (was: exit
@@ -242,6 +244,7 @@ def test_fences_keep_a_sparse_tail_and_two_joined_runs() -> None:
     assert lo < 1.7e12 and hi > 1.7e12 + 10 * day + 3600_000
 
 
+@pytest.mark.slow
 def test_no_fence_leaves_out_a_row_of_the_real_runs(real_dir: Path, tmp_path: Path) -> None:
     """The fences leave out nothing of the real JTLs of ../shared/real/jmeter (CSV and
     XML): every row of every file is within a day of its quartiles."""
@@ -259,6 +262,7 @@ def test_no_fence_leaves_out_a_row_of_the_real_runs(real_dir: Path, tmp_path: Pa
     assert "load-samples-out-of-range" not in rules
 
 
+@pytest.mark.slow
 def test_a_span_beyond_the_window_limit_is_one_line(tmp_path: Path) -> None:
     """Half the rows decades from the other half (the quartiles themselves far apart): the
     fences hold both, and ``warmup load`` refuses the 10¹⁰ windows in one line naming the
@@ -299,6 +303,7 @@ def _gzip_bomb(out: Path, header: bytes, megabytes: int = 256) -> Path:
         ("bomb.json.gz", b'{"system": "x", "date": "2026-01-01", "result": [[0.1]]'),
     ],
 )
+@pytest.mark.slow
 def test_gzip_bomb_is_refused_in_one_line(tmp_path: Path, name: str, header: bytes) -> None:
     """A 256 MiB gzip bomb (261 kB, 1028:1) read without --db, or ingested into a store:
     one line naming the ratio, exit 1, the store unchanged, in seconds and under 500 MB
@@ -365,6 +370,7 @@ def test_input_and_whole_file_limits(
     assert guarded.file_bytes(members) == b"a" * 3000 + b"b" * 1500
 
 
+@pytest.mark.slow
 def test_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
     """A FIFO given as input: one line, exit 1, at once (was: opening it blocked until a
     writer came, forever)."""
@@ -377,6 +383,7 @@ def test_a_fifo_is_one_line_not_a_hang(tmp_path: Path) -> None:
     assert run.seconds < 20
 
 
+@pytest.mark.slow
 def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
     """A JTL of 1,000 distinct labels (label i has i % 7 + 1 samples): the report's load
     tables hold ALL and the 99 busiest labels with one line counting the other 901, its
@@ -412,6 +419,7 @@ def test_many_labels_are_summarised_in_the_report(tmp_path: Path) -> None:
     assert len(full["labels"]) == 1001 and "labels_not_shown" not in full
 
 
+@pytest.mark.slow
 def test_many_error_types_are_summarised_in_the_report(tmp_path: Path) -> None:
     """A JTL of 2 labels whose 5,000 failed samples each carry their own response message
     (5,000 error types; "E 0".."E 9" have 3 errors each): the report's Errors table holds
@@ -514,6 +522,7 @@ def _without_read_override() -> tuple[str, ...]:
     return (str(setpriv), f"--inh-caps={drop}", f"--bounding-set={drop}")
 
 
+@pytest.mark.slow
 def test_an_unreadable_file_is_skipped_by_a_walk_and_one_line_alone(tmp_path: Path) -> None:
     """A JTL of mode 000 in a folder beside a good one (root drops its override): the
     walk stores the good file, says in one line which file it could not read, exits 0,
@@ -608,6 +617,7 @@ def _contents(db: Path) -> list[tuple[object, ...]]:
         ).fetchall()
 
 
+@pytest.mark.slow
 def test_a_full_disk_at_commit_is_one_line_per_file_and_keeps_the_store(tmp_path: Path) -> None:
     """A store on a 4 MiB tmpfs holding one small JTL; a folder of an 8 MB JTL (300,000
     rows) and a small one ingested into it fills the disk: one line per file naming the
@@ -682,6 +692,7 @@ main()
     ("after", "command", "kept"),
     [("2", "ingest", 2), ("1", "ingest", 1), ("analysis", "load", 3), ("2", "load-scratch", 0)],
 )
+@pytest.mark.slow
 def test_ctrl_c_at_a_commit_says_what_was_stored(
     tmp_path: Path, after: str, command: str, kept: int
 ) -> None:
@@ -718,6 +729,7 @@ def test_ctrl_c_at_a_commit_says_what_was_stored(
     )
 
 
+@pytest.mark.slow
 def test_scratch_stores_of_killed_commands_are_removed_at_the_next_start(
     tmp_path: Path,
 ) -> None:
@@ -763,6 +775,7 @@ def test_scratch_stores_of_killed_commands_are_removed_at_the_next_start(
     assert remove_stale(scratch_root) == [] and live.exists()
 
 
+@pytest.mark.slow
 def test_max_bytes_refuses_larger_inputs_unread(tmp_path: Path) -> None:
     """``--max-bytes`` (default 20 GB, :data:`IngestOptions.max_bytes`) on every command
     that reads inputs: a plain JTL or a gzip one expanding beyond it is one line naming
@@ -850,7 +863,7 @@ def _long_line_inputs(folder: Path, megabytes: int) -> dict[str, Path]:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.parametrize("megabytes", [500, 270])
 def test_a_line_of_hundreds_of_megabytes_is_one_line(tmp_path: Path, megabytes: int) -> None:
     """One line of 500 MB (and of 270 MB, just past 256 MiB) in a CSV JTL, an XML JTL, a
@@ -885,6 +898,7 @@ def test_a_line_of_hundreds_of_megabytes_is_one_line(tmp_path: Path, megabytes: 
         assert run.peak_rss_mb < RSS_LIMIT_MB and run.seconds < 60, run
 
 
+@pytest.mark.slow
 def test_long_xml_texts_and_tags_are_bounded(tmp_path: Path) -> None:
     """An XML JTL whose failureMessage is 30 MB is read, the message cut at 4 Mi
     characters with a warning; one whose lb attribute is 20 MB is one line naming its
@@ -917,7 +931,7 @@ def test_long_xml_texts_and_tags_are_bounded(tmp_path: Path) -> None:
         ingest_file(store, attribute)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_ten_million_element_json_arrays_are_one_line(tmp_path: Path) -> None:
     """A ClickBench result of 10 million queries (140 MB), one of one query with 10
     million runs (40 MB) and a DuckDB profile of 10 million operators (440 MB): one line
@@ -979,7 +993,7 @@ def _store_with_long_series(db: Path, tmp_path: Path, runs: int) -> None:
         )
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_gaps_and_report_of_a_ten_million_run_series_are_bounded(tmp_path: Path) -> None:
     """A series of 10 million runs: ``warmup gaps`` and ``warmup report`` exit 0 under
     2 GB RSS, analysing its first 10,000 runs, and say in one warning how many runs no
@@ -1022,6 +1036,7 @@ def test_readme_states_the_limits_the_code_applies() -> None:
     assert f"at most {guarded.MAX_WHOLE_FILE_BYTES >> 20} MiB" in section
 
 
+@pytest.mark.slow
 def test_a_csv_jtl_line_beyond_16_mib_is_one_line_wherever_it_is(tmp_path: Path) -> None:
     """A 20 MB record in the middle of a CSV JTL, as its last line, and last in a .gz:
     one line naming line 3 (the scan that finds it reads 20 MB in milliseconds); a file of
@@ -1052,6 +1067,7 @@ def test_a_csv_jtl_line_beyond_16_mib_is_one_line_wherever_it_is(tmp_path: Path)
     assert long_line(jtl, 16 << 20) == 3 and long_line(jtl, 21 * MB) is None
 
 
+@pytest.mark.slow
 def test_a_gzip_jtl_is_decompressed_once_before_duckdb_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

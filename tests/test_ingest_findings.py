@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import toolkit
@@ -21,6 +22,7 @@ def _findings(db: Path) -> list[dict[str, object]]:
     return [f for f in found if str(f["rule"]).startswith("ingest-")]
 
 
+@pytest.mark.slow
 def test_real_clickbench_skips_and_warnings_are_findings(real_dir: Path, tmp_path: Path) -> None:
     folder = real_dir / "clickbench"
     # the truth from the files: error-only entries (no "result", an "error") and files

@@ -165,7 +165,7 @@ def test_a_signal_where_no_exception_can_pass_is_not_lost() -> None:
     assert done.stderr == ""
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_signals_at_twenty_moments_of_ingest_load_and_report(
     tmp_path: Path, real_dir: Path
 ) -> None:
@@ -296,6 +296,7 @@ sys.addaudithook(_hook)
     ("command", "signum"),
     [("load", signal.SIGINT), ("ingest", signal.SIGTERM)],
 )
+@pytest.mark.slow
 def test_a_signal_inside_duckdbs_native_setup_is_one_line(
     command: str, signum: signal.Signals, tmp_path: Path
 ) -> None:

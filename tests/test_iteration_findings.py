@@ -100,6 +100,7 @@ def _truth_window_error(runs: list[list[float | None]], steady: dict[str, float]
 
 
 @pytest.mark.parametrize("engine", ["jvm", "native"])
+@pytest.mark.slow
 def test_one_window_error_per_suite_equals_the_grid_parts(
     runner: Any, fixtures_dir: Path, tmp_path: Path, engine: str
 ) -> None:
@@ -275,6 +276,7 @@ def test_still_warming_never_where_the_cold_run_is_fastest(runner: Any, tmp_path
     assert [d.query for d in still_warming(results)] == ["Q0", "Q1"]
 
 
+@pytest.mark.slow
 def test_real_clickbench_still_warming_never_with_the_cold_run_fastest(
     runner: Any, real_dir: Path, need: Any
 ) -> None:

@@ -104,6 +104,7 @@ def test_dashboard_equals_jmeter_with_every_sample_in_its_window(
             assert ours[label][field] == pytest.approx(expected[field], rel=1e-7), (label, field)
 
 
+@pytest.mark.slow
 def test_jmeter_default_window_takes_percentiles_of_the_last_20000_samples(
     tmp_path: Path, store: Store
 ) -> None:

@@ -75,7 +75,7 @@ def _real_csvs(real_dir: Path) -> list[Path]:
 
 # every real CSV JTL with a csv-module count, 3M samples (~17 s); test_fuzz's unmutated
 # seeds check the real files under its size limit against oracle counts
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_every_real_csv_jtl_ingests_with_independent_row_count(
     real_dir: Path, store: Store
 ) -> None:
@@ -505,6 +505,7 @@ def test_load_generators_into_one_suite_keep_hostname_and_file(
     ]
 
 
+@pytest.mark.slow
 def test_rows_out_of_time_order_give_the_same_analysis(tmp_path: Path) -> None:
     from toolkit import open_store
     from toolkit.pipeline.load import load_report
@@ -550,6 +551,7 @@ def test_old_and_comma_decimal_summariser_console_ingests(tmp_path: Path, store:
 # -- progress of large files ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_progress_reported_for_large_csv_and_xml(tmp_path: Path, store: Store) -> None:
     big_csv = tmp_path / "big.jtl"
     write_jtl(big_csv, 60_000, seed=2, duration_s=60, warmup_s=0)
@@ -585,6 +587,7 @@ def test_duckdb_never_draws_its_progress_bar_on_stdout(tmp_path: Path) -> None:
             assert store.con.execute(setting).fetchone() == (False,)
 
 
+@pytest.mark.slow
 def test_xml_and_csv_of_the_same_samples_give_the_same_analysis(tmp_path: Path) -> None:
     """The generator writes one sample stream as a CSV and as an XML JTL (the XML with an
     assertionResult per failure and two nested sub-samples on every 10th sample). Both

@@ -54,6 +54,7 @@ json_values = st.recursive(
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(json_values, st.integers(0, MAX_JSON_DEPTH + 2))
+@pytest.mark.slow
 def test_any_document_is_refused_iff_the_walk_finds_it_too_deep(inner: Any, wrap: int) -> None:
     value = nested(wrap, padding=inner) if wrap else inner
     deep = isinstance(value, dict | list) and _deeper_than(value, MAX_JSON_DEPTH)

@@ -162,6 +162,7 @@ def _stored(store: Store) -> list[tuple[Any, ...]]:
     return sorted(rows, key=repr)
 
 
+@pytest.mark.slow
 def test_stored_columns_match_an_elementtree_reading(real_dir: Path, store: Store) -> None:
     files = _xml_files(real_dir)
     assert len(files) >= 30, [f.name for f in files]

@@ -103,7 +103,7 @@ def test_a_sample_longer_than_a_block_allows_is_read_by_expat(
         pytest.param(
             name,
             id=name.split(".")[0],
-            marks=() if name.startswith(("xml-allfields", "xml-default")) else pytest.mark.slow,
+            marks=() if name.startswith(("xml-allfields", "xml-default")) else pytest.mark.ci_only,
         )
         for name in sorted(p.name for p in RECORDED.glob("*.xml.gz"))
     ],
@@ -116,7 +116,7 @@ def test_recorded_jmeter_files_read_the_same_in_columns(name: str, columns: list
     assert columns[-1:] == ["checked columns" if name == "xml-allfields.xml.gz" else "columns"]
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_real_jmeter_xml_files_read_the_same_in_columns(real_dir: Path, columns: list[str]) -> None:
     files = sorted((real_dir / "jmeter").glob("*.xml")) + sorted(
         f for f in (real_dir / "jmeter").glob("*.jtl") if f.read_bytes()[:200].count(b"<") > 1
@@ -285,8 +285,9 @@ def _mutant(rng: random.Random) -> str:
 
 
 @pytest.mark.parametrize(
-    "count", [40, pytest.param(400, marks=pytest.mark.slow)], ids=["quick", "long"]
+    "count", [40, pytest.param(400, marks=pytest.mark.ci_only)], ids=["quick", "long"]
 )
+@pytest.mark.slow
 def test_damaged_documents_read_as_expat_reads_them(
     tmp_path: Path, columns: list[str], count: int
 ) -> None:

@@ -70,6 +70,7 @@ def _plain(source: Path, folder: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_generated_file_with_nested_samples_reads_the_same_in_two_parts(
     tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -93,6 +94,7 @@ def test_generated_file_with_nested_samples_reads_the_same_in_two_parts(
 
 
 @pytest.mark.parametrize("parts", ["one", "two", "columns"])
+@pytest.mark.slow
 def test_a_scratch_store_skips_the_url_texts_in_both_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parts: str
 ) -> None:
@@ -137,11 +139,12 @@ QUICK_RECORDED = ("xml-allfields",)
         pytest.param(
             name,
             id=name.split(".")[0],
-            marks=() if name.split(".")[0] in QUICK_RECORDED else pytest.mark.slow,
+            marks=() if name.split(".")[0] in QUICK_RECORDED else pytest.mark.ci_only,
         )
         for name in sorted(p.name for p in RECORDED.glob("*.xml.gz"))
     ],
 )
+@pytest.mark.slow
 def test_recorded_jmeter_files_read_the_same_in_two_parts(
     name: str, tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -151,7 +154,7 @@ def test_recorded_jmeter_files_read_the_same_in_two_parts(
     assert two_parts == ([] if split is None else ["clean"])
 
 
-@pytest.mark.slow  # beside the recorded files' quick cases
+@pytest.mark.ci_only  # beside the recorded files' quick cases
 def test_real_jmeter_xml_files_read_the_same_in_two_parts(
     real_dir: Path, tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -176,6 +179,7 @@ def _document(body: str) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n{body}</testResults>\n'
 
 
+@pytest.mark.slow
 def test_a_split_inside_a_comment_is_read_again_in_one_part(
     tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -190,6 +194,7 @@ def test_a_split_inside_a_comment_is_read_again_in_one_part(
     assert two_parts == ["read again"]
 
 
+@pytest.mark.slow
 def test_a_bad_integer_past_the_split_is_said_as_in_one_part(
     tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -204,6 +209,7 @@ def test_a_bad_integer_past_the_split_is_said_as_in_one_part(
     assert two_parts == ["read again"]
 
 
+@pytest.mark.slow
 def test_a_killed_run_keeps_its_warning_read_in_two_parts(
     tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -216,6 +222,7 @@ def test_a_killed_run_keeps_its_warning_read_in_two_parts(
     assert two_parts == ["clean"]  # the second part says where the file ends
 
 
+@pytest.mark.slow
 def test_end_times_are_judged_over_both_parts(tmp_path: Path, two_parts: list[str]) -> None:
     # no JMeter 3 attributes and sorted by ts: read as end times, a count over the whole
     # file (the parts' inversions and the one where they meet)
@@ -264,8 +271,9 @@ def test_a_child_that_cannot_start_reads_in_one_part(
 
 
 @pytest.mark.parametrize(
-    "ending", [pytest.param("\n", marks=pytest.mark.slow), "\r\n"], ids=["lf", "crlf"]
+    "ending", [pytest.param("\n", marks=pytest.mark.ci_only), "\r\n"], ids=["lf", "crlf"]
 )
+@pytest.mark.slow
 def test_line_numbers_hold_with_carriage_returns(
     ending: str, tmp_path: Path, two_parts: list[str]
 ) -> None:
@@ -285,7 +293,7 @@ def test_line_breaks_split_between_blocks_count_once() -> None:
     assert jtl_xml._line_breaks(iter([b"\r\r\n\n"])) == 3
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_a_killed_reader_stops_its_child_and_leaves_nothing_behind(tmp_path: Path) -> None:
     """SIGKILL of a two-part ``warmup ingest`` while its child reads: the child stops (it
     watches its parent), the store holds nothing of the file, and the next two-part read

@@ -78,6 +78,7 @@ def measure() -> tuple[dict[str, collections.Counter[str]], list[str]]:
     return table, misses
 
 
+@pytest.mark.slow
 def test_warmup_ends_on_generated_runs_within_a_window_or_ten_percent() -> None:
     """30 seeds of each shape (step, linear and exponential warm-ups ending at 15–45 % of
     the run, half-run warm-ups ending at 50–70 %, never-ending and flat runs; 40–300 s,
@@ -192,6 +193,7 @@ def _poisson_verdict(counts: np.ndarray, seed: int) -> tuple[str, float | None, 
     return res.warmup.status, res.warmup.end_s, res.cooldown_s
 
 
+@pytest.mark.slow
 def test_flat_poisson_runs_rarely_read_as_a_warmup_or_cooldown() -> None:
     """200 flat 600 s runs, Poisson counts at 30 and 100/s: MSER's transient is the most
     different start of all it tried, and tested at z = 3 as if it were the only one it

@@ -84,6 +84,7 @@ def test_legacy_percentile_edges() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 3])
+@pytest.mark.slow
 def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store, seed: int) -> None:
     # seed 0 once put the end at 80 s: MSER's flat basin on the smooth latency series
     path = tmp_path / "ramp.jtl"
@@ -104,6 +105,7 @@ def test_generated_warmup_end_and_steady_rate(tmp_path: Path, store: Store, seed
 
 
 @pytest.mark.parametrize("seed", [5, 6])
+@pytest.mark.slow
 def test_generated_flat_run_has_no_warmup(tmp_path: Path, store: Store, seed: int) -> None:
     path = tmp_path / "flat.jtl"
     truth = write_jtl(path, 200_000, seed=seed, duration_s=200, warmup_s=0)
@@ -121,6 +123,7 @@ def test_warmup_end_too_short_and_inconclusive() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_runs_that_never_flatten_are_inconclusive(real_dir: Path, store: Store) -> None:
     # INDEX.md: H2 throughput climbs over the whole minute, "never quite flat"
     ingest_file(store, real_dir / "jmeter-runs" / "h2_point_lookup_10t_60s.csv.jtl.gz")
@@ -182,6 +185,7 @@ def test_window_series_and_parse_window(tmp_path: Path, store: Store) -> None:
     assert parse_window("500ms") == 0.5 and parse_window("2m") == 120 and parse_window("3") == 3
 
 
+@pytest.mark.slow
 def test_window_series_of_several_labels_read_once(
     tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -469,7 +473,7 @@ def test_real_console_throughput_from_printed_rates(real_dir: Path, store: Store
 
 # 28 generated runs of 30,000 samples (~10 s); a developer's run keeps
 # test_generated_flat_run_has_no_warmup and test_generated_warmup_end_and_steady_rate
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_flat_runs_report_no_warmup_and_warm_runs_their_end_over_many_seeds(
     tmp_path: Path,
 ) -> None:
@@ -579,6 +583,7 @@ def test_a_real_ramp_down_is_cut_from_the_steady_part(real_dir: Path, store: Sto
     assert all_["cooldown_start_s"] is not None and 540 <= all_["cooldown_start_s"] < 670
 
 
+@pytest.mark.slow
 def test_a_rare_labels_throughput_interval_never_goes_below_zero(
     tmp_path: Path, store: Store
 ) -> None:
@@ -632,6 +637,7 @@ def _summariser_log(path: Path, rates: npt.ArrayLike, seed: int) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+@pytest.mark.slow
 def test_summariser_windows_alone_find_a_cool_down(tmp_path: Path) -> None:
     """Summariser-only suites had no cool-down search: 20 windows at 1000/s, then 8
     falling to 200/s (threads finishing one by one) read as "inconclusive" (no steady

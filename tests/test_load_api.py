@@ -28,6 +28,7 @@ def test_load_api_is_public() -> None:
     assert toolkit.parse_window("500ms") == 0.5
 
 
+@pytest.mark.slow
 def test_readme_load_example_runs_and_its_payloads_match_the_schemas() -> None:
     (block,) = [b for b in _python_blocks(README.read_text()) if "toolkit.load_report" in b]
     out = io.StringIO()

@@ -185,6 +185,7 @@ def test_a_rare_labels_chart_keeps_its_last_sample(real_dir: Path) -> None:
     assert series["t_s"] == whole["t_s"] == [float(i) for i in range(60)]
 
 
+@pytest.mark.slow
 def test_a_label_named_all_keeps_its_own_row(tmp_path: Path) -> None:
     """A JMeter label literally named ALL was overwritten by the whole-suite row: two
     identical ALL rows of 3,000 samples, the label's own 1,050 lost. ALL stays the

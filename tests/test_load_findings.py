@@ -443,6 +443,7 @@ def test_steps_with_a_ramp_each_are_steps() -> None:
 # --- 4. gaps --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_pause_is_a_gap_finding(tmp_path: Path, store: Store) -> None:
     rng = np.random.default_rng(41)
     starts, el = open_loop(rng, 300, lambda t: 100, lambda t: 20)
@@ -644,6 +645,7 @@ def test_load_findings_fold_above_four_suites() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_folder_report_folds_load_findings(real_dir: Path) -> None:
     """`warmup report` on the real JMeter folder: 54 load findings before (16
     load-too-short, 12 load-errors, 13 without timestamps), now no kind in more than 4
@@ -774,10 +776,11 @@ def _without_and_with_stall(
     ("stall_s", "at_s"),
     [
         (10, 250),
-        pytest.param(5, 150, marks=pytest.mark.slow),
-        pytest.param(20, 250, marks=pytest.mark.slow),
+        pytest.param(5, 150, marks=pytest.mark.ci_only),
+        pytest.param(20, 250, marks=pytest.mark.ci_only),
     ],
 )
+@pytest.mark.slow
 def test_a_stall_after_a_real_warmup_keeps_its_end(tmp_path: Path, stall_s: int, at_s: int) -> None:
     """A 600 s run at 100/s whose rate climbs from 40 % and whose latency falls from 3x
     with time constant 20 s (latency within 5 % of its level at 3.7 τ ≈ 74 s), with a
@@ -798,6 +801,7 @@ def test_a_stall_after_a_real_warmup_keeps_its_end(tmp_path: Path, stall_s: int,
         assert abs(b["warmup_end_s"] - a["warmup_end_s"]) <= 2, (seed, a, b)
 
 
+@pytest.mark.slow
 def test_a_stall_does_not_hide_a_warmup(tmp_path: Path) -> None:
     """600 s at 30/s whose rate climbs from 40 % (time constant 60 s: within 5 % of its
     level at 150 s), with a 30 s stall at 300 s. The stall's empty windows widened the
@@ -883,6 +887,7 @@ def test_a_run_of_bursts_is_steady_and_has_no_gap(
     assert "load-gap" not in rules(suite)
 
 
+@pytest.mark.slow
 def test_a_stall_among_bursts_and_periodic_stalls_of_a_busy_run_are_gaps(
     tmp_path: Path, store: Store
 ) -> None:
@@ -1055,6 +1060,7 @@ def test_a_server_slowing_down_at_the_end_is_no_cooldown(
 
 
 @pytest.mark.parametrize(("slow_latency", "threads_after"), [(20, 10), (15, 6), (40, 6)])
+@pytest.mark.slow
 def test_a_cooldown_is_no_slowdown(
     tmp_path: Path, store: Store, slow_latency: float, threads_after: int
 ) -> None:
@@ -1150,6 +1156,7 @@ def test_a_stall_does_not_hide_a_cooldown(tmp_path: Path, store: Store) -> None:
     assert label["cooldown_start_s"] is not None and 230 <= label["cooldown_start_s"] <= 265
 
 
+@pytest.mark.slow
 def test_a_warmup_end_inside_a_stall_is_moved_before_it(tmp_path: Path, store: Store) -> None:
     """A 600 s run at 30/s climbing from 40 % (time constant 60 s) with a 10 s stall at
     300 s read "warm-up ends 311 s" (MSER with its cap lifted, just past the stall; a

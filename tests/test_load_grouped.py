@@ -156,6 +156,7 @@ CASES = (
 
 
 @pytest.mark.parametrize("case", CASES)
+@pytest.mark.slow
 def test_a_file_whose_analysis_needs_rows_is_stored(
     case: str, runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -180,6 +181,7 @@ def test_a_suite_joined_from_files_is_stored(tmp_path: Path) -> None:
         assert store.con.execute("SELECT count(*) FROM samples").fetchall() == [(400,)]
 
 
+@pytest.mark.slow
 def test_a_first_start_found_late_groups_the_file_again(runner: CliRunner, tmp_path: Path) -> None:
     """The windows count from the first sample start, taken from the file's first 65,536
     rows; a long sample that started earlier and is written later (JMeter writes a
@@ -252,6 +254,7 @@ def test_the_grouped_read_checks_every_column_a_store_holds(
     assert one.stderr.strip().splitlines()[-1] == ingested.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_negative_elapsed_times_are_warned_of_as_a_store_does(
     runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -274,6 +277,7 @@ def test_a_gzip_jtl_is_grouped(runner: CliRunner, tmp_path: Path) -> None:
     _same_as_store(runner, tmp_path, path)
 
 
+@pytest.mark.slow
 def test_compare_of_two_files_groups_both(
     runner: CliRunner, tmp_path: Path, grouped: list[bool]
 ) -> None:
@@ -291,6 +295,7 @@ def test_compare_of_two_files_groups_both(
     assert one.stdout == stored.stdout
 
 
+@pytest.mark.slow
 def test_a_grouped_jtl_and_its_runs_logs_are_one_suite(
     runner: CliRunner, tmp_path: Path, grouped: list[bool]
 ) -> None:
@@ -356,6 +361,7 @@ def _charts(store: Store, window_s: float) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "name", ["baseline.jtl.gz", "candidate.jtl.gz", "a-server-warmup.jtl.gz", "generated"]
 )
+@pytest.mark.slow
 def test_charts_from_the_readers_groups_equal_charts_from_rows(name: str, tmp_path: Path) -> None:
     """``warmup report FILE`` reads a CSV JTL into groups with the chart columns: every
     chart aggregate (throughput and percentile series, response codes, bytes, latency and
@@ -383,6 +389,7 @@ def test_charts_from_the_readers_groups_equal_charts_from_rows(name: str, tmp_pa
     assert grouped[0]["charts"]["codes"] and grouped[0]["series"]["ALL"]
 
 
+@pytest.mark.slow
 def test_report_file_equals_report_of_a_store(
     runner: CliRunner, tmp_path: Path, grouped: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -404,6 +411,7 @@ def test_report_file_equals_report_of_a_store(
     assert ">8,000<" in html  # the input's rows, though none was stored
 
 
+@pytest.mark.slow
 def test_findings_file_reads_groups_at_the_configured_load_window(
     runner: CliRunner, tmp_path: Path, grouped: list[bool]
 ) -> None:
@@ -461,6 +469,7 @@ def _wide(path: Path, n: int = 12_000) -> Path:
     return _write(path, rows)
 
 
+@pytest.mark.slow
 def test_samples_as_many_groups_as_rows_are_stored_and_read_as_rows(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

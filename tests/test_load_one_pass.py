@@ -84,7 +84,7 @@ def _fixture_params(quick: tuple[str, ...] = QUICK_FIXTURES) -> list[Any]:
         pytest.param(
             p,
             id=str(p.relative_to(FIXTURES)),
-            marks=[] if p.name in quick else [pytest.mark.slow],
+            marks=[] if p.name in quick else [pytest.mark.ci_only],
         )
         for p in _jtls(FIXTURES)
     ]
@@ -114,7 +114,7 @@ def test_findings_of_files_equal_findings_of_a_store(
 
 # every real JTL (52, 3M samples in all: ~45 s); the fixtures above check the same on 28
 # small files in a developer's run
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 @pytest.mark.parametrize(
     "name",
@@ -187,6 +187,7 @@ def test_scratch_store_computes_the_columns_it_leaves_null(tmp_path: Path) -> No
         assert _virtual(store) == set()
 
 
+@pytest.mark.slow
 def test_scratch_store_of_mixed_files_equals_a_store(runner: CliRunner, tmp_path: Path) -> None:
     """A later file that fills a column the scratch store computes (an XML JTL's URL and
     sample numbers, a CSV JTL with a Hostname column after one without) makes the table
@@ -211,6 +212,7 @@ def test_scratch_store_of_mixed_files_equals_a_store(runner: CliRunner, tmp_path
         ).fetchone() == (1_200, 600, 600)
 
 
+@pytest.mark.slow
 def test_compare_without_db_equals_compare_of_a_store(runner: CliRunner, tmp_path: Path) -> None:
     a, b = FIXTURES / "baseline.jtl.gz", FIXTURES / "candidate.jtl.gz"
     one = runner.invoke(app, ["compare", str(a), str(b), "--json"])
@@ -277,6 +279,7 @@ def test_load_report_computes_the_fences_once(tmp_path: Path) -> None:
         assert counting.fence_queries == 1
 
 
+@pytest.mark.slow
 def test_report_and_findings_compute_the_fences_once(tmp_path: Path) -> None:
     """``warmup report`` and ``warmup findings`` run the load analysis, the comparison and
     the charts inside one :func:`fences_once`: one fence computation for the whole report
@@ -442,6 +445,7 @@ QUICK_REPORTS = ("candidate.jtl.gz", "a-server-warmup.jtl.gz", "csv-default.csv"
 
 
 @pytest.mark.parametrize("path", _fixture_params(QUICK_REPORTS))
+@pytest.mark.slow
 def test_report_file_equals_report_of_a_store_on_fixtures(
     path: Path, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -450,7 +454,7 @@ def test_report_file_equals_report_of_a_store_on_fixtures(
 
 
 # the real runs and the largest real JTLs; the fixtures above check every reader
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 @pytest.mark.parametrize(
     "name",

@@ -110,6 +110,7 @@ def _messages(errors: Any) -> Iterator[str]:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_outputs_pass_and_mutations_fail(real_dir: Path, runner: CliRunner) -> None:
     files = [str(real_dir / "jmeter" / name) for name in REAL_FILES]
     res = runner.invoke(app, ["load", *files, "--json"])

@@ -167,7 +167,7 @@ def test_a_label_holding_nearly_all_samples_takes_alls_verdict() -> None:
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 def test_real_h2_run_all_and_its_point_lookup_agree(real_dir: Path, store: Store) -> None:
     """h2_point_lookup_10t_60s: point_lookup holds 880,918 of ALL's 880,922 samples (the
@@ -194,7 +194,7 @@ def test_real_h2_run_all_and_its_point_lookup_agree(real_dir: Path, store: Store
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 def test_steady_from_sets_every_labels_window(real_dir: Path, store: Store) -> None:
     """pg_point_lookup_10t_60s has no steady state; --steady-from 50s --steady-to 58s
@@ -222,6 +222,7 @@ def _schema(name: str) -> dict[str, Any]:
     return json.loads((resource_dir("schemas") / name).read_text())  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_compare_without_steady_state_answers_overall_and_with_steady_from(
     tmp_path: Path,
 ) -> None:
@@ -278,6 +279,7 @@ def test_steady_bounds_on_the_command_line(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "--steady-from 'soon'" in res.output
 
 
+@pytest.mark.slow
 def test_report_ab_section_draws_overall_and_steady_from_ratios(tmp_path: Path) -> None:
     """The report's A/B section for two runs without a steady state drew an empty chart
     (every ratio null); now it draws the overall ratios with their intervals and says so,

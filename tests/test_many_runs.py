@@ -51,6 +51,7 @@ def test_shown_hot_iterations_is_a_bounded_spread_subset(n: int, limit: int) -> 
     st.lists(st.one_of(st.none(), st.floats(0.0, 100.0, allow_nan=False)), min_size=0, max_size=30),
     st.integers(2, 35),
 )
+@pytest.mark.slow
 def test_hot_score_selector_is_the_min_of_the_first_k_hot_runs(
     row: list[float | None], k: int
 ) -> None:
@@ -104,7 +105,7 @@ def test_k_axes_tick_every_k_only_when_few(last_k: int, log: bool) -> None:
         assert (axis.dtick == 1) is (not log)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_ten_thousand_runs_per_query_give_bounded_tables_and_report(tmp_path: Path) -> None:
     """2 systems × 43 queries × 10,000 runs: ``score`` and ``gaps`` answer with at most
     12 / 41 values of k in their tables (every k in --json), and the report is ≤ 8 MB with

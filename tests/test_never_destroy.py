@@ -48,6 +48,7 @@ def test_report_refuses_to_overwrite_an_input(
     assert _digest(jtl) == before
 
 
+@pytest.mark.slow
 def test_report_is_written_atomically(
     runner: CliRunner, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -90,14 +90,14 @@ def _one_voice(paths: list[Path], tmp_path: Path) -> int:
     return len(engine)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.parametrize("name", sorted(FIXTURE_INPUTS))
 def test_fixture_findings_are_one_list(name: str, fixtures_dir: Path, tmp_path: Path) -> None:
     paths = [fixtures_dir / p for p in FIXTURE_INPUTS[name]]
     assert _one_voice(paths, tmp_path) > 0
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 @pytest.mark.parametrize("name", sorted(REAL_INPUTS))
 def test_real_findings_are_one_list(name: str, real_dir: Path, tmp_path: Path) -> None:

@@ -89,6 +89,7 @@ def test_two_renders_are_byte_identical(tmp_path: Path) -> None:
     assert render(path) == render(path)
 
 
+@pytest.mark.slow
 def test_two_renders_with_every_section_are_byte_identical(
     hostile_inputs: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,6 +167,7 @@ def test_plotlyjs_directory_and_cdn(tmp_path: Path) -> None:
     assert f'<script src="https://cdn.plot.ly/plotly-{version}.min.js"' in cdn
 
 
+@pytest.mark.slow
 def test_untrusted_strings_are_escaped(hostile_inputs: list[Path]) -> None:
     with toolkit.open_store() as store:
         for path in hostile_inputs:
@@ -217,6 +219,7 @@ def test_cli_report_usage_errors(tmp_path: Path, runner: Any) -> None:
     assert not (tmp_path / "missing").exists()
 
 
+@pytest.mark.slow
 def test_demo_report_has_every_section_its_fixtures_feed(demo_report: Path) -> None:
     from toolkit.pipeline.demo import demo_inputs
 

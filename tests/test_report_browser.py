@@ -93,6 +93,7 @@ def seed_suite(folder: Path, *, system: str = "jvm-engine", name: str = "c6a.jso
     return path
 
 
+@pytest.mark.slow
 def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> None:
     with toolkit.open_store() as store:
         toolkit.ingest_file(store, seed_suite(tmp_path))
@@ -144,6 +145,7 @@ def test_report_renders_offline_without_errors(browser: Any, tmp_path: Path) -> 
     assert (tmp_path / "report.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_injected_markup_stays_text_in_the_browser(
     browser: Any, tmp_path: Path, hostile_inputs: list[Path]
 ) -> None:
@@ -189,6 +191,7 @@ def test_injected_markup_stays_text_in_the_browser(
     page.screenshot(path=str(tmp_path / "xss.png"))
 
 
+@pytest.mark.slow
 def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path, demo_report: Path) -> None:
     out = demo_report
     page, log = open_report(browser, out)
@@ -223,6 +226,7 @@ def test_demo_report_renders_every_figure(browser: Any, tmp_path: Path, demo_rep
     page.screenshot(path=str(tmp_path / "demo.png"))
 
 
+@pytest.mark.slow
 def test_quotes_in_chart_titles_show_as_typed(browser: Any, tmp_path: Path) -> None:
     """Plotly decodes ``&lt; &gt; &amp;`` but not ``&quot;``: a label with a double quote
     is drawn with its quote, and one that closes an attribute and opens a tag stays text."""
@@ -398,7 +402,7 @@ def _chosen_series_is_drawn(page: Any) -> None:
         assert shown and all(set(metas) == {labels[-1]} for metas in shown), shown
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.parametrize("name", ["clickbench", "jmeter-runs", "demo", "generated-jtl"])
 def test_report_layout_holds_at_real_scale(
     browser: Any, tmp_path: Path, request: pytest.FixtureRequest, name: str
@@ -443,7 +447,7 @@ def test_report_layout_holds_at_real_scale(
     assert page.evaluate(OVERFLOWING_JS) == []
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_small_multiples_have_tick_labels(
     browser: Any, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -502,7 +506,7 @@ def _stored_series(store: Any) -> dict[tuple[str, str], list[tuple[int, float | 
 # the 44 real ClickBench files in chromium (~12 s): a browser test at real scale, with
 # test_report_layout_holds_at_real_scale; a developer's run keeps the seed's panels
 # (test_report_renders_offline_without_errors) and the table filters
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
     browser: Any, tmp_path: Path, real_dir: Path
 ) -> None:
@@ -605,6 +609,7 @@ def test_panel_filter_finds_a_chosen_series_and_draws_its_stored_runs(
     assert log.errors == [] and log.requests == []
 
 
+@pytest.mark.slow
 def test_long_tables_are_paged_and_filtered(browser: Any, tmp_path: Path) -> None:
     """A table of 450 series shows 200 rows, the rest one click away; the filter box finds
     a chosen row among the hidden ones; sorting keeps the page; long names wrap."""
@@ -647,6 +652,7 @@ def test_long_tables_are_paged_and_filtered(browser: Any, tmp_path: Path) -> Non
     assert log.errors == []
 
 
+@pytest.mark.slow
 def test_numeric_columns_sort_and_align_without_a_class_per_cell(
     browser: Any, tmp_path: Path
 ) -> None:

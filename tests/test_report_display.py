@@ -138,6 +138,7 @@ def test_numbers_are_plain_digits(value: float | None, shown: str) -> None:
     assert fmt_num(value) == shown
 
 
+@pytest.mark.slow
 def test_large_latencies_and_rates_keep_their_digits(shaped: tuple[Path, str, Any]) -> None:
     _, text, data = shaped
     dashboard = {
@@ -158,6 +159,7 @@ def test_large_latencies_and_rates_keep_their_digits(shaped: tuple[Path, str, An
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_jmeter_maximum_is_shown_in_full(real_dir: Path) -> None:
     text, _data = report_of(real_dir / "jmeter" / "bin__testfiles__sample_log1.jtl")
     header, rows = by_label(text, "table-jmeter-0")
@@ -234,6 +236,7 @@ def test_chart_title_keeps_a_quote(tmp_path: Path) -> None:
 # -- 3. a JTL and its own log are not an A/B pair --------------------------------------
 
 
+@pytest.mark.slow
 def test_jtl_and_a_summariser_log_are_not_compared(
     shaped: tuple[Path, str, Any], tmp_path: Path
 ) -> None:
@@ -259,6 +262,7 @@ def test_two_summariser_logs_are_still_compared(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_jtl_and_its_console_are_not_compared(real_dir: Path) -> None:
     jm = real_dir / "jmeter"
     _, data = report_of(
@@ -300,6 +304,7 @@ def test_load_window_option_and_provenance(
     assert bad.exit_code == 1 and "--load-window '0'" in bad.output
 
 
+@pytest.mark.slow
 def test_provenance_lists_the_parameters_of_the_sections_present(tmp_path: Path) -> None:
     bench = tmp_path / "c6a.json"
     result = [[9.83, 0.256, 0.15, 0.043, 0.042], [0.972, 0.461, 0.116, 0.066, 0.055]]
@@ -400,6 +405,7 @@ def test_file_size_text() -> None:
     assert file_size(4_612_000) == "4.6 MB"
 
 
+@pytest.mark.slow
 def test_cli_report_prints_kilobytes(
     shaped: tuple[Path, str, Any], tmp_path: Path, runner: Any
 ) -> None:

@@ -66,6 +66,7 @@ def ingest_result_files(store: Store, folder: Path) -> None:
             continue
 
 
+@pytest.mark.slow
 def test_every_real_clickbench_series_decodes_to_its_runs(
     real_dir: Path, need: Callable[[bool, str], None]
 ) -> None:
@@ -132,6 +133,7 @@ def two_hundred_results(
         yield store, report_data(build_report(store))
 
 
+@pytest.mark.slow
 def test_report_data_per_result_is_a_few_kilobytes(
     two_hundred_results: tuple[Store, dict[str, Any]],
 ) -> None:
@@ -240,6 +242,7 @@ def raw_gap_rows(store: Store) -> dict[str, list[tuple[float, int]]]:
     return out
 
 
+@pytest.mark.slow
 def test_real_clickbench_gap_columns_hold_every_suite(
     real_dir: Path, need: Callable[[bool, str], None]
 ) -> None:

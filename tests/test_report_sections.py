@@ -167,6 +167,7 @@ def jtl(path: Path, rows: int, **kwargs: Any) -> tuple[Path, JtlTruth]:
     return path, truth
 
 
+@pytest.mark.slow
 def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     path, truth = jtl(tmp_path / "run.jtl", 30_000, seed=3, duration_s=120, warmup_s=30)
     html, data = report_of(path)
@@ -221,6 +222,7 @@ def test_load_section_tables_verdict_and_cut(tmp_path: Path) -> None:
     assert sum(plotted["throughput"]) == pytest.approx(everything["samples"], rel=0.02)
 
 
+@pytest.mark.slow
 def test_load_chart_draws_failed_samples_per_second_where_they_fall(tmp_path: Path) -> None:
     # 2 % of samples fail; the errors line must put them where the file has them
     path, _ = jtl(
@@ -286,6 +288,7 @@ def test_chart_window_is_whole_analysis_windows(
     assert window == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_long_load_test_is_drawn_with_at_most_max_windows_points(tmp_path: Path) -> None:
     # 8.3 hours at 1 s windows would be 30,000 points per line
     path, _ = jtl(tmp_path / "soak.jtl", 40_000, seed=4, duration_s=30_000, warmup_s=3_000)
@@ -305,6 +308,7 @@ def test_long_load_test_is_drawn_with_at_most_max_windows_points(tmp_path: Path)
     assert 1400 <= len(everything["t_s"]) <= 30_000 // 20 + 1
 
 
+@pytest.mark.slow
 def test_report_size_does_not_grow_with_rows(tmp_path: Path) -> None:
     sizes = {}
     for rows in (20_000, 400_000):
@@ -321,6 +325,7 @@ def test_report_size_does_not_grow_with_rows(tmp_path: Path) -> None:
 # -- A/B comparison ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_load_tests_are_compared_automatically(tmp_path: Path) -> None:
     # the same plan and profile, 1.25x the samples: B's steady rate is 1.25x A's
     a, ta = jtl(tmp_path / "a.jtl", 12_000, seed=6, duration_s=120, warmup_s=20)
@@ -343,6 +348,7 @@ def test_two_load_tests_are_compared_automatically(tmp_path: Path) -> None:
     assert 'id="table-compare-0"' in section_html(html, "compare")
 
 
+@pytest.mark.slow
 def test_compare_option_picks_pairs_by_name_or_file(tmp_path: Path, runner: Any) -> None:
     paths = [
         jtl(tmp_path / f"{name}.jtl", 4000, seed=n, duration_s=60, warmup_s=10)[0]
@@ -412,7 +418,7 @@ def test_cache_findings_need_a_speedup_and_keep_the_analyzers(tmp_path: Path) ->
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
     with toolkit.open_store() as store:
         toolkit.ingest_path(store, real_dir / "clickbench")
@@ -432,6 +438,7 @@ def test_real_clickbench_and_jmeter_runs(real_dir: Path) -> None:
     assert len(html.encode("utf-8")) < 8_000_000
 
 
+@pytest.mark.slow
 def test_many_load_tests_share_the_chart_budget(tmp_path: Path) -> None:
     from toolkit.report.sections import MAX_LOAD_CHARTS
 
@@ -457,6 +464,7 @@ def plotted_threads(load: dict[str, Any]) -> set[float]:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_real_thread_ramp_is_drawn_from_thread_names(real_dir: Path) -> None:
     """sample_log1.jtl has no thread counts: the chart's active threads come from the
     thread names, 1 rising to 10 (one more every ~15 s), beside the warm-up it sets."""
@@ -557,6 +565,7 @@ def test_compare_name_of_no_load_suite_is_refused_before_the_analyses(
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_load_chart_caption_names_a_fast_start_and_a_slowdown(tmp_path: Path) -> None:
     """ALL's chart said "grey = warm-up (and, at the end, a cool-down)" where the findings
     say the run started faster than it went on (load-fast-start) or the server slowed

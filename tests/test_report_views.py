@@ -62,6 +62,7 @@ def _heat_truth(docs: list[dict[str, Any]]) -> list[list[float | None]]:
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_heatmap_and_bars_equal_the_raw_files(real_dir: Path) -> None:
     """On the 44 real ClickBench files the heat map holds, per scored system and query, the
     hot ratio computed here from the JSON (1e-12), and the bars the hot, cold and combined
@@ -134,6 +135,7 @@ def _open(browser: Any, path: Path) -> tuple[Any, list[str]]:
 
 @pytest.mark.browser
 @pytest.mark.real
+@pytest.mark.slow
 def test_system_picker_rescores_as_python_does(
     browser: Any, real_dir: Path, tmp_path: Path
 ) -> None:
@@ -246,7 +248,7 @@ def _at(trace: Any, x: float) -> Any:
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
     """pg point lookup (406k samples, 1 s windows): at window 30 s the codes, bytes,
@@ -298,7 +300,7 @@ def test_dashboard_charts_equal_the_jtl_at_one_window(real_dir: Path) -> None:
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
     """h2 point lookup: its p50 is 0 ms in most windows (1 ms JTL resolution). Before, the
@@ -328,7 +330,7 @@ def test_latency_axes_show_zero_ms(real_dir: Path) -> None:
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.browser
 @pytest.mark.real
 def test_label_picker_switches_the_dashboard_charts(
@@ -355,6 +357,7 @@ def test_label_picker_switches_the_dashboard_charts(
     page.screenshot(path=str(tmp_path / "jmeter.png"))
 
 
+@pytest.mark.slow
 def test_views_draw_at_most_the_best_60_systems(tmp_path: Path) -> None:
     """70 generated results (system i is i+1 times slower than system 0): the bars and the heat
     map draw the 60 best hot scores, best first; every system stays in the picker's runs and

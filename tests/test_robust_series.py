@@ -95,7 +95,7 @@ def series(draw: st.DrawFn) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @CASES
 @given(series())
 def test_analyze_series_never_raises_and_gives_finite_or_no_figures(x: np.ndarray) -> None:
@@ -103,7 +103,7 @@ def test_analyze_series_never_raises_and_gives_finite_or_no_figures(x: np.ndarra
     _check(a, x)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @settings(CASES, max_examples=100)
 @given(series())
 def test_stopping_rule_comparators_divide_by_no_zero(x: np.ndarray) -> None:
@@ -115,7 +115,7 @@ def test_stopping_rule_comparators_divide_by_no_zero(x: np.ndarray) -> None:
     _finite_or_none(a.comparators, "comparators")
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @CASES
 @given(series())
 def test_gaps_and_window_error_never_raise_on_such_series(x: np.ndarray) -> None:
@@ -213,7 +213,7 @@ def test_report_is_written_for_the_zeros_input(runner, zeros_file: Path, tmp_pat
 
 # one command per file, 46 of them (~14 s); test_detect's still-warming test runs detect
 # over the whole folder in a developer's run
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_detect_runs_on_every_real_clickbench_file(runner, real_dir: Path) -> None:  # type: ignore[no-untyped-def]
     files = sorted((real_dir / "clickbench").glob("*.json"))
     assert files

@@ -105,6 +105,7 @@ def test_files_of_one_size_and_other_bytes_are_both_kept(
     assert hashed == [b, a] or hashed == [a, b]
 
 
+@pytest.mark.slow
 def test_load_of_files_reads_no_hash_but_the_report_shows_each(
     tmp_path: Path, hashed: list[Path]
 ) -> None:

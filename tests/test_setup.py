@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,6 +24,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert "python3 -m venv" in "\n".join(ci)
 
 
+@pytest.mark.slow
 def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("WARMUP_REQUIRE_ALL", "WARMUP_SLOW")}
     done = subprocess.run(
@@ -34,7 +37,40 @@ def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert "1 skipped" in done.stdout
-    assert "slow: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in done.stdout
+    assert "ci_only: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in done.stdout
+
+
+def _collected(*args: str) -> set[str]:
+    """Node ids that ``pytest --collect-only ARGS`` selects, outside CI."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WARMUP_REQUIRE_ALL", "WARMUP_SLOW")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    return {line for line in done.stdout.splitlines() if "::" in line}
+
+
+@pytest.mark.slow  # four collections: ~8 s
+def test_three_speeds_quick_loop_default_run_and_ci() -> None:
+    """``-m "not slow"`` (the quick loop) leaves out the tests marked ``slow`` and every
+    ``ci_only`` one; the default run selects both (the ``ci_only`` ones to skip with a
+    reason, above); issue 20.2's 2 and 6 minutes."""
+    files = ["tests/test_setup.py", "tests/test_wheel.py"]
+    quick = {f"tests/test_setup.py::{name}" for name in (
+        "test_ci_runs_the_readme_test_command_verbatim",
+        "test_duckdb_runs_one_thread_only_in_the_quick_loops_workers",
+    )}  # fmt: skip
+    slow = "tests/test_setup.py::test_slow_tests_skip_with_a_reason_outside_ci"
+    ci_only = "tests/test_wheel.py::test_wheel_installs_and_runs_demo_outside_checkout"
+    assert quick <= _collected(*files, "-m", "not slow")
+    assert not {slow, ci_only} & _collected(*files, "-m", "not slow")
+    assert quick | {slow, ci_only} <= _collected(*files)
+    assert _collected(*files, "-m", "ci_only") == {ci_only}
 
 
 def test_duckdb_runs_one_thread_only_in_the_quick_loops_workers() -> None:

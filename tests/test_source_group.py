@@ -50,6 +50,7 @@ def test_arrow_schemas_match_the_tables() -> None:
             assert columns == schema.names, table
 
 
+@pytest.mark.slow
 def test_folder_is_committed_in_groups_with_every_file_whole(tmp_path: Path) -> None:
     systems = [f"sys{i:03d}" for i in range(120)]
     write_tree(tmp_path / "tree", systems)
@@ -160,7 +161,7 @@ def test_a_failed_commit_stores_none_of_the_group_and_says_so(
             assert store.con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_sigkill_during_a_folder_ingest_keeps_whole_files_only(tmp_path: Path) -> None:
     """`warmup ingest --db` of 3,000 small files, killed as soon as the WAL shows a
     committed group (the test checks the process was still running): the store opens,

@@ -48,6 +48,7 @@ def _jtl_truth(path: Path) -> dict[str, float]:
 
 @pytest.mark.real
 @pytest.mark.parametrize("run", ["h2_point_lookup_10t_60s", "pg_point_lookup_10t_60s"])
+@pytest.mark.slow
 def test_real_logs_claim_no_ramp_or_steady_state_their_jtl_contradicts(
     real_dir: Path, store: Store, run: str
 ) -> None:
@@ -72,6 +73,7 @@ def test_real_logs_claim_no_ramp_or_steady_state_their_jtl_contradicts(
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_pg_log_says_too_few_windows(real_dir: Path) -> None:
     result = CliRunner().invoke(app, ["load", str(real_dir / RUNS / "pg_point_lookup_10t_60s.log")])
     assert result.exit_code == 0, result.output
@@ -140,7 +142,7 @@ RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "jmeter" / "rec
 
 # slow: analyses a real run of ../shared/real/jmeter-runs (406,000 or 880,000 samples);
 # the quick run still reads those runs (test_real_runs_that_never_flatten_are_inconclusive)
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.real
 def test_real_jtl_and_its_log_are_one_suite(real_dir: Path) -> None:
     import json
@@ -170,6 +172,7 @@ def test_real_jtl_and_its_log_are_one_suite(real_dir: Path) -> None:
     assert "log of the same run: 880,922 samples" in " ".join(table.output.split())
 
 
+@pytest.mark.slow
 def test_recorded_runs_are_one_suite_each(tmp_path: Path) -> None:
     import json
 
@@ -252,6 +255,7 @@ def test_summariser_count_of_a_jtl_with_transaction_children(real_dir: Path, sto
 
 
 @pytest.mark.real
+@pytest.mark.slow
 def test_a_console_joins_its_run_among_jtls_of_one_name(real_dir: Path, store: Store) -> None:
     """The real jmeter folder holds default.csv and default.xml (two runs of one name) and
     default.stdout.txt, the console of the CSV's run: the console joins the CSV (its

@@ -36,7 +36,7 @@ def _verdict(windows: list[Window]) -> tuple[str, int | None, bool]:
     return r.warmup.status, end, r.cooldown_window is not None
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_short_stalls_change_no_verdict_of_flat_runs() -> None:
     """288 flat 600 s runs (30 and 100/s, 4 seeds, 10 and 30 s intervals) with a 5, 10 or
     20 s stall at 60-540 s, each against the same run without it. Before the stall rule

@@ -59,6 +59,7 @@ def tables(draw: st.DrawFn) -> Table:
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(tables(), st.integers(8, 140))
+@pytest.mark.slow
 def test_equals_rich_or_declines(table: Table, width: int) -> None:
     """For any table and width, the text is rich's to the byte, or None."""
     text = plain_table_text(table, console_of(width))

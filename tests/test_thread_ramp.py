@@ -29,6 +29,7 @@ def _label(suite: dict[str, Any], label: str = "ALL") -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("counts", [True, False])
+@pytest.mark.slow
 def test_a_ramp_past_half_the_run_says_the_threads_were_still_starting(
     tmp_path: Path, store: Store, counts: bool
 ) -> None:
@@ -75,6 +76,7 @@ def _concurrency_threads(slots: int = 20, seed: int = 1) -> list[Thread]:
     return threads
 
 
+@pytest.mark.slow
 def test_thread_names_count_a_replaced_thread_once(tmp_path: Path, store: Store) -> None:
     """20 threads at a time, each replaced by a new one (new name) when it ends, the 20th
     started at 38 s. From the thread names, a window where one thread ends and its
@@ -96,6 +98,7 @@ def test_thread_names_count_a_replaced_thread_once(tmp_path: Path, store: Store)
 
 
 @pytest.mark.parametrize("think_s", [5.0, 15.0, 30.0])
+@pytest.mark.slow
 def test_thread_names_start_a_thread_one_think_time_before_its_first_sample(
     tmp_path: Path, store: Store, think_s: float
 ) -> None:
@@ -134,6 +137,7 @@ def _rare_then_cycle() -> Callable[[int, float], str]:
 
 
 @pytest.mark.parametrize("counts", [True, False])
+@pytest.mark.slow
 def test_every_label_shares_the_suites_ramp_up(tmp_path: Path, store: Store, counts: bool) -> None:
     """50 threads started over 60 s (the 50th at 58.8 s); thread 1 samples ``report``
     every 40 s (at ~5, 45, 85 s, ...), ``checkout`` is sampled only after 90 s. A label's
@@ -162,6 +166,7 @@ def test_every_label_shares_the_suites_ramp_up(tmp_path: Path, store: Store, cou
     assert checkout["warmup_end_s"] is not None and checkout["warmup_end_s"] < 100
 
 
+@pytest.mark.slow
 def test_a_stepped_run_is_not_called_a_ramp_up(tmp_path: Path, store: Store) -> None:
     """10 → 20 → 40 threads at 0, 60 and 120 s (a stepping thread group), 40 held to
     600 s: the warm-up ends at the top step (121 s, as before the ramp-up rule), and
@@ -195,6 +200,7 @@ def test_a_plateau_with_brief_dips_is_held() -> None:
     assert thread_ramp_end(np.array([1.0] * 15 + [2.0, 3.0] * 60)) is None
 
 
+@pytest.mark.slow
 def test_recreated_threads_with_counts_still_ramp(tmp_path: Path, store: Store) -> None:
     """20 thread slots started 2 s apart (the 20th at 39 s), each thread recreated 1 s
     after it ends (allThreads 19 meanwhile): rampup_end_s ≈ 38 s (was None: the dips put a
@@ -233,6 +239,7 @@ def test_thread_rampdown_start_is_where_threads_finish_one_by_one() -> None:
     assert thread_rampdown_start(step) is None
 
 
+@pytest.mark.slow
 def test_a_group_finishing_one_by_one_ends_the_steady_part(tmp_path: Path, store: Store) -> None:
     """Group A: 30 threads over 30 s to 600 s; group B: 20 threads over 90 s from 10 s,
     1,200 loops each, so B's threads finish one by one from ~470 s; a saturated server
@@ -254,6 +261,7 @@ def test_a_group_finishing_one_by_one_ends_the_steady_part(tmp_path: Path, store
 
 
 @pytest.mark.parametrize("counts", [True, False])
+@pytest.mark.slow
 def test_ramp_and_a_longer_transient_both_end_before_the_steady_part(
     tmp_path: Path, store: Store, counts: bool
 ) -> None:

@@ -248,7 +248,7 @@ def _kill_ingest(db: Path, big: Path, when: str) -> str:
     return "killed" if killed else f"exited {code}"
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_sigkill_during_ingest_leaves_old_or_complete_store(
     tmp_path: Path, base_store: Path, big_iterations_csv: Path
 ) -> None:
@@ -281,7 +281,7 @@ def test_sigkill_during_ingest_leaves_old_or_complete_store(
     assert len(after) == 2 and ("iterations", BIG_ROWS) in after.values()
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 @pytest.mark.parametrize("kind", ["csv", "xml"])
 def test_ctrl_c_during_ingest_stops_it_and_leaves_the_store_as_before(
     tmp_path: Path, base_store: Path, kind: str
@@ -310,7 +310,7 @@ def test_ctrl_c_during_ingest_stops_it_and_leaves_the_store_as_before(
     assert store_state(db) == before
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_sigkill_with_all_rows_written_before_commit_leaves_store_as_before(
     tmp_path: Path, base_store: Path, big_iterations_csv: Path
 ) -> None:
@@ -436,7 +436,7 @@ def empty_db(tmp_path: Path) -> Path:
     return db
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_second_writer_waits_and_both_files_are_stored(
     empty_db: Path, medium_iterations_csv: Path
 ) -> None:
@@ -456,7 +456,7 @@ def test_second_writer_waits_and_both_files_are_stored(
     assert sorted(state.values()) == [("clickbench", 15), ("iterations", MEDIUM_ROWS)]
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_second_writer_gives_up_with_one_line_and_store_keeps_the_first(
     empty_db: Path, medium_iterations_csv: Path
 ) -> None:
@@ -474,7 +474,7 @@ def test_second_writer_gives_up_with_one_line_and_store_keeps_the_first(
     assert list(store_state(empty_db).values()) == [("iterations", MEDIUM_ROWS)]
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_reader_during_a_write_gets_one_line_or_a_committed_snapshot(
     empty_db: Path, medium_iterations_csv: Path
 ) -> None:
@@ -529,6 +529,7 @@ def raw_tables(db: Path) -> dict[str, tuple[list[tuple[str, str, str]], list[dic
 
 
 @pytest.mark.parametrize("name", OLD_STORES)
+@pytest.mark.slow
 def test_store_of_the_previous_schema_is_migrated_on_open(tmp_path: Path, name: str) -> None:
     db = unpack_store(name, tmp_path)
     old = raw_tables(db)

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.real
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_verdicts_md_is_current(real_dir: Path) -> None:
     assert real_dir.is_dir()
     spec = importlib.util.spec_from_file_location("verdicts", ROOT / "benchmarks" / "verdicts.py")

@@ -100,7 +100,7 @@ def _docstring_matrix(doc: str) -> dict[tuple[str, str], int]:
 
 # 1,000 series with 200 bootstrap resamples each (~10 s): the accuracy run, with the CI
 # tests; a developer's run keeps the per-class and seed-trajectory tests below
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_ground_truth_accuracy_on_1000_generated_series() -> None:
     """Class right in ≥ 95 % and steady iteration within ±2 in ≥ 90 % of warm-up series.
 
@@ -396,6 +396,7 @@ def test_short_warmup_without_a_barrett_change_point_is_segmented_again() -> Non
         max_size=8,
     )
 )
+@pytest.mark.slow
 def test_revealed_resolutions_equal_one_call_per_row(rows: list[list[float]]) -> None:
     """The timer resolution of many series at once (issue 19: 83,000 calls for 2,000
     ClickBench results) equals :func:`revealed_resolution` of each series, NaN padding a

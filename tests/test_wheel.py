@@ -21,7 +21,7 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return done
 
 
-@pytest.mark.slow
+@pytest.mark.ci_only
 def test_wheel_installs_and_runs_demo_outside_checkout(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WARMUP_DB")}
     # copy just what the build reads, so it never writes into (or drags along) the checkout

@@ -157,6 +157,7 @@ def _jvm_frame() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_gaps_grid_cli_json_and_text(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """`warmup gaps --grid`: the grid in --json (schema-valid, every aggregator), the
     recommendations, and ClickBench's skip 1 / min of 2 far above steady state."""
