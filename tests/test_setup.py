@@ -1,4 +1,4 @@
-"""The README's set-up is what CI runs, and a developer's run skips the slow tests with a
+"""The README's set-up is what CI runs, and a developer's run skips the ci_only tests with a
 reason (issue 20.1, 20.2)."""
 
 from __future__ import annotations
