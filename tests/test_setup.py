@@ -24,11 +24,12 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert "python3 -m venv" in "\n".join(ci)
 
 
-@pytest.mark.slow
-def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
+def _pytest_outside_ci(*args: str) -> str:
+    """Standard output of ``pytest -q -p no:xdist ARGS`` as a developer runs it (neither
+    WARMUP_REQUIRE_ALL nor WARMUP_SLOW set), which must exit 0."""
     env = {k: v for k, v in os.environ.items() if k not in ("WARMUP_REQUIRE_ALL", "WARMUP_SLOW")}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/test_wheel.py", "-q", "-rs", "-p", "no:xdist"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -36,23 +37,20 @@ def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:]
-    assert "1 skipped" in done.stdout
-    assert "ci_only: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in done.stdout
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_slow_tests_skip_with_a_reason_outside_ci() -> None:
+    out = _pytest_outside_ci("tests/test_wheel.py", "-rs")
+    assert "1 skipped" in out
+    assert "ci_only: runs in CI (WARMUP_REQUIRE_ALL=1) or with WARMUP_SLOW=1" in out
 
 
 def _collected(*args: str) -> set[str]:
     """Node ids that ``pytest --collect-only ARGS`` selects, outside CI."""
-    env = {k: v for k, v in os.environ.items() if k not in ("WARMUP_REQUIRE_ALL", "WARMUP_SLOW")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-2000:]
-    return {line for line in done.stdout.splitlines() if "::" in line}
+    out = _pytest_outside_ci("--collect-only", *args)
+    return {line for line in out.splitlines() if "::" in line}
 
 
 @pytest.mark.slow  # four collections: ~8 s
