@@ -2,10 +2,11 @@
 
 Each command line runs as a fresh ``python -m toolkit ARGS`` from a temporary folder, with
 the code of this checkout and, with ``--before TREE``, of another tree (a ``git worktree``
-or ``git archive`` of an older commit) in the same run, interleaved. With ``--before-python PY`` the
-other tree runs in another interpreter (a venv with other library versions: typer 0.29
-against 0.28). Prints a markdown table: the fastest wall time of ``--repeat`` runs, the
-median in brackets, the least CPU time (user + system, ``wait4``) and the exit code. The errors are the mistakes a user makes on the command line: no input, a bad option
+or ``git archive`` of an older commit) in the same run, interleaved; with ``--before-python
+PY`` the other tree runs in another interpreter (a venv with other library versions: typer
+0.29 against 0.28). Prints a markdown table: the fastest wall time of ``--repeat`` runs,
+the median in brackets, the least CPU time (user + system, ``wait4``) and the exit code.
+The errors are the mistakes a user makes on the command line: no input, a bad option
 value, a file, store or folder that does not exist (each is answered before any library is
 imported or any input read); a time zone is checked by DuckDB's own database, so it loads
 DuckDB.
