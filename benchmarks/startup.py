@@ -63,8 +63,7 @@ def timed(code: Path, args: list[str], cwd: str, python: str) -> tuple[float, fl
     )
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_utime + usage.ru_stime, child.returncode
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
 
 def main() -> None:

@@ -652,13 +652,17 @@ def guarded_parser(encoding: str | None) -> Any:
     return parser
 
 
-def reference_carry(data: bytes) -> tuple[bytes, bytes]:
-    """``data`` less a character reference its end may cut, and that part (carried to
-    the next block, so that :func:`_strip_bad_refs` sees each reference whole)."""
-    amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
-    if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
-        return data[:amp], data[amp:]
-    return data, b""
+def expat_ready(carry: bytes, block: bytes) -> tuple[bytes, bytes]:
+    """What expat is given of ``carry + block`` (the file's next bytes; ``block`` empty at
+    its end): those bytes less a character reference their end may cut, with the XML 1.1
+    references JMeter writes removed (:func:`_strip_bad_refs`, which must see each
+    reference whole); and the cut part, carried to the next block."""
+    data, carry = carry + block, b""
+    if block:
+        amp = data.rfind(b"&", max(0, len(data) - _MAX_CARRY))
+        if amp != -1 and _PARTIAL_REF.fullmatch(data, amp):
+            data, carry = data[:amp], data[amp:]
+    return _strip_bad_refs(data), carry
 
 
 def _new_parser(path: Path, writer: Any, options: IngestOptions) -> tuple[_Parser, Any]:
@@ -704,8 +708,7 @@ def _parsed_batches(
     fed = 0  # bytes given to the parser
     for block in blocks:
         final = not block
-        data, carry = (carry + block, b"") if final else reference_carry(carry + block)
-        data = _strip_bad_refs(data)
+        data, carry = expat_ready(carry, block)
         try:
             parser.Parse(data, final)
         except LookupError as exc:  # <?xml ... encoding="UTF9"?>

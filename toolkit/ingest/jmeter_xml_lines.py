@@ -170,13 +170,9 @@ class _Validator:
 
     def feed(self, block: bytes) -> None:
         """Parse ``block`` (the file's next bytes; empty: the end)."""
-        final = not block
-        if final:
-            data, self.carry = self.carry, b""
-        else:
-            data, self.carry = xml.reference_carry(self.carry + block)
+        data, self.carry = xml.expat_ready(self.carry, block)
         try:
-            self.parser.Parse(xml._strip_bad_refs(data), final)
+            self.parser.Parse(data, not block)
         except (expat.ExpatError, LookupError, xml._Refused) as exc:
             raise Irregular(f"expat: {exc!r}") from None
 
@@ -190,8 +186,6 @@ class _Plan:
         attributes = "".join(f' {re.escape(name)}="[^"<]*"' for name in names)
         self.xml_names = all(_XML_NAME.fullmatch(name) for name in names)
         self.regex = rf"^[ \t]*<{_SAMPLE}{attributes}/?>{_EOL}"
-        # value k is part 2k + 1 of the tag split at its quotes, as in expat's list
-        self.at = self.plan.positions
         variables = [name for _, name in self.plan.variables]
         if len(set(variables)) != len(variables) or len(set(names)) != len(names):
             raise Irregular("an attribute or sample variable named twice")
@@ -475,7 +469,8 @@ class _Reader:
         for column in xml._VALUE_COLUMNS:
             value: pl.Expr = pl.lit(None, pl.String)
             for key in keys:
-                at = self.plans[key].at.get(column)
+                # value k is part 2k + 1 of the tag split at its quotes, as in expat's list
+                at = self.plans[key].plan.positions.get(column)
                 if at is None:
                     continue
                 got = pl.col("parts").list.get(at)
