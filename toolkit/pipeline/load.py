@@ -348,7 +348,13 @@ def _windows(store: Store, suite_id: int, t0: int, window_ms: int, by_label: boo
 
 
 def sample_rows_sql(
-    rows: str, t0: int | None, window_ms: int, jmeter_tc: str, *, charts: bool = False
+    rows: str,
+    t0: int | None,
+    window_ms: int,
+    jmeter_tc: str,
+    *,
+    charts: bool = False,
+    engine: str = _ENGINE,
 ) -> str:
     """SQL of a relation ``rows`` of one suite's samples (the columns of ``samples``) as
     one group of :func:`sample_groups_sql` each (``n`` = 1): ``w`` the completion window
@@ -357,11 +363,13 @@ def sample_rows_sql(
     unless failed) computed. For a suite whose samples are about as many groups as rows,
     the view every query aggregates itself, instead of a table as large as the rows: the
     figures are the same, each an integer sum, a count, a minimum or a maximum.
-    ``charts``: with the columns of the report's charts too (:data:`_CHART_COLUMNS`)."""
+    ``charts``: with the columns of the report's charts too (:data:`_CHART_COLUMNS`).
+    ``engine``: the SQL of the load generator, by default the row's hostname, else its
+    source (a reader that knows it for every row passes it as a literal)."""
     origin = "NULL" if t0 is None else str(int(t0))
     extra = f",\n                  {_CHART_COLUMNS}" if charts else ""
     return f"""SELECT label, ((start_ms + elapsed_ms - {origin}) // {int(window_ms)})::BIGINT AS w,
-                  elapsed_ms, success, {_ENGINE} AS engine, is_transaction, is_subresult,
+                  elapsed_ms, success, {engine} AS engine, is_transaction, is_subresult,
                   {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type, 1::BIGINT AS n,
                   start_ms AS start_min, start_ms AS start_max,
                   start_ms + elapsed_ms AS end_min, start_ms + elapsed_ms AS end_max,
@@ -385,7 +393,13 @@ _CHART_SUMS = """,
 
 
 def sample_groups_sql(
-    rows: str, t0: int | None, window_ms: int, jmeter_tc: str, *, charts: bool = False
+    rows: str,
+    t0: int | None,
+    window_ms: int,
+    jmeter_tc: str,
+    *,
+    charts: bool = False,
+    engine: str = _ENGINE,
 ) -> str:
     """SQL of the sample groups of a relation ``rows`` of one suite's samples: one row per
     label, completion window, elapsed time, success, load generator, row kind and error
@@ -402,17 +416,22 @@ def sample_groups_sql(
     of the file parse (and check, UTF-8 above all) every column a store would hold.
     ``charts``: grouped by response code and thread count too, with the latency and
     connect sums, for the report's charts (:func:`chart_groups`); every figure of the
-    analysis is the same over these finer groups."""
+    analysis is the same over these finer groups. ``engine``: as :func:`sample_rows_sql`.
+
+    The elapsed time is a key, so a group's first and last completion are its first and
+    last start plus it: two sums fewer per row than aggregating them."""
     keys, sums = ("code, threads, ", _CHART_SUMS) if charts else ("", "")
+    rows_sql = sample_rows_sql(rows, t0, window_ms, jmeter_tc, charts=charts, engine=engine)
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
                   jmeter_tc, type, {keys}count(*) AS n,
                   min(start_min) AS start_min, max(start_max) AS start_max,
-                  min(end_min) AS end_min, max(end_max) AS end_max,
+                  min(start_min) + elapsed_ms AS end_min, max(start_max) + elapsed_ms AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
                   sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
                   count(thread_name) AS thread_names, count(data_type) AS data_types{sums}
-           FROM ({sample_rows_sql(rows, t0, window_ms, jmeter_tc, charts=charts)})
-           GROUP BY ALL"""
+           FROM ({rows_sql})
+           GROUP BY label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
+                    jmeter_tc, type{", code, threads" if charts else ""}"""
 
 
 #: most groups per row, among a file's first :data:`JUDGED_ROWS` rows, for which the
