@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -17,7 +19,14 @@ from typer.testing import CliRunner
 from toolkit.cli import app
 from toolkit.config import ConfigError, Settings, load_settings
 from toolkit.errors import UsageError
-from toolkit.options import MAX_WINDOW_S, parse_window
+from toolkit.options import MAX_WINDOW_S, check_timezone, parse_window
+from toolkit.time_zones import (
+    DUCKDB_VERSION,
+    NAMES,
+    installed_duckdb_version,
+    listed_zone,
+    module_text,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "fixtures" / "jmeter" / "baseline.jtl.gz"
@@ -173,3 +182,67 @@ def test_a_time_format_strptime_cannot_use_is_one_line(
         with pytest.raises(UsageError, match="not a strptime format"):
             ingest_file(store, BASELINE, options=IngestOptions(time_format=time_format))
         assert store.con.execute("SELECT count(*) FROM sources").fetchall() == [(0,)]
+
+
+def _duckdb_knows(con: Any, name: str) -> bool:
+    """Whether DuckDB applies ``name`` as a time zone (what ``--timezone`` feeds it)."""
+    import duckdb
+
+    try:
+        con.execute("SELECT timezone(?, TIMESTAMP '2000-01-01')", [name])
+    except duckdb.Error:
+        return False
+    return True
+
+
+def test_the_zone_list_is_the_installed_duckdbs() -> None:
+    """``--timezone`` is checked from DuckDB's list of zone names without importing DuckDB
+    (issue 20 item 4: 0.32-0.47 s for a bad zone, now as any other command-line error).
+    The list is the installed DuckDB's, found without importing it; with another DuckDB
+    installed the list decides nothing (a later DuckDB may know a zone it does not)."""
+    import duckdb
+
+    assert installed_duckdb_version() == duckdb.__version__
+    if duckdb.__version__ == DUCKDB_VERSION:
+        # fails after an upgrade of DuckDB that changed its zones: toolkit.time_zones.write_module()
+        assert (ROOT / "toolkit" / "time_zones.py").read_text(encoding="utf-8") == module_text()
+    names = {row[0] for row in duckdb.sql("SELECT name FROM pg_timezone_names()").fetchall()}
+    assert {name.lower() for name in names} == NAMES or duckdb.__version__ != DUCKDB_VERSION
+    assert listed_zone("Mars/Base", "0.0.1") is None
+    assert listed_zone("Europe/Paris", "0.0.1") is True
+
+
+def test_the_zone_list_decides_as_duckdb_does() -> None:
+    """Where the list decides, DuckDB decides the same: every zone it lists, in three
+    cases, ICU's custom offsets (which DuckDB alone decides: ``GMT+5`` and ``UTC+5:30`` are
+    zones, ``utc+05:30`` and ``GMT+25`` are not) and names of no zone."""
+    import duckdb
+
+    con = duckdb.connect()
+    names = [row[0] for row in con.execute("SELECT name FROM pg_timezone_names()").fetchall()]
+    candidates = [
+        *names, *(n.lower() for n in names), *(n.upper() for n in names),
+        "GMT+5", "UTC+5", "UTC-3", "gmt+5", "GMT+0530", "GMT+05:30", "UTC+5:30", "utc+05:30",
+        "GMT+25", "UTC+15", "GMT+14:59", "Etc/Unknown", "Mars/Base", "", " UTC", "UTC ",
+        "Z", "UT", "+05:00", "Europe/Paris/", "Europe", "America/New York", "ESTT", "GMT5",
+    ]  # fmt: skip
+    decided = 0
+    for name in candidates:
+        listed = listed_zone(name, DUCKDB_VERSION)
+        if listed is not None and duckdb.__version__ == DUCKDB_VERSION:
+            assert listed == _duckdb_knows(con, name), name
+            decided += 1
+    assert listed_zone("Mars/Base", DUCKDB_VERSION) is False
+    assert listed_zone("utc+05:30", DUCKDB_VERSION) is None  # ICU's grammar: DuckDB decides
+    assert decided >= 3 * len(names) or duckdb.__version__ != DUCKDB_VERSION
+
+
+def test_a_bad_zone_is_one_line_from_the_library_too() -> None:
+    """``check_timezone`` (the command line's and the ingest's check) refuses a zone
+    DuckDB does not know, from the list or from DuckDB (a custom offset), and takes one
+    it knows in any case."""
+    for bad in ("Mars/Base", "utc+05:30", "GMT+25"):
+        with pytest.raises(UsageError, match=f"--timezone '{re.escape(bad)}': unknown time zone"):
+            check_timezone(bad)
+    for good in ("europe/london", "UTC+5:30", "Etc/Unknown", "US/Eastern"):
+        check_timezone(good)
