@@ -100,10 +100,11 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     (0.6-1.1 s), and ``report --hot-window 0`` or ``check --junit`` into a missing folder
     after the whole ingest and analysis; ``ingest --db NEW`` (or ``load --db NEW``) of files
     that do not exist created an empty store; ``compare`` of one file (or suite) against
-    itself read it first, into ``--db`` too. A ``--timezone`` is looked up in DuckDB's list
-    of zones (toolkit.time_zones; before, DuckDB was imported for it: 0.32-0.47 s on
-    2026-11-27 against 0.15-0.20 s for the others); only ICU's custom offsets (``UTC+5``)
-    need DuckDB itself."""
+    itself read it first, into ``--db`` too. A ``--timezone`` is looked up in DuckDB's
+    list of zones, a ``--time-format`` read by DuckDB's strptime grammar
+    (toolkit.duckdb_time; before, DuckDB was imported for each: 0.29-0.47 s on 2026-11-27
+    against 0.15-0.20 s for the others); only ICU's custom offsets (``UTC+5``) need
+    DuckDB itself."""
     jtl = str(FIXTURES / "jmeter" / "baseline.jtl.gz")
     other = str(FIXTURES / "jmeter" / "candidate.jtl.gz")
     clickbench = str(FIXTURES / "clickbench")
@@ -152,6 +153,7 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
         (["compare", clickbench, f"{clickbench}/"], 1, "Error: A and B are the same folder"),
         (["compare", "--db", str(existing), "on", "on"], 1, "Error: A and B are both suite 'on'"),
         (["load", jtl, "--timezone", "Mars/Base"], 1, "Error: --timezone 'Mars/Base'"),
+        (["load", jtl, "--time-format", "%d.%m.%Y %Q"], 1, "Error: --time-format '%d.%m.%Y %Q'"),
         (["ingest", "--db", new_store, jtl, "--timezone", "europe/paris!"], 1,
          "Error: --timezone 'europe/paris!'"),
         # last: an ICU custom offset, which DuckDB alone decides (utc+05:30 is none)

@@ -18,15 +18,17 @@ from typer.testing import CliRunner
 
 from toolkit.cli import app
 from toolkit.config import ConfigError, Settings, load_settings
-from toolkit.errors import UsageError
-from toolkit.options import MAX_WINDOW_S, check_timezone, parse_window
-from toolkit.time_zones import (
+from toolkit.duckdb_time import (
     DUCKDB_VERSION,
     NAMES,
+    STRPTIME_CODES,
     installed_duckdb_version,
     listed_zone,
     module_text,
+    strptime_format_error,
 )
+from toolkit.errors import UsageError
+from toolkit.options import MAX_WINDOW_S, check_time_format, check_timezone, parse_window
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "fixtures" / "jmeter" / "baseline.jtl.gz"
@@ -165,6 +167,10 @@ def test_a_tolerance_or_target_is_a_fraction(
     [
         ("%Q", "Unrecognized format for strftime/strptime: %Q"),
         ("%Y %", "Trailing format character %"),
+        # a character of more than a byte after %: DuckDB's message was cut inside it, and
+        # reading it raised UnicodeDecodeError, an internal error (exit 3)
+        ("%é", "Unrecognized format for strftime/strptime: %é"),
+        ("%d.%m.%Y %-Q", "Unrecognized format for strftime/strptime: %-Q"),
     ],
 )
 def test_a_time_format_strptime_cannot_use_is_one_line(
@@ -204,8 +210,9 @@ def test_the_zone_list_is_the_installed_duckdbs() -> None:
 
     assert installed_duckdb_version() == duckdb.__version__
     if duckdb.__version__ == DUCKDB_VERSION:
-        # fails after an upgrade of DuckDB that changed its zones: toolkit.time_zones.write_module()
-        assert (ROOT / "toolkit" / "time_zones.py").read_text(encoding="utf-8") == module_text()
+        # fails after an upgrade of DuckDB that changed its zones or codes:
+        # toolkit.duckdb_time.write_module() writes it again
+        assert (ROOT / "toolkit" / "duckdb_time.py").read_text(encoding="utf-8") == module_text()
     names = {row[0] for row in duckdb.sql("SELECT name FROM pg_timezone_names()").fetchall()}
     assert {name.lower() for name in names} == NAMES or duckdb.__version__ != DUCKDB_VERSION
     assert listed_zone("Mars/Base", "0.0.1") is None
@@ -246,3 +253,63 @@ def test_a_bad_zone_is_one_line_from_the_library_too() -> None:
             check_timezone(bad)
     for good in ("europe/london", "UTC+5:30", "Etc/Unknown", "US/Eastern"):
         check_timezone(good)
+
+
+def _duckdb_reason(con: Any, time_format: str) -> str | None:
+    """DuckDB's reason for refusing ``time_format`` ("" if it takes it; None where its
+    message cannot be read: cut inside a character)."""
+    import duckdb
+
+    try:
+        con.execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
+    except duckdb.Error as exc:
+        return str(exc).partition(": ")[2]
+    except UnicodeDecodeError:
+        return None
+    return ""
+
+
+def test_the_strptime_grammar_decides_as_duckdb_does() -> None:
+    """``--time-format`` is checked by DuckDB's grammar without DuckDB: the same verdict
+    and the same reason as DuckDB's ``strptime`` on every code after ``%`` and ``%-``
+    (printable ASCII and a few others) and on 2,000 random formats of codes, literals and
+    percent signs."""
+    import random
+
+    import duckdb
+
+    if duckdb.__version__ != DUCKDB_VERSION:
+        assert strptime_format_error("%Q", duckdb.__version__) is None  # DuckDB decides
+        return
+    con = duckdb.connect()
+    singles = [chr(c) for c in range(32, 127)] + ["é", "€", "\t", "\n"]
+    formats = [f"{prefix}{c}" for prefix in ("%", "%-", "x%", "%Y-%") for c in singles]
+    rng = random.Random(20)
+    alphabet = ["%", "%", "-", "d", "m", "Y", "H", "Q", "é", " ", ".", "f", "z"]
+    formats += ["".join(rng.choices(alphabet, k=rng.randint(1, 8))) for _ in range(2000)]
+    refused = 0
+    for time_format in formats:
+        ours = strptime_format_error(time_format, DUCKDB_VERSION)
+        theirs = _duckdb_reason(con, time_format)
+        assert ours is not None
+        if theirs is None:  # DuckDB's message unreadable: it refused the format
+            assert ours, time_format
+        else:
+            assert ours == theirs, time_format
+        refused += bool(ours)
+    assert 0.2 * len(formats) < refused < 0.9 * len(formats)  # both kinds well covered
+    assert len(STRPTIME_CODES) == 31
+
+
+def test_another_duckdb_decides_the_time_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With another DuckDB installed its own ``strptime`` decides, and a message of its
+    cut inside a character is still one line."""
+    import toolkit.duckdb_time
+
+    monkeypatch.setattr(toolkit.duckdb_time, "installed_duckdb_version", lambda: "0.0.1")
+    assert strptime_format_error("%Q", "0.0.1") is None
+    with pytest.raises(UsageError, match=r"not a strptime format \(an unknown code after a %\)"):
+        check_time_format("%é")
+    with pytest.raises(UsageError, match="Unrecognized format for strftime/strptime: %Q"):
+        check_time_format("%Q")
+    check_time_format("%d.%m.%Y %H:%M:%S.%f")

@@ -1,13 +1,16 @@
-"""The time-zone names DuckDB knows, so that ``--timezone`` is checked without importing
-DuckDB (~0.2 s of CPU: issue 20 item 4, every command-line error within 0.3 s).
+"""What DuckDB's time functions accept, known without importing DuckDB (~0.2 s of CPU), so
+that ``--timezone`` and ``--time-format`` are checked as fast as any other option (issue
+20 item 4: every command-line error within 0.3 s).
 
 :data:`NAMES` is DuckDB 2.0.1's ``pg_timezone_names()`` (ICU's zone IDs and
 their aliases), lower-cased: DuckDB matches a name without regard to case. ICU also takes
 custom offsets (``GMT+5``, ``UTC+5:30``, ``GMT+0530``, not ``utc+05:30``), whose grammar
-is its own: a name that starts as one (``GMT`` or ``UTC`` and a sign) is left to DuckDB,
-and so is every name when the DuckDB installed is not release :data:`DUCKDB_VERSION`
-(a later one may know a zone this list does not). Written by :func:`write_module`
-(``tests/test_option_values.py`` compares it with DuckDB's).
+is its own: a name that starts as one (``GMT`` or ``UTC`` and a sign) is left to DuckDB.
+:data:`STRPTIME_CODES` and :data:`UNPADDED_CODES` are the codes its ``strptime`` takes
+after ``%`` and ``%-``. With a DuckDB other than :data:`DUCKDB_VERSION` installed, DuckDB
+decides every name and format (a later one may know a zone or a code these do not).
+Written by :func:`write_module` (``tests/test_option_values.py`` compares it with
+DuckDB's).
 """
 
 from __future__ import annotations
@@ -17,19 +20,31 @@ import re
 import sys
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 __all__ = [
     "DUCKDB_VERSION",
     "NAMES",
+    "STRPTIME_CODES",
+    "UNPADDED_CODES",
     "installed_duckdb_version",
     "known_zone",
     "listed_zone",
     "module_text",
+    "strptime_format_error",
     "write_module",
 ]
 
 #: the DuckDB release whose ``pg_timezone_names()`` :data:`NAMES` is
 DUCKDB_VERSION = "2.0.1"
+#: the codes DuckDB's ``strptime`` takes after ``%`` (``%%`` is a percent sign) and after
+#: ``%-`` (a number without its leading zeros); any other, or a ``%`` ending the format,
+#: is an error ("Failed to parse format specifier")
+STRPTIME_CODES = frozenset("%ABGHIMSTUVWXYZabcdfghjmnpuwxyz")
+UNPADDED_CODES = frozenset("HIMSdjmy")
 #: ICU's custom zone IDs (``GMT+5``, ``UTC-3``, ...): DuckDB decides those
 _CUSTOM = re.compile(r"(?i)(gmt|utc)[+-]")
 #: ICU's zone for an unknown ID, which DuckDB takes as a zone (UTC)
@@ -67,9 +82,44 @@ def known_zone(name: str) -> bool | None:
     return listed_zone(name, installed_duckdb_version())
 
 
+def strptime_format_error(time_format: str, duckdb_version: str | None) -> str | None:
+    """Why DuckDB ``duckdb_version``'s ``strptime`` refuses ``time_format``, in DuckDB's
+    words ("Failed to parse format specifier ...: ..."), "" where it takes it, or None
+    where only DuckDB can tell (a DuckDB other than :data:`DUCKDB_VERSION`). As DuckDB's
+    parser: each ``%`` is followed by one of :data:`STRPTIME_CODES`, or by ``-`` and one
+    of :data:`UNPADDED_CODES`."""
+    if duckdb_version != DUCKDB_VERSION:
+        return None
+    at = 0
+    while (at := time_format.find("%", at)) >= 0:
+        code = time_format[at + 1 : at + 2]
+        if not code:
+            reason = "Trailing format character %"
+        elif code == "-":
+            code = "-" + time_format[at + 2 : at + 3]
+            reason = "" if code[1:] and code[1] in UNPADDED_CODES else "Unrecognized"
+        else:
+            reason = "" if code in STRPTIME_CODES else "Unrecognized"
+        if reason == "Unrecognized":
+            reason = f"Unrecognized format for strftime/strptime: %{code}"
+        if reason:
+            return f"Failed to parse format specifier {time_format}: {reason}"
+        at += 1 + len(code)
+    return ""
+
+
+def _taken(con: DuckDBPyConnection, time_format: str) -> str:
+    """The code ending ``time_format`` if DuckDB's ``strptime`` takes it, else ""."""
+    try:
+        con.execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
+    except Exception:  # DuckDB's error, or its message cut inside a character
+        return ""
+    return time_format[-1]
+
+
 def module_text() -> str:
-    """This module's text with :data:`NAMES` and :data:`DUCKDB_VERSION` of the DuckDB
-    installed."""
+    """This module's text with the zone names, the strptime codes and the version of the
+    DuckDB installed."""
     from toolkit.native import duckdb
 
     con = duckdb.connect()
@@ -79,11 +129,18 @@ def module_text() -> str:
             for row in con.execute("SELECT name FROM pg_timezone_names()").fetchall()
         }
     )
+    codes = {
+        prefix: "".join(sorted(_taken(con, prefix + chr(c)) for c in range(32, 127)))
+        for prefix in ("%", "%-")
+    }
     text = Path(__file__).read_text(encoding="utf-8")
     head = text[: text.index("\nNAMES = frozenset(\n") + 1]
     version = duckdb.__version__
     head = re.sub(r'(?m)^DUCKDB_VERSION = "[^"]*"$', f'DUCKDB_VERSION = "{version}"', head)
     head = re.sub(r"(?m)^(:data:`NAMES` is DuckDB )[0-9.]+'s", rf"\g<1>{version}'s", head)
+    for name, prefix in (("STRPTIME_CODES", "%"), ("UNPADDED_CODES", "%-")):
+        line = f"{name} = frozenset({json.dumps(codes[prefix])})"
+        head = re.sub(rf"(?m)^{name} = frozenset\(.*\)$", line.replace("\\", "\\\\"), head)
     body = "".join(f"        {json.dumps(name)},\n" for name in names)
     return f"{head}NAMES = frozenset(\n    {{\n{body}    }}\n)\n"
 
