@@ -44,7 +44,9 @@ COMMAND_LINES: list[tuple[str, list[str]]] = [
     ("a file that does not exist", ["load", "missing.jtl"]),
     ("a store that does not exist", ["gaps", "--db", "missing.duckdb"]),
     ("one file as A and B", ["compare", str(JTL), str(JTL)]),
-    ("an unknown time zone (DuckDB)", ["load", str(JTL), "--timezone", "Mars/Base"]),
+    ("an unknown time zone", ["load", str(JTL), "--timezone", "Mars/Base"]),
+    ("a bad time format", ["load", str(JTL), "--time-format", "%d.%m.%Y %Q"]),
+    ("an ICU offset that is none (DuckDB)", ["load", str(JTL), "--timezone", "utc+05:30"]),
 ]
 
 
