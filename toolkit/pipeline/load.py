@@ -419,7 +419,7 @@ def sample_groups_sql(
     analysis is the same over these finer groups. ``engine``: as :func:`sample_rows_sql`.
 
     The elapsed time is a key, so a group's first and last completion are its first and
-    last start plus it: two aggregates fewer per row than taking them apart."""
+    last start plus it: two aggregates fewer per row."""
     keys, sums = ("code, threads, ", _CHART_SUMS) if charts else ("", "")
     rows_sql = sample_rows_sql(rows, t0, window_ms, jmeter_tc, charts=charts, engine=engine)
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
