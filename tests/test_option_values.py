@@ -313,3 +313,23 @@ def test_another_duckdb_decides_the_time_format(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(UsageError, match="Unrecognized format for strftime/strptime: %Q"):
         check_time_format("%Q")
     check_time_format("%d.%m.%Y %H:%M:%S.%f")
+
+
+def test_the_duckdb_version_is_read_from_one_dist_info(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed DuckDB's version comes from its one ``.dist-info`` folder; none, or
+    two (an upgrade's leftover), tell none, and DuckDB itself decides then."""
+    from importlib.machinery import ModuleSpec
+
+    import toolkit.duckdb_time
+
+    package = tmp_path / "duckdb"
+    package.mkdir()
+    spec = ModuleSpec("duckdb", None, origin=str(package / "__init__.py"))
+    monkeypatch.setattr(toolkit.duckdb_time, "find_spec", lambda name: spec)
+    assert installed_duckdb_version() is None
+    (tmp_path / f"duckdb-{DUCKDB_VERSION}.dist-info").mkdir()
+    assert installed_duckdb_version() == DUCKDB_VERSION
+    (tmp_path / "duckdb-1.4.0.dist-info").mkdir()
+    assert installed_duckdb_version() is None

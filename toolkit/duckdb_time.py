@@ -53,13 +53,13 @@ _UNKNOWN = "Etc/Unknown"
 
 def installed_duckdb_version() -> str | None:
     """The version of the DuckDB installed (its ``.dist-info`` folder's name), without
-    importing it; None where that folder is not beside the package."""
+    importing it; None where not one such folder is beside the package."""
     spec = find_spec("duckdb")
     if spec is None or spec.origin is None:
         return None
-    for info in Path(spec.origin).parent.parent.glob("duckdb-*.dist-info"):
-        return info.name[len("duckdb-") : -len(".dist-info")]
-    return None
+    # two (an upgrade's leftover) or none tell no version: DuckDB decides then
+    found = list(Path(spec.origin).parent.parent.glob("duckdb-*.dist-info"))
+    return found[0].name[len("duckdb-") : -len(".dist-info")] if len(found) == 1 else None
 
 
 def listed_zone(name: str, duckdb_version: str | None) -> bool | None:
