@@ -992,6 +992,7 @@ def _read_grouped(
         Grouped,
         head_groups_sql,
         sample_groups_sql,
+        sample_rows_sql,
         too_many_groups,
     )
 
@@ -1024,7 +1025,10 @@ def _read_grouped(
     for _ in range(2):
         read(
             f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            + sample_groups_sql(rows, t0, window_ms, _JMETER_TC, charts=charts, engine=engine)
+            + sample_groups_sql(
+                sample_rows_sql(rows, t0, window_ms, _JMETER_TC, charts=charts, engine=engine),
+                charts=charts,
+            )
         )
         ((first, kinds, counted, span, negative, labels, read_rows),) = con.execute(
             f"""SELECT min(start_min), bool_or(is_transaction OR is_subresult),

@@ -392,20 +392,12 @@ _CHART_SUMS = """,
                   sum(connect_sum) AS connect_sum, sum(connect_n) AS connect_n"""
 
 
-def sample_groups_sql(
-    rows: str,
-    t0: int | None,
-    window_ms: int,
-    jmeter_tc: str,
-    *,
-    charts: bool = False,
-    engine: str = _ENGINE,
-) -> str:
-    """SQL of the sample groups of a relation ``rows`` of one suite's samples: one row per
-    label, completion window, elapsed time, success, load generator, row kind and error
-    type of :func:`sample_rows_sql`, with ``n`` samples, their first and last start and
-    completion (epoch ms), byte sums and the sum and count of their thread counts
-    (allThreads, else grpThreads).
+def sample_groups_sql(sample_rows: str, *, charts: bool = False) -> str:
+    """SQL of the sample groups of one suite's samples, from ``sample_rows``, the SQL of
+    their one-sample groups (:func:`sample_rows_sql`, with the same ``charts``): one row
+    per label, completion window, elapsed time, success, load generator, row kind and
+    error type, with ``n`` samples, their first and last start and completion (epoch ms),
+    byte sums and the sum and count of their thread counts (allThreads, else grpThreads).
 
     Every figure of :func:`analyze_load_suite` is an aggregate of these: counts, sums,
     minima and maxima add up over groups, and exact percentiles need only each window's
@@ -416,12 +408,11 @@ def sample_groups_sql(
     of the file parse (and check, UTF-8 above all) every column a store would hold.
     ``charts``: grouped by response code and thread count too, with the latency and
     connect sums, for the report's charts (:func:`chart_groups`); every figure of the
-    analysis is the same over these finer groups. ``engine``: as :func:`sample_rows_sql`.
+    analysis is the same over these finer groups.
 
     The elapsed time is a key, so a group's first and last completion are its first and
     last start plus it: two aggregates fewer per row."""
     keys, sums = ("code, threads, ", _CHART_SUMS) if charts else ("", "")
-    rows_sql = sample_rows_sql(rows, t0, window_ms, jmeter_tc, charts=charts, engine=engine)
     return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
                   jmeter_tc, type, {keys}count(*) AS n,
                   min(start_min) AS start_min, max(start_max) AS start_max,
@@ -429,7 +420,7 @@ def sample_groups_sql(
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
                   sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
                   count(thread_name) AS thread_names, count(data_type) AS data_types{sums}
-           FROM ({rows_sql})
+           FROM ({sample_rows})
            GROUP BY label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
                     jmeter_tc, type{", code, threads" if charts else ""}"""
 
@@ -537,10 +528,10 @@ def _stored_groups(
     ((_, head, head_groups),) = store.con.execute(head_groups_sql(rows, window_ms)).fetchall()
     wide = too_many_groups(int(head), int(head_groups))
     kind, name = ("VIEW", f"{table}_rows") if wide else ("TABLE", table)
-    make = sample_rows_sql if wide else sample_groups_sql
+    sample_rows = sample_rows_sql(rows, t0, window_ms, _jmeter_tc(store), charts=charts)
     store.con.execute(
         f"CREATE OR REPLACE TEMP {kind} {name} AS "
-        + make(rows, t0, window_ms, _jmeter_tc(store), charts=charts)
+        + (sample_rows if wide else sample_groups_sql(sample_rows, charts=charts))
     )
     try:
         yield name
