@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from toolkit.cli import app
 from toolkit.cli.common import INPUT_FORMATS, WORKFLOW_ORDER
+from toolkit.duckdb_time import DUCKDB_VERSION, installed_duckdb_version
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -170,8 +171,14 @@ def test_option_value_and_input_errors_answer_before_any_library(tmp_path: Path)
     results = json.loads(done.stdout)
     for (args, code, message), (got_code, first, loaded) in zip(cases, results, strict=True):
         assert (got_code, first[: len(message)]) == (code, message), args
-        # the custom offset comes last: it alone may load DuckDB
-        allowed = {"duckdb"} if "utc+05:30" in args else set()
+        # the custom offset comes last: it alone may load DuckDB, but for the zone and the
+        # time format under a DuckDB other than the one toolkit/duckdb_time.py was written
+        # from (tests/test_option_values.py warns of it)
+        other = installed_duckdb_version() != DUCKDB_VERSION
+        judged = "utc+05:30" in args or (
+            other and ("--timezone" in args or "--time-format" in args)
+        )
+        allowed = {"duckdb"} if judged else set()
         assert set(loaded) <= allowed, f"warmup {' '.join(args)} imported {loaded}"
     # an ingest (or load --db) with nothing to read leaves no store behind (it created one)
     assert not Path(new_store).exists()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -183,6 +184,8 @@ def test_a_time_format_strptime_cannot_use_is_one_line(
     assert result.exit_code == 1, result.output
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"Error: --time-format {time_format!r}: not a strptime format (")
+    if installed_duckdb_version() != DUCKDB_VERSION and "é" in time_format:
+        reason = "an unknown code after a %"  # DuckDB's own message, cut inside the é
     assert reason in line and "'%d.%m.%Y %H:%M:%S.%f'" in line
     with open_store(tmp_path / "s.duckdb") as store:
         with pytest.raises(UsageError, match="not a strptime format"):
@@ -205,11 +208,20 @@ def test_the_zone_list_is_the_installed_duckdbs() -> None:
     """``--timezone`` is checked from DuckDB's list of zone names without importing DuckDB
     (issue 20 item 4: 0.32-0.47 s for a bad zone, now as any other command-line error).
     The list is the installed DuckDB's, found without importing it; with another DuckDB
-    installed the list decides nothing (a later DuckDB may know a zone it does not)."""
+    installed the list tells only that a listed name is a zone (a later DuckDB may know a
+    zone it does not), and the test warns."""
     import duckdb
 
     assert installed_duckdb_version() == duckdb.__version__
-    if duckdb.__version__ == DUCKDB_VERSION:
+    if duckdb.__version__ != DUCKDB_VERSION:
+        # not a failure (a DuckDB release is no fault of a change), but slower checks
+        warnings.warn(
+            f"toolkit/duckdb_time.py is of DuckDB {DUCKDB_VERSION}, {duckdb.__version__} is "
+            "installed: --timezone and --time-format import DuckDB (~0.2 s); run "
+            "toolkit.duckdb_time.write_module()",
+            stacklevel=1,
+        )
+    else:
         # fails after an upgrade of DuckDB that changed its zones or codes:
         # toolkit.duckdb_time.write_module() writes it again
         assert (ROOT / "toolkit" / "duckdb_time.py").read_text(encoding="utf-8") == module_text()

@@ -7,8 +7,9 @@ their aliases), lower-cased: DuckDB matches a name without regard to case. ICU a
 custom offsets (``GMT+5``, ``UTC+5:30``, ``GMT+0530``, not ``utc+05:30``), whose grammar
 is its own: a name that starts as one (``GMT`` or ``UTC`` and a sign) is left to DuckDB.
 :data:`STRPTIME_CODES` and :data:`UNPADDED_CODES` are the codes its ``strptime`` takes
-after ``%`` and ``%-``. With a DuckDB other than :data:`DUCKDB_VERSION` installed, DuckDB
-decides every name and format (a later one may know a zone or a code these do not).
+after ``%`` and ``%-``. With a DuckDB other than :data:`DUCKDB_VERSION` installed, a
+listed name is still a zone (ICU keeps every ID it had, as an alias), and DuckDB decides
+every other name and every format (a later one may know a zone or a code these do not).
 Written by :func:`write_module` (``tests/test_option_values.py`` compares it with
 DuckDB's).
 """
