@@ -337,23 +337,13 @@ _KNOWN_ZONES: set[str] = set()
 
 def check_timezone(timezone: str) -> None:
     """Raise :class:`UsageError` for a ``--timezone`` that DuckDB's time-zone database,
-    which applies it, does not know: from its list of names
-    (:func:`toolkit.duckdb_time.known_zone`) where that tells, else from DuckDB itself
-    (imported for it, ~0.2 s)."""
+    which applies it, does not know (:func:`toolkit.duckdb_time.known_zone`: its list of
+    names, else DuckDB itself)."""
     if timezone in _KNOWN_ZONES:
         return
     from toolkit.duckdb_time import known_zone
 
-    known = known_zone(timezone)
-    if known is None:
-        from toolkit.native import duckdb
-
-        try:
-            duckdb.connect().execute("SELECT timezone(?, TIMESTAMP '2000-01-01')", [timezone])
-            known = True
-        except duckdb.Error:
-            known = False
-    if not known:
+    if not known_zone(timezone):
         raise UsageError(
             f"--timezone {timezone!r}: unknown time zone; pass an IANA name such "
             "as Europe/Paris, America/New_York or UTC"
@@ -364,22 +354,11 @@ def check_timezone(timezone: str) -> None:
 def check_time_format(time_format: str) -> None:
     """Raise :class:`UsageError` for a ``--time-format`` that DuckDB's ``strptime``, which
     reads the timestamps with it, cannot use (an unknown ``%Q``, a trailing ``%``): it was
-    an internal error at the first row. Decided by DuckDB's grammar
-    (:func:`toolkit.duckdb_time.strptime_format_error`) for the DuckDB it was taken from,
-    else by DuckDB itself (imported for it, ~0.2 s)."""
-    from toolkit.duckdb_time import installed_duckdb_version, strptime_format_error
+    an internal error at the first row (:func:`toolkit.duckdb_time.time_format_error`:
+    DuckDB's grammar, else DuckDB itself)."""
+    from toolkit.duckdb_time import time_format_error
 
-    reason = strptime_format_error(time_format, installed_duckdb_version())
-    if reason is None:
-        from toolkit.native import duckdb
-
-        try:
-            duckdb.connect().execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
-            reason = ""
-        except duckdb.Error as exc:
-            reason = str(exc).partition(": ")[2].strip() or str(exc)
-        except UnicodeDecodeError:  # DuckDB's message cut inside the character after a %
-            reason = "an unknown code after a %"
+    reason = time_format_error(time_format)
     if reason:
         raise UsageError(
             f"--time-format {time_format!r}: not a strptime format ({reason[:120]}); use "

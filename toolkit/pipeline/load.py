@@ -392,6 +392,11 @@ _CHART_SUMS = """,
                   sum(connect_sum) AS connect_sum, sum(connect_n) AS connect_n"""
 
 
+#: the keys of :func:`sample_groups_sql` (named, not GROUP BY ALL: the completion range is
+#: computed from a key)
+_GROUP_KEYS = "label, w, elapsed_ms, success, engine, is_transaction, is_subresult, jmeter_tc, type"
+
+
 def sample_groups_sql(sample_rows: str, *, charts: bool = False) -> str:
     """SQL of the sample groups of one suite's samples, from ``sample_rows``, the SQL of
     their one-sample groups (:func:`sample_rows_sql`, with the same ``charts``): one row
@@ -412,17 +417,16 @@ def sample_groups_sql(sample_rows: str, *, charts: bool = False) -> str:
 
     The elapsed time is a key, so a group's first and last completion are its first and
     last start plus it: two aggregates fewer per row."""
-    keys, sums = ("code, threads, ", _CHART_SUMS) if charts else ("", "")
-    return f"""SELECT label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
-                  jmeter_tc, type, {keys}count(*) AS n,
+    keys = _GROUP_KEYS + (", code, threads" if charts else "")
+    sums = _CHART_SUMS if charts else ""
+    return f"""SELECT {keys}, count(*) AS n,
                   min(start_min) AS start_min, max(start_max) AS start_max,
                   min(start_min) + elapsed_ms AS end_min, max(start_max) + elapsed_ms AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
                   sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
                   count(thread_name) AS thread_names, count(data_type) AS data_types{sums}
            FROM ({sample_rows})
-           GROUP BY label, w, elapsed_ms, success, engine, is_transaction, is_subresult,
-                    jmeter_tc, type{", code, threads" if charts else ""}"""
+           GROUP BY {keys}"""
 
 
 #: most groups per row, among a file's first :data:`JUDGED_ROWS` rows, for which the
