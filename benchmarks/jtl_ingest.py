@@ -673,6 +673,12 @@ def one_command_notes(sizes: list[dict[str, Any]]) -> list[str]:
                 f"{work:.2f} s: **{(jm.cpu_s - jm_start.cpu_s) / work:.1f}×** per sample "
                 f"(start-ups {jm_start.cpu_s:.2f} s against {start.cpu_s:.2f} s)"
             )
+        if jm is not None:
+            text += (
+                f"; plain DuckDB's parse of the columns it reads, alone in its own process, "
+                f"is {jm.cpu_s / parse.cpu_s:.1f}× cheaper than `jmeter -g`: the most any "
+                "command that reads them with DuckDB could reach"
+            )
         if jm is not None and jm.cpu_s < 20 * one.cpu_s:
             budget = jm.cpu_s / 20
             text += f"; ≥ 20× would leave {budget:.2f} s for the whole command" + (
