@@ -371,6 +371,89 @@ def test_too_short_advice_counts_full_windows_from_the_completions() -> None:
     assert "--load-window 500ms" in found.advice
 
 
+#: samples completed per second (thousands) and mean active threads in each second of a
+#: JMeter 5.5 run recorded here (benchmarks/java_request_plan.jmx, 3.2M samples, 14.3 s on
+#: 2 cores): threads ramp up to 10 by 5 s and finish from 11 s; the throughput levels off
+#: mid-ramp (the 2 cores are saturated from 7 threads on)
+_RECORDED_SHAPE = (
+    (82, 1.73), (92, 3.52), (122, 5.64), (229, 7.63), (249, 9.5), (255, 10.0), (254, 10.0),
+    (256, 10.0), (233, 10.0), (262, 10.0), (240, 10.0), (301, 9.16), (267, 8.0), (257, 6.99),
+    (94, 2.38),
+)  # fmt: skip
+
+
+def _ramped_short_run(tmp_path: Path, seed: int) -> Path:
+    """That recorded run at 1/1000 of its samples: each second's count, starts uniform in
+    it, each sample's thread count drawn so that the second's mean is the recorded one.
+    It read "13 full windows of 1 s over 14.3 s; the warm-up rule needs ≥ 10"."""
+    rng = np.random.default_rng(seed)
+    starts, threads = [], []
+    for second, (count, mean) in enumerate(_RECORDED_SHAPE):
+        starts.append(second + rng.random(count))
+        low = np.floor(mean)
+        threads.append((low + (rng.random(count) < mean - low)).astype(int))
+    start = np.concatenate(starts)
+    return write_csv_jtl(
+        tmp_path / f"ramped{seed}.jtl", start, np.zeros(start.size), threads=np.concatenate(threads)
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_too_short_names_the_windows_with_every_thread_running(
+    tmp_path: Path, seed: int
+) -> None:
+    """A run with enough full windows whose threads ramp up and down: the warm-up rule looks
+    only at the windows with every thread running (timeseries._after_ramp, the ramp-down
+    limit), so the finding counts those, with the ramp's ends, instead of saying "13 full
+    windows … needs ≥ 10". The count is checked against the file: the full 1 s completion
+    windows whose samples ran with all 10 threads (a mean within half a thread of 10); the
+    advised window, run, gives a verdict."""
+    path = _ramped_short_run(tmp_path, seed)
+    with toolkit.open_store() as store:
+        suite = suite_of(store, path)
+    all_ = suite["labels"][0]
+    assert all_["warmup_status"] == "too-short"
+    found = rules(suite)["load-too-short"]
+    numbers = found["numbers"]
+    # truth from the samples themselves: completion windows of 1 s from the first start
+    rows = np.genfromtxt(path, delimiter=",", skip_header=1, usecols=(0, 1, 12), dtype=np.int64)
+    start, elapsed, threads = rows[:, 0], rows[:, 1], rows[:, 12 - 10]
+    window = (start + elapsed - start.min()) // 1000
+    full = np.arange(1, int(window.max()))  # the first and last windows are partial
+    # at the plateau: a window's mean thread count within half a thread of 10
+    # (timeseries.thread_ramp_end's tolerance: 2 %, at least half a thread)
+    at_ten = [w for w in full if threads[window == w].mean() >= 9.5]
+    assert numbers["windows"] == full.size == 13
+    assert numbers["reason"] == "few-plateau-windows"
+    assert numbers["plateau_windows"] == len(at_ten) < MIN_WINDOWS <= numbers["windows"]
+    assert found["message"] == (
+        f"13 full windows of 1 s over {fmt_num(all_['duration_s'])} s, {len(at_ten)} of them "
+        f"with every thread running (the threads ramp up until {fmt_num(all_['rampup_end_s'])} "
+        f"s and down from {at_ten[-1] + 1} s); the warm-up rule needs ≥ {MIN_WINDOWS} of "
+        "those: no warm-up end or steady figures"
+    )
+    assert all_["rampup_end_s"] == at_ten[0]
+    window_s = numbers["suggested_window_s"]
+    assert f"--load-window {window_s * 1000:g}ms" in found["advice"]
+    with toolkit.open_store() as again:
+        smaller = suite_of(again, path, window_s=window_s)
+    assert smaller["labels"][0]["warmup_status"] != "too-short"
+    assert "load-too-short" not in rules(smaller)
+
+
+def test_too_short_without_a_thread_ramp_keeps_the_run_windows() -> None:
+    """Without a ramp (or with the plateau windows enough) the message is the run's."""
+    label = {"label": "ALL", "samples": 500, "warmup_status": "too-short", "duration_s": 9.5}
+    (plain,) = warmup_findings("s", label, windows=8, window_s=1.0, plateau_windows=None)
+    assert plain.message.startswith("8 full windows of 1 s over 9.5 s; the warm-up rule")
+    assert plain.numbers["reason"] == "few-windows"
+    (ramped,) = warmup_findings(
+        "s", {**label, "rampup_end_s": 3.0}, windows=12, window_s=1.0, plateau_windows=4
+    )
+    assert "4 of them with every thread running (the threads ramp up until 3 s)" in ramped.message
+    assert ramped.numbers["suggested_window_s"] == 0.2  # 4 s / 0.2 s = 20 ≥ 11; 0.5 s: 8
+
+
 # --- 3. stepped load -----------------------------------------------------------------------
 
 

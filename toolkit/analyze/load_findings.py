@@ -447,6 +447,8 @@ def warmup_findings(
     summary_seconds: Sequence[float] | None = None,
     ramp_threads: float | None = None,
     ramp_windows: int | None = None,
+    plateau_windows: int | None = None,
+    rampdown_s: float | None = None,
 ) -> list[Finding]:
     """``load-warmup``, ``load-no-steady-state``, ``load-too-short`` or ``load-no-samples``
     for a suite from its ``ALL`` label dict (``--json`` keys) and its number of full
@@ -466,6 +468,12 @@ def warmup_findings(
     ``ramp_threads``: the threads' plateau when ALL's ``rampup_end_s`` is set, named with
     it; ``ramp_windows``: the windows up to that ramp-up end, which when more than half of
     ``windows`` is why an inconclusive run has no steady state (threads still starting).
+    ``plateau_windows``: the full windows the warm-up rule looks at in a JTL run whose
+    threads ramp up or down (:func:`~toolkit.analyze.timeseries.thread_ramp_end` to
+    :func:`~toolkit.analyze.timeseries.thread_rampdown_start`, starting at ``rampdown_s``
+    s): a run too short for the rule there names them, not its ``windows`` (a 14 s JMeter
+    run's 13 full windows, 8 of them with all 10 threads running, read "13 full windows
+    … the rule needs ≥ 10").
     """
     status = all_label.get("warmup_status")
     samples = int(all_label.get("samples") or 0)
@@ -589,6 +597,31 @@ def warmup_findings(
             )
             advice = "run longer (or with more threads) to analyse the warm-up"
             numbers["reason"] = "few-samples"
+        elif plateau_windows is not None and plateau_windows < need <= windows:
+            assert window_s is not None
+            # the rule sees only the windows with every thread running (timeseries:
+            # _after_ramp and the ramp-down limit): they, not the run's, are too few
+            ramp_s = all_label.get("rampup_end_s")
+            span = [f"up until {_s(float(ramp_s))} s"] if ramp_s else []
+            span += [f"down from {_s(rampdown_s)} s"] if rampdown_s is not None else []
+            message = (
+                f"{windows} full windows of {_s(window_s)} s over {_s(duration)} s, "
+                f"{plateau_windows} of them with every thread running (the threads ramp "
+                f"{' and '.join(span)}); the warm-up rule needs ≥ {need} of those: no "
+                "warm-up end or steady figures"
+            )
+            numbers.update(plateau_windows=plateau_windows, reason="few-plateau-windows")
+            plateau_s = plateau_windows * window_s
+            # one window of margin: a smaller window's edges need not meet the ramp's
+            smaller = [c for c in WINDOW_CHOICES if c < window_s and plateau_s / c >= need + 1]
+            if smaller:
+                advice = (
+                    f"use a smaller window (--load-window {_window_text(smaller[0])}) or run "
+                    "longer at full threads"
+                )
+                numbers["suggested_window_s"] = smaller[0]
+            else:
+                advice = "run longer at full threads"
         else:
             assert window_s is not None
             message = (
@@ -1282,6 +1315,11 @@ LOAD_FOLDED: dict[str, tuple[str, str | None, bool]] = {
     "load-too-short/few-windows": (
         "fewer full windows than the warm-up rule needs",
         "windows",
+        False,
+    ),
+    "load-too-short/few-plateau-windows": (
+        "fewer full windows with every thread running than the warm-up rule needs",
+        "plateau_windows",
         False,
     ),
     "load-too-short/summariser": ("too few summariser windows", "windows", False),

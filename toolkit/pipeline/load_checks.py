@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from toolkit.analyze.findings import Finding
@@ -21,7 +22,11 @@ from toolkit.analyze.load_findings import (
     step_finding,
     warmup_findings,
 )
-from toolkit.analyze.timeseries import RAMP_PLATEAU_QUANTILE
+from toolkit.analyze.timeseries import (
+    RAMP_PLATEAU_QUANTILE,
+    thread_ramp_end,
+    thread_rampdown_start,
+)
 from toolkit.pipeline.summariser import summariser_windows, summary_steps, summary_window_series
 from toolkit.store import Store
 
@@ -93,6 +98,7 @@ def sample_suite_findings(
         if known.size:
             ramp_threads = float(np.round(np.quantile(known, RAMP_PLATEAU_QUANTILE), 1))
         ramp_windows = max(0, at)  # the partial first window is no full window
+    plateau_windows, rampdown_s = _plateau(series.threads, series.t_s)
     return _suite_findings(
         name,
         all_label,
@@ -104,7 +110,29 @@ def sample_suite_findings(
         ramp_threads=ramp_threads,
         ramp_windows=ramp_windows,
         completion_ms=completion_ms,
+        plateau_windows=plateau_windows,
+        rampdown_s=rampdown_s,
     )
+
+
+def _plateau(
+    threads: npt.NDArray[np.float64], t_s: npt.NDArray[np.float64]
+) -> tuple[int | None, float | None]:
+    """The full windows of ALL's series (``threads``, window starts ``t_s`` in s, the
+    partial first and last windows included) that the warm-up rule looks at when the
+    threads ramp up or down, as :func:`~toolkit.analyze.timeseries.analyze_windows` finds them:
+    from the ramp-up's end (:func:`thread_ramp_end`) to a ramp-down's start
+    (:func:`thread_rampdown_start`, sought only after a ramp-up); and that start (s).
+    (None, None) when the threads ramp neither up nor down."""
+    full = threads[1:-1]
+    ramp = thread_ramp_end(full)
+    down = thread_rampdown_start(full) if ramp is not None else None
+    if down is not None and down <= (ramp or 0):
+        down = None
+    if not ramp and down is None:
+        return None, None
+    limit = down if down is not None else full.size
+    return limit - (ramp or 0), None if down is None else float(t_s[down + 1])
 
 
 def _suite_findings(
