@@ -399,9 +399,7 @@ def _ramped_short_run(tmp_path: Path, seed: int) -> Path:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_too_short_names_the_windows_with_every_thread_running(
-    tmp_path: Path, seed: int
-) -> None:
+def test_too_short_names_the_windows_with_every_thread_running(tmp_path: Path, seed: int) -> None:
     """A run with enough full windows whose threads ramp up and down: the warm-up rule looks
     only at the windows with every thread running (timeseries._after_ramp, the ramp-down
     limit), so the finding counts those, with the ramp's ends, instead of saying "13 full
