@@ -439,6 +439,42 @@ def test_too_short_names_the_windows_with_every_thread_running(tmp_path: Path, s
     assert "load-too-short" not in rules(smaller)
 
 
+def test_short_steady_part_ended_by_a_cool_down_is_not_the_last(tmp_path: Path) -> None:
+    """Threads ramp up to 10 over 4.5 s, hold until 11 s and finish by 15 s (closed loop:
+    throughput follows the threads): steady 4–11 s. The short-steady finding read "steady
+    for the last 7 s of 15 s only: the warm-up takes 27% of the run" — neither the last 7 s
+    nor short because of the warm-up alone. Now it names the span and the cool-down, whose
+    start is checked against the file: the first full window after the plateau whose mean
+    thread count is more than half a thread below 10."""
+
+    def threads(t: float) -> int:
+        return min(10, 1 + int(2 * t)) if t < 11 else 8 if t < 13 else 4
+
+    rng = np.random.default_rng(1)
+    starts, el = open_loop(rng, 15.0, lambda t: 40.0 * threads(t), lambda t: 5)
+    th = np.array([threads(t) for t in starts])
+    path = write_csv_jtl(tmp_path / "cooling.jtl", starts, el, threads=th)
+    rows = np.genfromtxt(path, delimiter=",", skip_header=1, usecols=(0, 1, 12), dtype=np.int64)
+    window = (rows[:, 0] + rows[:, 1] - rows[:, 0].min()) // 1000
+    means = [rows[window == w, 2].mean() for w in range(int(window.max()) + 1)]
+    plateau = [w for w, m in enumerate(means) if m >= 9.5]
+    drop = next(w for w in range(plateau[0], len(means)) if means[w] < 9.5)
+    with toolkit.open_store() as store:
+        suite = suite_of(store, path)
+    all_ = suite["labels"][0]
+    assert all_["cooldown_start_s"] == drop == 11
+    assert all_["steady_window"]["from_s"] == all_["warmup_end_s"] == plateau[0] == 4
+    found = rules(suite)["load-short-steady"]
+    duration = all_["duration_s"]
+    assert found["message"] == (
+        f"steady for 7 s of 15 s only (4–11 s): the warm-up takes {4 / duration:.0%} of the "
+        f"run and the cool-down from 11 s the last {(duration - 11) / duration:.0%}, so the "
+        "steady figures rest on a short part"
+    )
+    assert found["numbers"]["cooldown_start_s"] == 11
+    assert found["advice"] == "run at least 2x longer to confirm the steady figures"
+
+
 def test_too_short_without_a_thread_ramp_keeps_the_run_windows() -> None:
     """Without a ramp (or with the plateau windows enough) the message is the run's."""
     label = {"label": "ALL", "samples": 500, "warmup_status": "too-short", "duration_s": 9.5}

@@ -874,10 +874,12 @@ def _fast_start(
 def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Finding]:
     """``load-short-steady``: the warm-up took more than half of the run, so the steady
     figures rest on its last part only (a long warm-up, :func:`warmup_end`'s
-    ``mser-uncapped`` rule). The steady part is the ``steady_window`` (seconds from the
-    first sample start), or the warm-up end to the run's end; ``effect`` is the share of
-    the run before it. The advice: a run of at least twice the warm-up, whose steady part
-    is then at least half of it (MSER's own n/2 rule, White 1997)."""
+    ``mser-uncapped`` rule), or the warm-up and a cool-down (``cooldown_start_s``: threads
+    finishing, throughput falling) together leave less than half of it between them. The
+    steady part is the ``steady_window`` (seconds from the first sample start), or the
+    warm-up end to the run's end; ``effect`` is the share of the run outside it. The
+    advice: a run of at least twice the warm-up and cool-down, whose steady part is then
+    at least half of it (MSER's own n/2 rule, White 1997)."""
     duration = float(all_label.get("duration_s") or 0.0)
     window = all_label.get("steady_window") or {}
     if window.get("source") not in (None, "detected") or duration <= 0:
@@ -889,25 +891,42 @@ def short_steady_findings(subject: str, all_label: Mapping[str, Any]) -> list[Fi
     steady_s = max(0.0, stop - float(start))
     if steady_s >= duration / 2:
         return []
-    longer = max(2, math.ceil(2 * float(start) / duration))
+    cool_s = all_label.get("cooldown_start_s")
+    cool = float(cool_s) if cool_s is not None else duration
+    # a cool-down (threads finishing, throughput falling) ends the steady part early: it
+    # is not the last part, and the warm-up alone does not make it short
+    tail = max(0.0, duration - cool)
+    longer = max(2, math.ceil(2 * (float(start) + tail) / duration))
+    numbers: dict[str, float | int | str | None] = {
+        "steady_s": steady_s,
+        "duration_s": duration,
+        "warmup_end_s": float(start),
+        "longer": longer,
+        "effect": 1.0 - steady_s / duration,
+    }
+    if tail:
+        numbers["cooldown_start_s"] = cool
+        message = (
+            f"steady for {_s(round(steady_s))} s of {_s(round(duration))} s only "
+            f"({_s(float(start))}–{_s(cool)} s): the warm-up takes "
+            f"{_pct(float(start) / duration)} of the run and the cool-down from "
+            f"{_s(cool)} s the last {_pct(tail / duration)}, so the steady figures "
+            "rest on a short part"
+        )
+    else:
+        message = (
+            f"steady for the last {_s(round(steady_s))} s of {_s(round(duration))} s only: "
+            f"the warm-up takes {_pct(float(start) / duration)} of the run, so the "
+            "steady figures rest on a short part"
+        )
     return [
         Finding(
             rule="load-short-steady",
             severity="warning",
             subject=subject,
-            message=(
-                f"steady for the last {_s(round(steady_s))} s of {_s(round(duration))} s only: "
-                f"the warm-up takes {_pct(float(start) / duration)} of the run, so the "
-                "steady figures rest on a short part"
-            ),
+            message=message,
             advice=f"run at least {longer}x longer to confirm the steady figures",
-            numbers={
-                "steady_s": steady_s,
-                "duration_s": duration,
-                "warmup_end_s": float(start),
-                "longer": longer,
-                "effect": 1.0 - steady_s / duration,
-            },
+            numbers=numbers,
         )
     ]
 
