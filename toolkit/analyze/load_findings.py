@@ -477,7 +477,7 @@ def warmup_findings(
     threads ramp up or down (:func:`~toolkit.analyze.timeseries.thread_ramp_end` to
     :func:`~toolkit.analyze.timeseries.thread_rampdown_start`, starting at ``rampdown_s``
     s): a run too short for the rule there names them, not its ``windows`` (a 14 s JMeter
-    run's 13 full windows, 8 of them with all 10 threads running, read "13 full windows
+    run's 13 full windows, 6 of them with all 10 threads running, read "13 full windows
     … the rule needs ≥ 10").
     """
     status = all_label.get("warmup_status")
