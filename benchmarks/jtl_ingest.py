@@ -826,6 +826,17 @@ def main() -> None:
         )  # fmt: skip
         sizes.append(size)
         print_size(label, size["measures"], size["check"])
+
+    def given_file(path: Path, label: str) -> dict[str, Any]:
+        """The steps on a JTL not generated here (recorded or real), printed and kept."""
+        size = run_size(
+            0, jmeter=jmeter, report=args.report, label=label, repeat=args.repeat, path=path,
+            before_tree=args.before,
+        )  # fmt: skip
+        sizes.append(size)
+        print_size(size["label"], size["measures"], size["check"])
+        return size
+
     for samples in args.record or []:
         if jmeter is None:
             raise SystemExit(f"--record needs a JMeter: {note}")
@@ -833,13 +844,7 @@ def main() -> None:
         recorded.parent.mkdir(parents=True, exist_ok=True)
         written, summary = record_run(jmeter, samples, recorded)
         print(f"recorded {recorded}: {summary}", file=sys.stderr)
-        size = run_size(
-            0, jmeter=jmeter, report=args.report, label=f"JMeter run recorded here, {written:,} "
-            "samples", repeat=args.repeat, path=recorded, before_tree=args.before,
-        )  # fmt: skip
-        size["recorded"] = summary
-        sizes.append(size)
-        print_size(size["label"], size["measures"], size["check"])
+        given_file(recorded, f"JMeter run recorded here, {written:,} samples")["recorded"] = summary
         recorded.unlink()
     for real in args.real or []:
         with tempfile.TemporaryDirectory() as tmp:
@@ -849,12 +854,7 @@ def main() -> None:
                     shutil.copyfileobj(src, out, 1 << 20)
             else:
                 plain = real
-            size = run_size(
-                0, jmeter=jmeter, report=args.report, label=real.name, repeat=args.repeat,
-                path=plain, before_tree=args.before,
-            )  # fmt: skip
-        sizes.append(size)
-        print_size(size["label"], size["measures"], size["check"])
+            given_file(plain, real.name)
     publish(
         render(sizes, note, load_avg, args.repeat, args.before_name),
         "jtl_ingest",

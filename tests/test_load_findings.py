@@ -383,6 +383,15 @@ _RECORDED_SHAPE = (
 )  # fmt: skip
 
 
+def _window_threads(path: Path) -> list[float]:
+    """The mean allThreads of each completion window of 1 s from the first sample start,
+    read from the JTL itself. A window at the plateau of 10 threads has a mean of 9.5 or
+    more (timeseries.thread_ramp_end's tolerance: 2 %, at least half a thread)."""
+    rows = np.genfromtxt(path, delimiter=",", skip_header=1, usecols=(0, 1, 12), dtype=np.int64)
+    window = (rows[:, 0] + rows[:, 1] - rows[:, 0].min()) // 1000
+    return [float(rows[window == w, 2].mean()) for w in range(int(window.max()) + 1)]
+
+
 def _ramped_short_run(tmp_path: Path, seed: int) -> Path:
     """That recorded run at 1/1000 of its samples: each second's count, starts uniform in
     it, each sample's thread count drawn so that the second's mean is the recorded one.
@@ -414,14 +423,10 @@ def test_too_short_names_the_windows_with_every_thread_running(tmp_path: Path, s
     assert all_["warmup_status"] == "too-short"
     found = rules(suite)["load-too-short"]
     numbers = found["numbers"]
-    # truth from the samples themselves: completion windows of 1 s from the first start
-    rows = np.genfromtxt(path, delimiter=",", skip_header=1, usecols=(0, 1, 12), dtype=np.int64)
-    start, elapsed, threads = rows[:, 0], rows[:, 1], rows[:, 12 - 10]
-    window = (start + elapsed - start.min()) // 1000
-    full = np.arange(1, int(window.max()))  # the first and last windows are partial
-    # at the plateau: a window's mean thread count within half a thread of 10
-    # (timeseries.thread_ramp_end's tolerance: 2 %, at least half a thread)
-    at_ten = [w for w in full if threads[window == w].mean() >= 9.5]
+    # truth from the samples themselves
+    means = _window_threads(path)
+    full = np.arange(1, len(means) - 1)  # the first and last windows are partial
+    at_ten = [w for w in full if means[w] >= 9.5]
     assert numbers["windows"] == full.size == 13
     assert numbers["reason"] == "few-plateau-windows"
     assert numbers["plateau_windows"] == len(at_ten) < MIN_WINDOWS <= numbers["windows"]
@@ -455,9 +460,7 @@ def test_short_steady_part_ended_by_a_cool_down_is_not_the_last(tmp_path: Path) 
     starts, el = open_loop(rng, 15.0, lambda t: 40.0 * threads(t), lambda t: 5)
     th = np.array([threads(t) for t in starts])
     path = write_csv_jtl(tmp_path / "cooling.jtl", starts, el, threads=th)
-    rows = np.genfromtxt(path, delimiter=",", skip_header=1, usecols=(0, 1, 12), dtype=np.int64)
-    window = (rows[:, 0] + rows[:, 1] - rows[:, 0].min()) // 1000
-    means = [rows[window == w, 2].mean() for w in range(int(window.max()) + 1)]
+    means = _window_threads(path)
     plateau = [w for w, m in enumerate(means) if m >= 9.5]
     drop = next(w for w in range(plateau[0], len(means)) if means[w] < 9.5)
     with toolkit.open_store() as store:

@@ -101,13 +101,20 @@ def time_format_error(time_format: str) -> str:
         return reason
     from toolkit.native import duckdb
 
+    return _strptime_refusal(duckdb.connect(), time_format) or ""
+
+
+def _strptime_refusal(con: DuckDBPyConnection, time_format: str) -> str | None:
+    """DuckDB's reason for refusing ``time_format`` in ``strptime``, None where it takes it."""
+    from toolkit.native import duckdb
+
     try:
-        duckdb.connect().execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
+        con.execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
     except duckdb.Error as exc:
         return str(exc).partition(": ")[2].strip() or str(exc)
     except UnicodeDecodeError:  # DuckDB's message cut inside the character after a %
         return "an unknown code after a %"
-    return ""
+    return None
 
 
 def strptime_format_error(time_format: str, duckdb_version: str | None) -> str | None:
@@ -138,13 +145,7 @@ def strptime_format_error(time_format: str, duckdb_version: str | None) -> str |
 
 def _taken(con: DuckDBPyConnection, time_format: str) -> str:
     """The code ending ``time_format`` if DuckDB's ``strptime`` takes it, else ""."""
-    from toolkit.native import duckdb
-
-    try:
-        con.execute("SELECT try_strptime('', ?)", [time_format]).fetchall()
-    except (duckdb.Error, UnicodeDecodeError):  # its message may be cut inside a character
-        return ""
-    return time_format[-1]
+    return "" if _strptime_refusal(con, time_format) is not None else time_format[-1]
 
 
 def module_text() -> str:

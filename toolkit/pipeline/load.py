@@ -1140,6 +1140,7 @@ def _analyze_groups(
         store, groups, name, labels_json, windows_all if t0 is not None else None,
         t0=t0, window_s=window_s,
         failed_mean_ms=dict(zip(per_label["label"], per_label["failed_ms"], strict=True)),
+        all_result=results[ALL],
     )  # fmt: skip
     all_res = results[ALL]
     all_steady = next(x for x in labels_json if x["label"] == ALL)["latency_ms"]["steady"]

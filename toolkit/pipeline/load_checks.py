@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from toolkit.analyze.findings import Finding
@@ -22,11 +21,7 @@ from toolkit.analyze.load_findings import (
     step_finding,
     warmup_findings,
 )
-from toolkit.analyze.timeseries import (
-    RAMP_PLATEAU_QUANTILE,
-    thread_ramp_end,
-    thread_rampdown_start,
-)
+from toolkit.analyze.timeseries import RAMP_PLATEAU_QUANTILE, LabelLoad
 from toolkit.pipeline.summariser import summariser_windows, summary_steps, summary_window_series
 from toolkit.store import Store
 
@@ -41,12 +36,15 @@ def sample_suite_findings(
     t0: int | None,
     window_s: float,
     failed_mean_ms: Mapping[str, float | None],
+    all_result: LabelLoad,
 ) -> list[Finding]:
     """Warm-up/too-short, load-step, gap and error findings of a JTL suite, whose
     :func:`~toolkit.pipeline.load.sample_groups` table is ``groups``. ``labels``:
     the suite's ``--json`` label dicts; ``windows_all``: ALL's window frame (``w``, ``n``,
     ``mean_ms``, ``threads``), None without samples; ``t0``: the first sample start (ms);
-    ``failed_mean_ms``: each label's mean elapsed time of its failed samples (ms)."""
+    ``failed_mean_ms``: each label's mean elapsed time of its failed samples (ms);
+    ``all_result``: ALL's analysis, whose thread ramp bounds the windows its warm-up rule
+    had."""
     from toolkit.pipeline.load import _ALL_FILTER, ALL
 
     all_label = next(x for x in labels if x["label"] == ALL)
@@ -98,7 +96,8 @@ def sample_suite_findings(
         if known.size:
             ramp_threads = float(np.round(np.quantile(known, RAMP_PLATEAU_QUANTILE), 1))
         ramp_windows = max(0, at)  # the partial first window is no full window
-    plateau_windows, rampdown_s = _plateau(series.threads, series.t_s)
+    first_full = int(frame["w"][0]) + 1  # the partial first window is no full window
+    plateau_windows, rampdown_s = _plateau(all_result, first_full, series.n.size - 2, window_s)
     return _suite_findings(
         name,
         all_label,
@@ -116,23 +115,21 @@ def sample_suite_findings(
 
 
 def _plateau(
-    threads: npt.NDArray[np.float64], t_s: npt.NDArray[np.float64]
+    all_result: LabelLoad, first_full: int, windows: int, window_s: float
 ) -> tuple[int | None, float | None]:
-    """The full windows of ALL's series (``threads``, window starts ``t_s`` in s, the
-    partial first and last windows included) that the warm-up rule looks at when the
-    threads ramp up or down, as :func:`~toolkit.analyze.timeseries.analyze_windows` finds them:
-    from the ramp-up's end (:func:`thread_ramp_end`) to a ramp-down's start
-    (:func:`thread_rampdown_start`, sought only after a ramp-up); and that start (s).
-    (None, None) when the threads ramp neither up nor down."""
-    full = threads[1:-1]
-    ramp = thread_ramp_end(full)
-    down = thread_rampdown_start(full) if ramp is not None else None
-    if down is not None and down <= (ramp or 0):
-        down = None
-    if not ramp and down is None:
+    """The full windows that ALL's warm-up rule looked at where the threads ramp up or
+    down (:func:`~toolkit.analyze.timeseries.analyze_windows`: from its ``rampup_window``
+    to its ``rampdown_window``, window indices from the first sample start, of the
+    ``windows`` full ones from ``first_full`` on), and the ramp-down's start (s); (None,
+    None) when the threads ramp neither up nor down."""
+    ramp = all_result.rampup_window or first_full
+    down = all_result.rampdown_window
+    if down is not None and down <= ramp:
+        down = None  # no ramp-down after the ramp-up: the rule ignored it too
+    if all_result.rampup_window is None and down is None:
         return None, None
-    limit = down if down is not None else full.size
-    return limit - (ramp or 0), None if down is None else float(t_s[down + 1])
+    limit = down if down is not None else first_full + windows
+    return limit - ramp, None if down is None else round(down * window_s, 6)
 
 
 def _suite_findings(
