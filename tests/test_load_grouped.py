@@ -435,27 +435,47 @@ def test_findings_file_reads_groups_at_the_configured_load_window(
     assert one.stdout != default.stdout  # 1 s windows: 26 s
 
 
+@pytest.mark.parametrize("reader", ["duckdb", "polars"])
 def test_a_file_that_keeps_changing_under_the_reader_is_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    reader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file given an earlier first start by every read (written to as it is read) is
-    not grouped with windows from a start it does not have: its rows are stored."""
+    not grouped with windows from a start it does not have: its rows are stored. Each
+    reader's grouping read is hooked: DuckDB's statement, Polars' presummed read."""
     import toolkit.ingest.jmeter as jmeter
+    import toolkit.ingest.jmeter_polars as jmeter_polars
     from toolkit.ingest.registry import run_with_progress
 
     path = _write(tmp_path / "growing.csv", _rows(400, t0=1_790_000_010_000))
     earlier = [1_790_000_009_000]
 
+    def append() -> None:
+        earlier[0] -= 100
+        with path.open("a") as out:
+            out.write(f"{earlier[0]},5000,slow,200,OK,tg 1-9,text,true,,100,50,4,4\n")
+
     def appending(con: object, sql: str, *args: object, **kwargs: object) -> object:
         if sql.startswith("CREATE OR REPLACE TEMP TABLE"):  # a grouping read: a row first
-            earlier[0] -= 100
-            with path.open("a") as out:
-                out.write(f"{earlier[0]},5000,slow,200,OK,tg 1-9,text,true,,100,50,4,4\n")
+            append()
         return run_with_progress(con, sql, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(jmeter, "run_with_progress", appending)
+    presummed = jmeter_polars.presummed_samples
+    reads = []
+
+    def appending_presummed(*args: Any, **kwargs: Any) -> Any:
+        append()
+        reads.append(presummed(*args, **kwargs))
+        return reads[-1]
+
+    if reader == "duckdb":
+        monkeypatch.setenv(jmeter_polars.READER_VARIABLE, "duckdb")
+        monkeypatch.setattr(jmeter, "run_with_progress", appending)
+    else:
+        monkeypatch.setattr(jmeter_polars, "presummed_samples", appending_presummed)
     grouped, rows = _grouped_read(path)
     assert not grouped and rows == 402  # the rows of the file as the store read it
+    # the Polars reader did read the file (twice: the second read for the earlier start)
+    assert reader == "duckdb" or (len(reads) == 2 and all(r is not None for r in reads))
 
 
 def _wide(path: Path, n: int = 12_000) -> Path:

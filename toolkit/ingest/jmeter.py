@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.analyze.time_bounds import FENCE_IQR, MIN_FENCE_MS
 from toolkit.errors import InputFormatError, ToolkitError, UsageError
@@ -43,6 +43,9 @@ from toolkit.native import duckdb
 from toolkit.numbers import plural
 from toolkit.options import check_timezone, delimiter_char
 from toolkit.store import SourceWriter
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: Every built-in CSV column in the order JMeter writes them (research/jmeter.md §1.1).
 JMETER_COLUMNS = (
@@ -891,6 +894,9 @@ def _load_utf8(
             read,
             options.group_window_ms,
             charts=options.group_charts,
+            polars_read=(
+                None if gz or values["start_ms"] != '"timeStamp"' else (delim, has_header, types)
+            ),
         )
     )
     if not grouped:
@@ -970,6 +976,7 @@ def _read_grouped(
     window_ms: int,
     *,
     charts: bool = False,
+    polars_read: tuple[str, bool, dict[str, str]] | None = None,
 ) -> bool:
     """Read a CSV JTL straight into the sample groups of ``warmup load FILE``
     (:func:`toolkit.pipeline.load.sample_groups_sql`, windows of ``window_ms``), storing
@@ -983,7 +990,11 @@ def _read_grouped(
     thread counts (active threads from thread names), samples spanning more than a day
     (time fences), a joined suite, or a cut last record; the caller stores them then.
     ``charts``: the groups keep what the report's charts need too (``warmup report
-    FILE``: :func:`toolkit.pipeline.load.chart_groups`)."""
+    FILE``: :func:`toolkit.pipeline.load.chart_groups`). ``polars_read``: the file's
+    delimiter, header flag and reader column types when Polars may read it first
+    (:mod:`toolkit.ingest.jmeter_polars`: uncompressed, epoch-ms start times); DuckDB
+    reads it where Polars' reading is not vouched for."""
+    from toolkit.ingest.jmeter_polars import presummed_samples
     from toolkit.pipeline.load import (
         _ENGINE,
         _JMETER_TC,
@@ -1023,13 +1034,29 @@ def _read_grouped(
         return False
     matched = False
     for _ in range(2):
-        read(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS "
-            + sample_groups_sql(
-                sample_rows_sql(rows, t0, window_ms, _JMETER_TC, charts=charts, engine=engine),
+        presummed = (
+            None
+            if t0 is None or polars_read is None
+            else presummed_samples(
+                source,
+                delimiter=polars_read[0],
+                has_header=polars_read[1],
+                types=polars_read[2],
+                t0=int(t0),
+                window_ms=window_ms,
                 charts=charts,
             )
         )
+        if presummed is not None:
+            _presummed_groups(con, table, presummed.frame, values, types, engine, charts)
+        else:
+            read(
+                f"CREATE OR REPLACE TEMP TABLE {table} AS "
+                + sample_groups_sql(
+                    sample_rows_sql(rows, t0, window_ms, _JMETER_TC, charts=charts, engine=engine),
+                    charts=charts,
+                )
+            )
         ((first, kinds, counted, span, negative, labels, read_rows),) = con.execute(
             f"""SELECT min(start_min), bool_or(is_transaction OR is_subresult),
                        bool_or(threads_n > 0),
@@ -1060,6 +1087,53 @@ def _read_grouped(
         table, None if first is None else int(first), window_ms, charts
     )
     return True
+
+
+#: the columns of ``samples`` a presummed read keys on (:mod:`toolkit.ingest.jmeter_polars`)
+_PRESUMMED_KEYS = (
+    "suite_id", "source_id", "elapsed_ms", "label", "response_code", "response_message",
+    "success", "failure_message", "hostname", "is_transaction", "is_subresult",
+)  # fmt: skip
+#: the columns a presummed read sums or counts, as :func:`presummed_rows_sql` reads them
+_PRESUMMED_SUMS = (
+    "w", "n", "start_min", "start_max", "bytes", "sent_bytes", "threads_sum", "threads_n",
+    "thread_names", "data_types",
+)  # fmt: skip
+_PRESUMMED_CHART_SUMS = ("threads", "latency_sum", "latency_n", "connect_sum", "connect_n")
+
+
+def _presummed_groups(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pl.DataFrame,
+    values: dict[str, str],
+    types: dict[str, str],
+    engine: str,
+    charts: bool,
+) -> None:
+    """Make the temporary ``table`` of sample groups from Polars' presummed samples
+    ``frame``: its raw values turned into the columns of ``samples`` by the reader's own
+    SQL ``values`` (of the file's columns), cast to the store's ``types``, then grouped
+    as stored rows are (:func:`toolkit.pipeline.load.presummed_rows_sql`)."""
+    from toolkit.pipeline.load import _JMETER_TC, _LABEL, presummed_rows_sql, sample_groups_sql
+
+    view = f"{table}_presummed"
+    keys = ", ".join(f"CAST({values[c]} AS {types[c]}) AS {c}" for c in _PRESUMMED_KEYS)
+    sums = ", ".join(_PRESUMMED_SUMS + (_PRESUMMED_CHART_SUMS if charts else ()))
+    rows = f"""(SELECT * REPLACE ({_LABEL} AS label)
+               FROM (SELECT {keys}, {sums} FROM {view}))"""
+    con.register(view, frame)
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS "
+            + sample_groups_sql(
+                presummed_rows_sql(rows, _JMETER_TC, charts=charts, engine=engine),
+                charts=charts,
+                presummed=True,
+            )
+        )
+    finally:
+        con.unregister(view)
 
 
 def warn_out_of_range(writer: SourceWriter) -> None:

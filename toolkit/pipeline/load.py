@@ -397,7 +397,27 @@ _CHART_SUMS = """,
 _GROUP_KEYS = "label, w, elapsed_ms, success, engine, is_transaction, is_subresult, jmeter_tc, type"
 
 
-def sample_groups_sql(sample_rows: str, *, charts: bool = False) -> str:
+def presummed_rows_sql(rows: str, jmeter_tc: str, *, charts: bool = False, engine: str) -> str:
+    """SQL of presummed samples ``rows`` (:mod:`toolkit.ingest.jmeter_polars`: the columns
+    of ``samples`` a group key is derived from, ``w``, ``n`` samples, their first and last
+    start, the sums and counts :func:`sample_rows_sql` has per sample) as the rows of
+    :func:`sample_groups_sql` with ``presummed=True``: the same keys, derived by the same
+    SQL, so the groups are those of the samples themselves."""
+    extra = (
+        """,
+                  coalesce(response_code, '') AS code, threads, latency_sum, latency_n,
+                  connect_sum, connect_n"""
+        if charts
+        else ""
+    )
+    return f"""SELECT label, w::BIGINT AS w, elapsed_ms, success, {engine} AS engine,
+                  is_transaction, is_subresult, {jmeter_tc} AS jmeter_tc, {_ERROR_TYPE} AS type,
+                  n, start_min, start_max, bytes, sent_bytes, threads_sum, threads_n,
+                  thread_names, data_types{extra}
+           FROM {rows}"""
+
+
+def sample_groups_sql(sample_rows: str, *, charts: bool = False, presummed: bool = False) -> str:
     """SQL of the sample groups of one suite's samples, from ``sample_rows``, the SQL of
     their one-sample groups (:func:`sample_rows_sql`, with the same ``charts``): one row
     per label, completion window, elapsed time, success, load generator, row kind and
@@ -413,18 +433,26 @@ def sample_groups_sql(sample_rows: str, *, charts: bool = False) -> str:
     of the file parse (and check, UTF-8 above all) every column a store would hold.
     ``charts``: grouped by response code and thread count too, with the latency and
     connect sums, for the report's charts (:func:`chart_groups`); every figure of the
-    analysis is the same over these finer groups.
+    analysis is the same over these finer groups. ``presummed``: ``sample_rows`` are
+    :func:`presummed_rows_sql`, each row many samples.
 
     The elapsed time is a key, so a group's first and last completion are its first and
     last start plus it: two aggregates fewer per row."""
     keys = _GROUP_KEYS + (", code, threads" if charts else "")
     sums = _CHART_SUMS if charts else ""
-    return f"""SELECT {keys}, count(*) AS n,
+    # presummed rows carry their samples' counts; a sample's row is one sample
+    n, threads_n, names, types = (
+        ("sum(n)::BIGINT", "sum(threads_n)::BIGINT", "sum(thread_names)::BIGINT",
+         "sum(data_types)::BIGINT")
+        if presummed
+        else ("count(*)", "count(threads_sum)", "count(thread_name)", "count(data_type)")
+    )  # fmt: skip
+    return f"""SELECT {keys}, {n} AS n,
                   min(start_min) AS start_min, max(start_max) AS start_max,
                   min(start_min) + elapsed_ms AS end_min, max(start_max) + elapsed_ms AS end_max,
                   sum(bytes) AS bytes, sum(sent_bytes) AS sent_bytes,
-                  sum(threads_sum) AS threads_sum, count(threads_sum) AS threads_n,
-                  count(thread_name) AS thread_names, count(data_type) AS data_types{sums}
+                  sum(threads_sum) AS threads_sum, {threads_n} AS threads_n,
+                  {names} AS thread_names, {types} AS data_types{sums}
            FROM ({sample_rows})
            GROUP BY {keys}"""
 
