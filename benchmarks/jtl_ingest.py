@@ -117,12 +117,19 @@ class Measure:
 
 
 def measure(
-    name: str, argv: list[str], *, timeout: float = 3600.0, cwd: Path = ROOT, tree: Path = ROOT
+    name: str,
+    argv: list[str],
+    *,
+    timeout: float = 3600.0,
+    cwd: Path = ROOT,
+    tree: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
 ) -> Measure:
     """Run ``argv`` as a fresh child; its wall time, and its own CPU time and peak RSS
     from ``wait4`` (not mixed with other children). ``tree``: the checkout whose toolkit
-    it runs (``--before``: an earlier commit's)."""
+    it runs (``--before``: an earlier commit's); ``extra_env``: more environment."""
     env = {**os.environ, "PYTHONPATH": str(tree), "NO_COLOR": "1", "COLUMNS": "120"}
+    env |= extra_env or {}
     if tree != ROOT and cwd == ROOT:
         # `python -m` puts the working folder ahead of PYTHONPATH: from ROOT, the "before"
         # steps ran this checkout's toolkit (the @36469a6 rows of RESULTS.md until 2026-11-26)
@@ -270,6 +277,7 @@ def best_of(
     before: Callable[[], None] | None = None,
     cwd: Path = ROOT,
     tree: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
 ) -> Measure:
     """:func:`measure` ``repeat`` times (``before`` runs ahead of each, e.g. to delete the
     store the last run wrote): the fastest run's wall and CPU time — the machine is shared,
@@ -278,7 +286,7 @@ def best_of(
     for _ in range(max(1, repeat)):
         if before is not None:
             before()
-        runs.append(measure(name, argv, cwd=cwd, tree=tree))
+        runs.append(measure(name, argv, cwd=cwd, tree=tree, extra_env=extra_env))
         if runs[-1].code != 0:
             break
     fastest = min(runs, key=lambda m: m.wall_s)
@@ -411,6 +419,16 @@ def run_size(
         results.append(one_command)
         if one_command.code == 0 and load.code == 0 and one_command.stdout != load.stdout:
             raise SystemExit("warmup load FILE --json differs from warmup load --db --json")
+        # the same with DuckDB's CSV reader for the groups (no Polars presummed read)
+        duckdb_reader = best_of(
+            repeat,
+            "warmup load FILE, DuckDB reader",
+            argv,
+            extra_env={"WARMUP_JTL_READER": "duckdb"},
+        )
+        results.append(duckdb_reader)
+        if duckdb_reader.code == 0 and duckdb_reader.stdout != one_command.stdout:
+            raise SystemExit("warmup load FILE --json differs between its two readers")
         # what any `warmup load FILE` costs before its file: interpreter, libraries, store
         tiny = Path(tmp) / "tiny.jtl"
         tiny.write_text(TINY_JTL)
@@ -655,6 +673,16 @@ def one_command_notes(sizes: list[dict[str, Any]]) -> list[str]:
             text += (
                 f"; `jmeter -g` costs **{jm.cpu_s / one.cpu_s:.1f}×** its CPU (target ≥ 20×: "
                 f"{'met' if jm.cpu_s >= 20 * one.cpu_s else 'not met'})"
+            )
+        duck = next(
+            (m for m in size["measures"] if m.name == "warmup load FILE, DuckDB reader"), None
+        )
+        if duck is not None:
+            text += (
+                f"; with DuckDB's reader for the groups (`WARMUP_JTL_READER=duckdb`) it costs "
+                f"{duck.cpu_s:.2f} s ({duck.cpu_s / one.cpu_s:.2f}× the Polars read"
+                + (f", `jmeter -g` {jm.cpu_s / duck.cpu_s:.1f}×" if jm is not None else "")
+                + ")"
             )
         start = step(size, "warmup load of 3 samples")
         work = one.cpu_s - start.cpu_s
