@@ -263,3 +263,69 @@ def test_polars_leaves_to_duckdb_what_it_would_read_otherwise(
     assert (read is not None) == vouched
     if read is not None:
         assert int(read.frame["n"].sum()) == 401 and read.first == 1_790_000_000_000
+
+
+def test_a_signal_during_the_polars_read_is_taken_at_once() -> None:
+    """A signal's handler runs (and its exception ends the read, cancelled) while Polars
+    still reads: a blocking collect would hold it until the read is done. The read here
+    is a query whose last step marks its end after 3 s; the signal comes at 0.1 s."""
+    import signal
+    import threading
+    import time
+
+    import polars as pl
+
+    ended: list[bool] = []
+    threads: list[threading.Thread] = []
+
+    def slow(frame: pl.DataFrame) -> pl.DataFrame:
+        threads.append(threading.current_thread())
+        time.sleep(3)
+        ended.append(True)
+        return frame
+
+    class Alarm(Exception):
+        pass
+
+    def alarm(signum: int, frame: object) -> None:
+        raise Alarm
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        with pytest.raises(Alarm):
+            jmeter_polars._collected(pl.LazyFrame({"x": [1, 2, 3]}).map_batches(slow))
+        assert ended == []  # the handler ran before the read's end
+        # ... in the main thread, which waits while Polars' own thread reads
+        assert threads and threads[0] is not threading.main_thread()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    # Polars reads again after a cancelled query
+    assert (
+        jmeter_polars._collected(pl.LazyFrame({"x": [1, 2]}).select(pl.col("x").sum())).item() == 3
+    )
+
+
+def test_the_polars_read_shows_its_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large file read by Polars shows the progress bar as DuckDB's read does: at its
+    start (Polars does not say how far it is) and at its end."""
+    from toolkit.ingest.registry import PROGRESS_MIN_BYTES
+    from toolkit.synthetic import write_jtl
+
+    path = tmp_path / "large.csv"
+    write_jtl(path, 40_000, duration_s=20.0, warmup_s=5.0, seed=3)
+    assert path.stat().st_size >= PROGRESS_MIN_BYTES
+    seen: list[tuple[str, float]] = []
+    options = IngestOptions(
+        sample_columns=LOAD_COLUMNS,
+        group_window_ms=1000,
+        progress=lambda file, fraction: seen.append((file.name, fraction)),
+    )
+    with _presummed_spy(monkeypatch) as used, open_store() as store:
+        ingest_paths(store, [path], options=options)
+        assert GROUPED.get(store)
+    assert used == [True]
+    assert seen == [("large.csv", 0.0), ("large.csv", 1.0)]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from toolkit.ingest.guarded import (
     quoted,
 )
 from toolkit.ingest.registry import (
+    PROGRESS_MIN_BYTES,
     Ingester,
     IngestOptions,
     ReadAgain,
@@ -897,6 +899,11 @@ def _load_utf8(
             polars_read=(
                 None if gz or values["start_ms"] != '"timeStamp"' else (delim, has_header, types)
             ),
+            progress=(
+                None
+                if options.progress is None or path.stat().st_size < PROGRESS_MIN_BYTES
+                else partial(options.progress, path)
+            ),
         )
     )
     if not grouped:
@@ -977,6 +984,7 @@ def _read_grouped(
     *,
     charts: bool = False,
     polars_read: tuple[str, bool, dict[str, str]] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> bool:
     """Read a CSV JTL straight into the sample groups of ``warmup load FILE``
     (:func:`toolkit.pipeline.load.sample_groups_sql`, windows of ``window_ms``), storing
@@ -993,7 +1001,8 @@ def _read_grouped(
     FILE``: :func:`toolkit.pipeline.load.chart_groups`). ``polars_read``: the file's
     delimiter, header flag and reader column types when Polars may read it first
     (:mod:`toolkit.ingest.jmeter_polars`: uncompressed, epoch-ms start times); DuckDB
-    reads it where Polars' reading is not vouched for."""
+    reads it where Polars' reading is not vouched for; ``progress``: the share of it read,
+    told by that read."""
     from toolkit.ingest.jmeter_polars import presummed_samples
     from toolkit.pipeline.load import (
         _ENGINE,
@@ -1045,6 +1054,7 @@ def _read_grouped(
                 t0=int(t0),
                 window_ms=window_ms,
                 charts=charts,
+                progress=progress,
             )
         )
         if presummed is not None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import mmap
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +80,23 @@ def _unvouched_bytes(path: Path) -> bool:
         return data.find(b"\r") != -1 or (data.find(b'"') != -1 and data.find(b'""') != -1)
 
 
+def _collected(query: pl.LazyFrame) -> pl.DataFrame:
+    """``query`` run in Polars' own threads while this one waits in short sleeps, so that
+    a signal (Ctrl-C) is taken at once and cancels the read: a blocking collect would hold
+    it until the whole file is read."""
+    from polars.lazyframe.in_process import InProcessQuery
+
+    running = query.collect(background=True)
+    assert isinstance(running, InProcessQuery)
+    try:
+        while (frame := running.fetch()) is None:
+            time.sleep(0.005)
+    except BaseException:
+        running.cancel()
+        raise
+    return frame
+
+
 def presummed_samples(
     source: Path,
     *,
@@ -87,6 +106,7 @@ def presummed_samples(
     t0: int,
     window_ms: int,
     charts: bool,
+    progress: Callable[[float], None] | None = None,
 ) -> PresummedRead | None:
     """The samples of the CSV JTL ``source`` (UTF-8, uncompressed, ending with a line
     end) summed by the raw values the sample groups are keyed on, read by Polars; None
@@ -94,7 +114,8 @@ def presummed_samples(
     must read the file. ``types``: the reader's columns in file order with their DuckDB
     types (epoch-ms ``timeStamp`` only); ``w`` is the completion window, ``(timeStamp +
     elapsed - t0) // window_ms``; ``charts``: keyed by the thread count too, with the
-    latency and connect sums (the report's charts)."""
+    latency and connect sums (the report's charts). ``progress``: told 0 as the read
+    starts and 1 once it is used (Polars' reader does not say how far it is)."""
     import polars as pl
 
     names = list(types)
@@ -164,8 +185,10 @@ def presummed_samples(
     aggregates.append(
         (pl.max_horizontal(magnitudes).max() if magnitudes else pl.lit(0.0)).alias("_magnitude")
     )
+    if progress is not None:
+        progress(0.0)
     try:
-        grouped = frame.group_by([*keys, "w"]).agg(aggregates).collect()
+        grouped = _collected(frame.group_by([*keys, "w"]).agg(aggregates))
     except (pl.exceptions.PolarsError, OSError):
         return None  # DuckDB reads it: its error names the line
     checks = grouped.select(
@@ -193,6 +216,8 @@ def presummed_samples(
     ):
         return None
     kept = [c for c in grouped.columns if not c.startswith("_")]
+    if progress is not None:
+        progress(1.0)
     return PresummedRead(
         grouped.select(kept).with_columns(
             pl.lit(None, pl.Int64).alias("thread_names"), pl.lit(None, pl.Int64).alias("data_types")
