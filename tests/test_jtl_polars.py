@@ -329,3 +329,97 @@ def test_the_polars_read_shows_its_progress(
         assert GROUPED.get(store)
     assert used == [True]
     assert seen == [("large.csv", 0.0), ("large.csv", 1.0)]
+
+
+#: every column JMeter can write, in its order (toolkit.ingest.jmeter.JMETER_COLUMNS)
+ALL_COLUMNS = [
+    "timeStamp",
+    "elapsed",
+    "label",
+    "responseCode",
+    "responseMessage",
+    "threadName",
+    "dataType",
+    "success",
+    "failureMessage",
+    "bytes",
+    "sentBytes",
+    "grpThreads",
+    "allThreads",
+    "URL",
+    "Filename",
+    "Latency",
+    "Encoding",
+    "SampleCount",
+    "ErrorCount",
+    "Hostname",
+    "IdleTime",
+    "Connect",
+]
+
+
+def _value(column: str, i: int) -> str:
+    failed = i % 37 == 0
+    elapsed = 20 + (i * 7) % 50
+    values = {
+        "timeStamp": str(1_790_000_000_000 + i * 50),
+        "elapsed": str(elapsed),
+        "label": f"req{i % 3}",
+        "responseCode": "500" if failed else "200",
+        "responseMessage": "Server Error" if failed else "OK",
+        "threadName": f"tg 1-{i % 4}",
+        "dataType": "text",
+        "success": "false" if failed else "true",
+        "failureMessage": "boom" if failed else "",
+        "bytes": str(100 + i % 10),
+        "sentBytes": "50",
+        "grpThreads": str(1 + i // 1000),
+        "allThreads": str(1 + i // 1000),
+        "URL": f"http://host/p{i % 3}",
+        "Filename": "",
+        "Latency": str(elapsed - 5),
+        "Encoding": "UTF-8",
+        "SampleCount": "1",
+        "ErrorCount": "1" if failed else "0",
+        "Hostname": f"lg{i % 2}",
+        "IdleTime": "0",
+        "Connect": str(i % 3),
+    }
+    return values.get(column, f"user{i % 5}")  # a sample variable
+
+
+#: layouts JMeter writes (columns, delimiter, header line), each read by Polars first
+LAYOUTS = {
+    "default 17 columns": ([*ALL_COLUMNS[:14], "Latency", "IdleTime", "Connect"], ",", True),
+    "every column": (ALL_COLUMNS, ",", True),
+    "every column, tabs": (ALL_COLUMNS, "\t", True),
+    "default columns, semicolons, no header": (
+        [*ALL_COLUMNS[:14], "Latency", "IdleTime", "Connect"],
+        ";",
+        False,
+    ),
+    "two load generators": ([*ALL_COLUMNS[:13], "Hostname"], ",", True),
+    "sample variables": ([*ALL_COLUMNS[:13], "user", "region"], ",", True),
+    "thread groups only": (ALL_COLUMNS[:12], ",", True),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS), ids=list(LAYOUTS))
+def test_polars_reads_every_layout_as_duckdb_does(
+    layout: str, runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    columns, delimiter, header = LAYOUTS[layout]
+    lines = [delimiter.join(columns)] if header else []
+    lines += [delimiter.join(_value(c, i) for c in columns) for i in range(3_000)]
+    path = tmp_path / "layout.jtl"
+    path.write_text("\n".join(lines) + "\n")
+    for charts in (False, True):
+        expected, _ = _groups(path, "duckdb", monkeypatch, charts=charts)
+        got, used = _groups(path, "auto", monkeypatch, charts=charts)
+        assert expected is not None and used and got == expected
+    duck = runner.invoke(
+        app, ["load", str(path), "--json"], env={jmeter_polars.READER_VARIABLE: "duckdb"}
+    )
+    first = runner.invoke(app, ["load", str(path), "--json"], env={})
+    assert duck.exit_code == 0, duck.stderr
+    assert (first.exit_code, first.stdout, first.stderr) == (0, duck.stdout, duck.stderr)

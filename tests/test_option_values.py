@@ -252,15 +252,59 @@ def test_the_zone_list_decides_as_duckdb_does() -> None:
             assert listed == _duckdb_knows(con, name), name
             decided += 1
     assert listed_zone("Mars/Base", DUCKDB_VERSION) is False
-    assert listed_zone("utc+05:30", DUCKDB_VERSION) is None  # ICU's grammar: DuckDB decides
+    assert listed_zone("utc+05:30", DUCKDB_VERSION) is False  # no DuckDB import for it
+    assert listed_zone("UTC+5:30", DUCKDB_VERSION) is None  # DuckDB's own UTC offsets
     assert decided >= 3 * len(names) or duckdb.__version__ != DUCKDB_VERSION
+
+
+@pytest.mark.parametrize(
+    ("prefixes", "longest"),
+    [
+        (("GMT", "utc"), 3),
+        pytest.param(("GMT", "gmt", "GmT", "utc", "Utc"), 5, marks=pytest.mark.ci_only),
+    ],
+    ids=["short", "long"],
+)
+def test_icus_custom_offsets_are_decided_as_duckdb_does(
+    prefixes: tuple[str, ...], longest: int
+) -> None:
+    """``GMT`` or ``utc`` in some cases and a sign, followed by every string of up to
+    ``longest`` of ``0259:`` (and a few others: other digits, spaces, seconds, signs):
+    where the list decides (all but ``UTC`` in capitals), DuckDB says the same (DuckDB
+    takes ~6 ms to refuse a name: the long run is a CI-only check)."""
+    import itertools
+
+    import duckdb
+
+    if duckdb.__version__ != DUCKDB_VERSION:
+        pytest.skip(f"DuckDB {duckdb.__version__} installed: the list decides for {DUCKDB_VERSION}")
+    con = duckdb.connect()
+    bodies = [
+        "".join(chars)
+        for size in range(longest + 1)
+        for chars in itertools.product("0259:", repeat=size)
+    ]
+    bodies += ["５", "05:３0", "05:30 ", " 5", "05:30:00:00", "1_0", "+5", "0x5", "05h", "1234567"]
+    bodies += ["12345", "123456", "5:30:15", "23:59:59", "24", "2360"]
+    decided = zones = 0
+    for prefix in prefixes:
+        for sign in "+-":
+            for body in bodies:
+                name = prefix + sign + body
+                listed = listed_zone(name, DUCKDB_VERSION)
+                assert listed is not None, name
+                assert listed == _duckdb_knows(con, name), name
+                decided += 1
+                zones += listed
+    assert decided == len(prefixes) * 2 * len(bodies) and zones > 50
+    assert listed_zone("UTC+5", DUCKDB_VERSION) is None
 
 
 def test_a_bad_zone_is_one_line_from_the_library_too() -> None:
     """``check_timezone`` (the command line's and the ingest's check) refuses a zone
     DuckDB does not know, from the list or from DuckDB (a custom offset), and takes one
     it knows in any case."""
-    for bad in ("Mars/Base", "utc+05:30", "GMT+25"):
+    for bad in ("Mars/Base", "utc+05:30", "GMT+25", "UTC+20"):
         with pytest.raises(UsageError, match=f"--timezone '{re.escape(bad)}': unknown time zone"):
             check_timezone(bad)
     for good in ("europe/london", "UTC+5:30", "Etc/Unknown", "US/Eastern"):

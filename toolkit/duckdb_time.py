@@ -4,8 +4,12 @@ that ``--timezone`` and ``--time-format`` are checked as fast as any other optio
 
 :data:`NAMES` is DuckDB 2.0.1's ``pg_timezone_names()`` (ICU's zone IDs and
 their aliases), lower-cased: DuckDB matches a name without regard to case. ICU also takes
-custom offsets (``GMT+5``, ``UTC+5:30``, ``GMT+0530``, not ``utc+05:30``), whose grammar
-is its own: a name that starts as one (``GMT`` or ``UTC`` and a sign) is left to DuckDB.
+custom offsets: ``GMT`` in any case and a sign, then ``h``, ``hh``, ``hmm``, ``hhmm``,
+``hmmss``, ``hhmmss`` or ``h[h]:mm[:ss]`` of at most 23:59:59 (ICU's
+``ZoneMeta::parseCustomID``, :func:`icu_custom_offset`; checked against DuckDB on every
+body of up to six of ``0259:``). ``UTC`` and a sign, in capitals, DuckDB reads its own way
+(``UTC+9:`` is a zone, ``UTC+20`` none): it decides those; ``utc`` and a sign in any other
+case is none.
 :data:`STRPTIME_CODES` and :data:`UNPADDED_CODES` are the codes its ``strptime`` takes
 after ``%`` and ``%-``. With a DuckDB other than :data:`DUCKDB_VERSION` installed, a
 listed name is still a zone (ICU keeps every ID it had, as an alias), and DuckDB decides
@@ -31,6 +35,7 @@ __all__ = [
     "NAMES",
     "STRPTIME_CODES",
     "UNPADDED_CODES",
+    "icu_custom_offset",
     "installed_duckdb_version",
     "known_zone",
     "listed_zone",
@@ -47,8 +52,12 @@ DUCKDB_VERSION = "2.0.1"
 #: is an error ("Failed to parse format specifier")
 STRPTIME_CODES = frozenset("%ABGHIMSTUVWXYZabcdfghjmnpuwxyz")
 UNPADDED_CODES = frozenset("HIMSdjmy")
-#: ICU's custom zone IDs (``GMT+5``, ``UTC-3``, ...): DuckDB decides those
-_CUSTOM = re.compile(r"(?i)(gmt|utc)[+-]")
+#: ICU's custom zone IDs (``GMT+5``, ``gmt-05:30``, ...): the offset after the sign
+_GMT_OFFSET = re.compile(r"(?i)gmt[+-](.*)", re.DOTALL)
+#: ``UTC`` offsets: in capitals, DuckDB's own reading decides; in another case, none
+_UTC_OFFSET = re.compile(r"(?i)utc[+-]")
+#: ICU's custom offset: digits, or hours, minutes and seconds
+_OFFSET_DIGITS = re.compile(r"([0-9]+)(?::([0-9]{2})(?::([0-9]{2}))?)?")
 #: ICU's zone for an unknown ID, which DuckDB takes as a zone (UTC)
 _UNKNOWN = "Etc/Unknown"
 
@@ -71,9 +80,40 @@ def listed_zone(name: str, duckdb_version: str | None) -> bool | None:
     know a zone this list does not)."""
     if name.lower() in NAMES:
         return True
-    if _CUSTOM.match(name) or name == _UNKNOWN or duckdb_version != DUCKDB_VERSION:
+    if name == _UNKNOWN or duckdb_version != DUCKDB_VERSION:
         return None
+    gmt = _GMT_OFFSET.fullmatch(name)
+    if gmt is not None:
+        return icu_custom_offset(gmt.group(1))
+    if _UTC_OFFSET.match(name):
+        return None if name.startswith("UTC") else False
     return False
+
+
+def icu_custom_offset(offset: str) -> bool:
+    """Whether ``offset``, what follows ``GMT+`` or ``GMT-``, is one ICU's custom zone IDs
+    take (``ZoneMeta::parseCustomID``): ``h``, ``hh`` (hours), ``hmm``, ``hhmm``, ``hmmss``,
+    ``hhmmss``, or ``h[h]:mm[:ss]``; at most 23 hours, 59 minutes and 59 seconds."""
+    parts = _OFFSET_DIGITS.fullmatch(offset)
+    if parts is None:
+        return False
+    digits, minutes, seconds = parts.groups()
+    if minutes is not None:
+        if len(digits) > 2:
+            return False
+        hms = (int(digits), int(minutes), int(seconds or 0))
+    elif len(digits) > 6:
+        return False
+    else:
+        # hh, hhmm, hhmmss from the right: 530 is 5:30, 12345 is 1:23:45
+        value = int(digits)
+        if len(digits) <= 2:
+            hms = (value, 0, 0)
+        elif len(digits) <= 4:
+            hms = (value // 100, value % 100, 0)
+        else:
+            hms = (value // 10000, value // 100 % 100, value % 100)
+    return hms[0] <= 23 and hms[1] <= 59 and hms[2] <= 59
 
 
 def known_zone(name: str) -> bool:

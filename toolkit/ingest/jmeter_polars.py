@@ -179,8 +179,8 @@ def presummed_samples(
         aggregates.append(
             (col(name).count() if present else pl.lit(0, pl.UInt32)).cast(pl.Int64).alias(out)
         )
-    # a thread count is a 32-bit integer: its sum over fewer than 2^31 samples fits
-    # as floats: an Int64 of -2^63 has no Int64 magnitude
+    # the largest magnitude summed, as a float (-2^63 has no Int64 magnitude); a thread
+    # count is a 32-bit integer, whose sum over fewer than 2^31 samples fits
     magnitudes = [col(name).cast(pl.Float64).abs() for name in summed.values() if name in have]
     aggregates.append(
         (pl.max_horizontal(magnitudes).max() if magnitudes else pl.lit(0.0)).alias("_magnitude")
