@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import polars as pl
+    from polars.lazyframe.in_process import InProcessQuery
 
 #: the environment variable that, set to ``duckdb``, leaves every file to DuckDB's reader
 #: (to compare the two readers: benchmarks/jtl_ingest.py, tests/test_jtl_polars.py)
@@ -93,8 +94,31 @@ def _collected(query: pl.LazyFrame) -> pl.DataFrame:
             time.sleep(0.005)
     except BaseException:
         running.cancel()
+        # Polars 2.1 aborts the process when a query ends after its handle was dropped
+        # (its result sent to no one): waited for a moment (a cancelled scan ends within
+        # milliseconds), else kept until it ends
+        deadline = time.monotonic() + _CANCEL_WAIT_S
+        while not _ended(running) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        _CANCELLED[:] = [q for q in _CANCELLED if not _ended(q)] + [running]
         raise
     return frame
+
+
+#: how long a cancelled read is waited for before the signal's exception goes on
+_CANCEL_WAIT_S = 2.0
+
+
+#: cancelled reads that may still be running (:func:`_collected`)
+_CANCELLED: list[InProcessQuery] = []
+
+
+def _ended(query: InProcessQuery) -> bool:
+    """Whether a cancelled read has ended (its result, or its error, is there)."""
+    try:
+        return query.fetch() is not None
+    except Exception:  # a cancelled read ends with an error: it ended
+        return True
 
 
 def presummed_samples(
@@ -137,7 +161,10 @@ def presummed_samples(
                         "failureMessage", "Hostname") if c in have]  # fmt: skip
     frame = pl.scan_csv(
         source,
-        has_header=has_header,
+        # the header skipped, not read: Polars would match its names with the schema's
+        # (a sample variable's is any text; the reader numbers those columns)
+        has_header=False,
+        skip_rows=1 if has_header else 0,
         separator=delimiter,
         quote_char='"',
         schema=schema,
