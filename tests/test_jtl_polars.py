@@ -21,7 +21,7 @@ import toolkit.ingest.jmeter_polars as jmeter_polars
 from toolkit import open_store
 from toolkit.cli import app
 from toolkit.ingest import IngestOptions, ingest_paths
-from toolkit.ingest.jmeter import LOAD_COLUMNS, REPORT_COLUMNS
+from toolkit.ingest.jmeter import JMETER_COLUMNS, LOAD_COLUMNS, REPORT_COLUMNS
 from toolkit.pipeline.load import GROUPED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -333,31 +333,8 @@ def test_the_polars_read_shows_its_progress(
     assert seen == [("large.csv", 0.0), ("large.csv", 1.0)]
 
 
-#: every column JMeter can write, in its order (toolkit.ingest.jmeter.JMETER_COLUMNS)
-ALL_COLUMNS = [
-    "timeStamp",
-    "elapsed",
-    "label",
-    "responseCode",
-    "responseMessage",
-    "threadName",
-    "dataType",
-    "success",
-    "failureMessage",
-    "bytes",
-    "sentBytes",
-    "grpThreads",
-    "allThreads",
-    "URL",
-    "Filename",
-    "Latency",
-    "Encoding",
-    "SampleCount",
-    "ErrorCount",
-    "Hostname",
-    "IdleTime",
-    "Connect",
-]
+#: every column JMeter can write, in its order
+ALL_COLUMNS = list(JMETER_COLUMNS)
 
 
 def _value(column: str, i: int) -> str:
