@@ -8,8 +8,9 @@ PY`` the other tree runs in another interpreter (a venv with other library versi
 the median in brackets, the least CPU time (user + system, ``wait4``) and the exit code.
 The errors are the mistakes a user makes on the command line: no input, a bad option
 value, a file, store or folder that does not exist (each is answered before any library is
-imported or any input read); a time zone is checked by DuckDB's own database, so it loads
-DuckDB.
+imported or any input read); a time zone is checked against DuckDB's own names without
+loading it (toolkit.duckdb_time), but an offset spelt ``UTC+...`` in capitals, which DuckDB
+reads its own way, loads DuckDB.
 
     python benchmarks/startup.py --repeat 10 --before /tmp/old-main
     python benchmarks/startup.py --repeat 10 --before . --before-python /tmp/v29/bin/python
