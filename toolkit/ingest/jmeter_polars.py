@@ -3,8 +3,8 @@
 DuckDB's CSV reader is the reader of record: it stores rows, says which line is bad, and
 its reading of every damaged file is tested. For the one-command job (issue 20 item 3)
 Polars' reader makes the command 1.25-1.8x cheaper in CPU on JMeter output
-(benchmarks/RESULTS.md), so a well-formed file is read by Polars first: its samples summed by every raw value the
-sample groups derive a key from (label, completion window, elapsed time, success,
+(benchmarks/RESULTS.md), so a well-formed file is read by Polars first: its samples
+summed by every raw value the sample groups derive a key from (label, completion window, elapsed time, success,
 response code and message, failure message, host name), the groups then derived by
 the same SQL as from stored rows (:func:`toolkit.pipeline.load.presummed_rows_sql`).
 
